@@ -1,0 +1,220 @@
+"""Values shared by every layer: skills, problems, roots and the catalog.
+
+Everything here is a frozen, keyword-only dataclass. Nothing here touches the
+filesystem; the discovery layer builds these values, every other layer reads them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Scope = Literal["admin", "repo", "extra", "user", "system"]
+"""Where a skill was found; earlier in `SCOPES` means higher precedence."""
+
+SCOPES: tuple[Scope, ...] = ("admin", "repo", "extra", "user", "system")
+SCOPE_RANK: Mapping[str, int] = {scope: rank for rank, scope in enumerate(SCOPES)}
+
+Severity = Literal["error", "warning"]
+Context = Literal["inline", "fork"]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Problem:
+    """One thing wrong with a skill file, a root or the index.
+
+    `code` is stable (tests and tools match on it); `message` says what is wrong,
+    where, and how to fix it.
+    """
+
+    path: str
+    """The file or directory the problem is about (absolute when known)."""
+    severity: Severity
+    """`error`: the skill is not loaded. `warning`: loaded, but reported."""
+    code: str
+    """Stable kebab-case identifier such as `name-mismatch` or `yaml-invalid`."""
+    message: str
+    """Human sentence: what, where, and how to fix it."""
+    field: str | None = None
+    """The frontmatter field concerned, when there is one."""
+    line: int | None = None
+    """1-based line number in the file, when known."""
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "path": self.path,
+            "severity": self.severity,
+            "code": self.code,
+            "message": self.message,
+        }
+        if self.field is not None:
+            data["field"] = self.field
+        if self.line is not None:
+            data["line"] = self.line
+        return data
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CodexMetadata:
+    """The Codex sidecar file `agents/openai.yaml` beside a SKILL.md."""
+
+    interface: Mapping[str, Any] = field(default_factory=dict)
+    """Display hints (`display_name`, `short_description`, `icon_small`, ...)."""
+    tool_dependencies: tuple[Mapping[str, Any], ...] = ()
+    """`dependencies.tools[]` entries (`type: env_var` / `type: mcp`, ...)."""
+    allow_implicit_invocation: bool | None = None
+    """`policy.allow_implicit_invocation`; False hides the skill from the model."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Skill:
+    """One parsed skill: frontmatter typed, body not held (read on demand)."""
+
+    name: str
+    """Effective name: the frontmatter `name`, or the directory name when missing."""
+    description: str
+    path: str
+    """Absolute path of the SKILL.md as discovered."""
+    dir: str
+    """Absolute path of the skill directory (parent of `path`)."""
+    real_path: str = ""
+    """Real path of the SKILL.md (symlinks resolved): the skill's identity."""
+    scope: Scope = "extra"
+    rank: int = 0
+    """Precedence inside the scope (repo: 0 is nearest to cwd); lower wins."""
+    root: str = ""
+    """The discovery root this skill was found under."""
+    plugin: str | None = None
+    """Plugin namespace (`<plugin>:<name>`) when found inside a plugin folder."""
+    license: str | None = None
+    compatibility: str | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    allowed_tools: tuple[str, ...] | None = None
+    disallowed_tools: tuple[str, ...] | None = None
+    disable_model_invocation: bool = False
+    user_invocable: bool = True
+    argument_hint: str | None = None
+    arguments: tuple[str, ...] = ()
+    """Named positional arguments (`arguments:` frontmatter), in order."""
+    context: Context = "inline"
+    agent: str | None = None
+    model: str | None = None
+    when_to_use: str | None = None
+    hooks: Mapping[str, Any] | None = None
+    paths: tuple[str, ...] = ()
+    version: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    """Unknown frontmatter keys, verbatim."""
+    frontmatter: Mapping[str, Any] = field(default_factory=dict)
+    """The parsed frontmatter mapping as written (after the one YAML retry)."""
+    codex: CodexMetadata | None = None
+    body_lines: int = 0
+    body_chars: int = 0
+    mtime_ns: int = 0
+    size: int = 0
+    shadowed_by: str | None = None
+    """Path of the higher-precedence skill of the same name, when shadowed."""
+
+    @property
+    def qualified_name(self) -> str:
+        """`<plugin>:<name>` for plugin skills, else `<scope>:<name>`."""
+        return f"{self.plugin or self.scope}:{self.name}"
+
+    @property
+    def model_invocable(self) -> bool:
+        if self.disable_model_invocation:
+            return False
+        return not (self.codex is not None and self.codex.allow_implicit_invocation is False)
+
+    @property
+    def key(self) -> str:
+        """Identity of the skill: the real path of its SKILL.md."""
+        return self.real_path or self.path
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Root:
+    """A directory skills are discovered under."""
+
+    path: str
+    scope: Scope
+    rank: int = 0
+    """Precedence inside the scope (repo: 0 is nearest to cwd); lower wins."""
+    plugin: str | None = None
+    follow_symlinks: bool = True
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "scope": self.scope}
+
+
+def precedence(skill: Skill) -> tuple[int, int]:
+    """Sort key for "who wins a bare name": scope rank, then rank in scope."""
+    return (SCOPE_RANK[skill.scope], skill.rank)
+
+
+def _catalog_order(skill: Skill) -> tuple[int, str, str]:
+    return (SCOPE_RANK[skill.scope], skill.name, skill.path)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Catalog:
+    """Every discovered skill plus every problem, in deterministic order.
+
+    Order: scope rank, then name, then path. Skills sharing a name are all kept;
+    `resolve_name` says which one wins and which are shadowed or ambiguous.
+    """
+
+    skills: tuple[Skill, ...] = ()
+    problems: tuple[Problem, ...] = ()
+    roots: tuple[Root, ...] = ()
+    _by_name: Mapping[str, tuple[Skill, ...]] = field(init=False, repr=False, compare=False)
+    _by_key: Mapping[str, Skill] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        ordered = tuple(sorted(self.skills, key=_catalog_order))
+        object.__setattr__(self, "skills", ordered)
+        by_name: dict[str, list[Skill]] = {}
+        by_key: dict[str, Skill] = {}
+        for skill in ordered:
+            by_name.setdefault(skill.name, []).append(skill)
+            by_key.setdefault(skill.key, skill)
+            by_key.setdefault(skill.path, skill)
+        object.__setattr__(self, "_by_name", {k: tuple(v) for k, v in by_name.items()})
+        object.__setattr__(self, "_by_key", by_key)
+
+    def __len__(self) -> int:
+        return len(self.skills)
+
+    def named(self, name: str) -> tuple[Skill, ...]:
+        """All skills with this exact name, highest precedence first."""
+        return self._by_name.get(name, ())
+
+    def at_path(self, path: str) -> Skill | None:
+        """The skill whose SKILL.md (or real path) is `path`, if any."""
+        return self._by_key.get(path)
+
+    def qualified(self, qualified_name: str) -> tuple[Skill, ...]:
+        """Skills matching `<plugin>:<name>` or `<scope>:<name>`."""
+        namespace, _, name = qualified_name.rpartition(":")
+        if not namespace:
+            return self.named(name)
+        return tuple(
+            s for s in self.named(name) if s.plugin == namespace or s.scope == namespace
+        )
+
+    def winners(self, name: str) -> tuple[Skill, ...]:
+        """The candidates of highest precedence for a bare name.
+
+        One skill: it wins and the rest are shadowed. Several: the name is
+        ambiguous and must be given by path or qualified id. None: not found.
+        """
+        candidates = sorted(self.named(name), key=precedence)
+        if not candidates:
+            return ()
+        best = precedence(candidates[0])
+        return tuple(s for s in candidates if precedence(s) == best)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._by_name)

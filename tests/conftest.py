@@ -1,0 +1,68 @@
+"""Shared fixtures: an isolated home, an isolated cache, and a skill-folder writer."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+REAL_SKILLS = SHARED / "corpus" / "real-skills"
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point every user-level path at a temp dir: tests never touch the real home."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("SKILLPACK_HOME", str(home))
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    monkeypatch.setenv("SKILLPACK_CACHE_DIR", str(home / "cache"))
+    monkeypatch.setenv("SKILLPACK_ADMIN_DIR", str(home / "admin-skills"))
+    monkeypatch.delenv("SKILLS_PROMPT_CHAR_BUDGET", raising=False)
+    return home
+
+
+WriteSkill = Callable[..., Path]
+
+
+@pytest.fixture
+def write_skill(tmp_path: Path) -> WriteSkill:
+    """Write `<base>/<rel>/SKILL.md` and return the skill folder.
+
+    `frontmatter` is a dict rendered as simple `key: value` lines, or a raw string
+    used verbatim between the `---` lines; `text` overrides the whole file.
+    """
+
+    def write(
+        rel: str,
+        *,
+        name: str | None = None,
+        description: str | None = "A test skill. Use when testing.",
+        body: str = "# Instructions\n\nDo the thing.\n",
+        frontmatter: str | None = None,
+        text: str | None = None,
+        base: Path | None = None,
+        files: dict[str, str] | None = None,
+    ) -> Path:
+        folder = (base or tmp_path) / rel
+        folder.mkdir(parents=True, exist_ok=True)
+        if text is None:
+            if frontmatter is None:
+                lines = []
+                lines.append(f"name: {name if name is not None else folder.name}")
+                if description is not None:
+                    lines.append(f"description: {description}")
+                frontmatter = "\n".join(lines)
+            text = f"---\n{textwrap.dedent(frontmatter).strip(chr(10))}\n---\n{body}"
+        (folder / "SKILL.md").write_text(text, encoding="utf-8")
+        for relpath, content in (files or {}).items():
+            target = folder / relpath
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(content, encoding="utf-8")
+        return folder
+
+    return write
