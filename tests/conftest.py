@@ -13,7 +13,9 @@ REAL_SKILLS = SHARED / "corpus" / "real-skills"
 
 
 @pytest.fixture(autouse=True)
-def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
     """Point every user-level path at a temp dir: tests never touch the real home."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("SKILLPACK_HOME", str(home))
