@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import datetime as _dt
+import functools
 import math
 import os
 import re
@@ -19,32 +20,43 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, NamedTuple
 
-import yaml
-
 from ._fastyaml import load_simple
 from ._model import CodexMetadata, Problem, Scope, Skill
 from ._validate import apply_strict, check_unknown_fields, validate_fields
 
-_BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-
-class _Loader(_BaseLoader):  # type: ignore[misc]
+@functools.cache
+def _yaml_loader() -> Any:
     """libyaml's safe loader when present (the performance floor is measured with it).
 
     Safe semantics either way: no python/* tags, no object construction. One change:
     a value shaped like a date that is not a real date (`2024-13-45`) stays text
-    instead of failing the whole frontmatter, as YAML 1.2 parsers read it.
+    instead of failing the whole frontmatter, as YAML 1.2 parsers read it. Built on
+    first use: plain frontmatter never needs PyYAML, so it is not imported for it.
     """
+    import yaml
+
+    base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    class Loader(base):  # type: ignore[misc]
+        pass
+
+    def construct_timestamp(loader: Any, node: Any) -> Any:
+        try:
+            return yaml.SafeLoader.construct_yaml_timestamp(loader, node)
+        except ValueError:
+            return loader.construct_scalar(node)
+
+    Loader.add_constructor("tag:yaml.org,2002:timestamp", construct_timestamp)
+    return Loader
 
 
-def _construct_timestamp(loader: Any, node: Any) -> Any:
-    try:
-        return yaml.SafeLoader.construct_yaml_timestamp(loader, node)
-    except ValueError:
-        return loader.construct_scalar(node)
+@functools.cache
+def _yaml_errors() -> tuple[type[BaseException], ...]:
+    import yaml
 
+    return (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError)
 
-_Loader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
 
 MAX_FRONTMATTER_CHARS: Final = 256 * 1024
 """Frontmatter longer than this is refused (`frontmatter-too-large`) before parsing."""
@@ -56,7 +68,6 @@ MAX_NESTING: Final = 64
 _FRONTMATTER_FIRST_LINE: Final = 2
 """File line of the first frontmatter line (line 1 is the opening `---`)."""
 
-_YAML_ERRORS = (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError)
 # Characters that start a YAML node: a value beginning with one is not a plain scalar,
 # so quoting it as a block scalar would change its meaning.
 _YAML_INDICATORS: Final = frozenset("\"'|>[{&*!#%@`")
@@ -150,7 +161,9 @@ def _load_yaml(source: str) -> Any:
     data = load_simple(source)
     if data is not None:
         return data
-    return yaml.load(source, Loader=_Loader)
+    import yaml
+
+    return yaml.load(source, Loader=_yaml_loader())
 
 
 def _quote_colon_values(source: str) -> tuple[str, list[str]]:
@@ -680,13 +693,13 @@ def parse_skill(
     problems: list[Problem] = []
     try:
         data = _load_yaml(source)
-    except _YAML_ERRORS as exc:
+    except _yaml_errors() as exc:
         rewritten, retried = _quote_colon_values(source)
         data = None
         if retried:
             try:
                 data = _load_yaml(rewritten)
-            except _YAML_ERRORS:
+            except _yaml_errors():
                 retried = []
         if not retried:
             where, line = _yaml_error_text(exc, _FRONTMATTER_FIRST_LINE)
@@ -928,7 +941,7 @@ def parse_codex_metadata(
 
     try:
         raw = _load_yaml(_normalize(text))
-    except _YAML_ERRORS as exc:
+    except _yaml_errors() as exc:
         where, line = _yaml_error_text(exc, 1)
         warn(f"{path} is not valid YAML{where}; the skill loads without it. Fix the YAML.", line)
         return None, tuple(problems)
