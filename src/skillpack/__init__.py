@@ -13,24 +13,38 @@ from ._errors import (
     SkillError,
     SkillIOError,
     SkillNotFoundError,
+    SkillpackError,
     SkillParseError,
     SkillPermissionError,
-    SkillpackError,
     UsageError,
 )
 from ._model import Catalog, CodexMetadata, Problem, Root, Skill
 
 if TYPE_CHECKING:
+    from ._config import Config, load_config
     from ._discover import discover, read_body
     from ._frontmatter import parse_skill
+    from ._memory import MemorySkills
+    from ._render import render_catalog
+    from ._select import resolve_message
+    from ._session import Session, Turn
+    from ._tools import SkillTools
 
 __version__ = "0.1.0"
 
 # name -> module holding it; loaded on first attribute access (PEP 562).
 _LAZY = {
+    "Config": "._config",
+    "MemorySkills": "._memory",
+    "Session": "._session",
+    "SkillTools": "._tools",
+    "Turn": "._session",
     "discover": "._discover",
-    "read_body": "._discover",
+    "load_config": "._config",
     "parse_skill": "._frontmatter",
+    "read_body": "._discover",
+    "render_catalog": "._render",
+    "resolve_message": "._select",
 }
 
 
@@ -49,8 +63,11 @@ __all__ = [
     "AmbiguousSkillError",
     "Catalog",
     "CodexMetadata",
+    "Config",
+    "MemorySkills",
     "Problem",
     "Root",
+    "Session",
     "Skill",
     "SkillDisabledError",
     "SkillError",
@@ -58,10 +75,19 @@ __all__ = [
     "SkillNotFoundError",
     "SkillParseError",
     "SkillPermissionError",
+    "SkillTools",
     "SkillpackError",
+    "Turn",
     "UsageError",
     "__version__",
     "discover",
+    "load_config",
     "parse_skill",
     "read_body",
+    "render_catalog",
+    "resolve_message",
 ]
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

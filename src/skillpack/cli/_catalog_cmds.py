@@ -1,0 +1,239 @@
+"""`skillpack list`, `validate` and `show`: the catalog as people and tools see it."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import click
+
+from .._model import Problem, Root, Skill
+from ._app import catalog_options
+from ._output import emit_json, print_problems, print_table
+
+
+def skill_summary(skill: Skill, *, enabled: bool) -> dict[str, Any]:
+    """The stable `list --json` entry for one skill."""
+    return {
+        "name": skill.name,
+        "description": skill.description,
+        "path": skill.path,
+        "dir": skill.dir,
+        "scope": skill.scope,
+        "qualified_name": skill.qualified_name,
+        "enabled": enabled,
+        "model_invocable": skill.model_invocable,
+        "user_invocable": skill.user_invocable,
+        "shadowed_by": skill.shadowed_by,
+        "plugin": skill.plugin,
+    }
+
+
+def _open(
+    *, roots: tuple[str, ...], cwd: str | None, no_user: bool, no_system: bool, no_cache: bool
+) -> Any:
+    from .._workspace import open_workspace
+
+    return open_workspace(
+        cwd=cwd,
+        roots=roots,
+        include_user=not no_user,
+        include_system=not no_system,
+        use_cache=not no_cache,
+    )
+
+
+def _shorten(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+@click.command("list")
+@catalog_options
+def list_command(
+    roots: tuple[str, ...],
+    cwd: str | None,
+    no_user: bool,
+    no_system: bool,
+    no_cache: bool,
+    as_json: bool,
+) -> None:
+    """List every discovered skill, with problems and the roots searched."""
+    ws = _open(roots=roots, cwd=cwd, no_user=no_user, no_system=no_system, no_cache=no_cache)
+    catalog = ws.catalog
+    if as_json:
+        emit_json(
+            {
+                "skills": [
+                    skill_summary(s, enabled=ws.is_enabled(s)) for s in catalog.skills
+                ],
+                "problems": [p.to_dict() for p in catalog.problems],
+                "roots": [r.to_dict() for r in catalog.roots],
+            }
+        )
+        return
+    rows = []
+    for s in catalog.skills:
+        flags = []
+        if not ws.is_enabled(s):
+            flags.append("disabled")
+        if not s.model_invocable:
+            flags.append("user-only")
+        if not s.user_invocable:
+            flags.append("model-only")
+        if s.shadowed_by:
+            flags.append("shadowed")
+        rows.append(
+            (s.qualified_name, s.scope, ", ".join(flags), _shorten(s.description, 70), s.path)
+        )
+    print_table(
+        f"{len(catalog.skills)} skills", ("skill", "scope", "flags", "description", "path"), rows
+    )
+    print_problems(catalog.problems)
+
+
+def _validation_roots(path: str) -> tuple[Root, str | None]:
+    """The root to walk for `path`, and the one SKILL.md to keep when a file was given."""
+    absolute = os.path.abspath(path)
+    if os.path.isfile(absolute):
+        return Root(path=os.path.dirname(absolute), scope="extra"), absolute
+    return Root(path=absolute, scope="extra"), None
+
+
+@click.command("validate")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=str))
+@click.option("--strict", is_flag=True, help="Turn every spec warning into an error.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (stable shape).")
+def validate_command(paths: tuple[str, ...], strict: bool, as_json: bool) -> None:
+    """Check skill folders, SKILL.md files or whole trees; exit 1 on any error."""
+    from .._discover import discover
+
+    results: list[dict[str, Any]] = []
+    for path in paths:
+        root, only = _validation_roots(path)
+        catalog = discover(roots=[root], strict=strict, use_cache=False)
+        by_path: dict[str, list[Problem]] = {}
+        for skill in catalog.skills:
+            by_path.setdefault(skill.path, [])
+        for problem in catalog.problems:
+            by_path.setdefault(problem.path, []).append(problem)
+        if only is not None:
+            by_path = {only: by_path.get(only, [])} if only in by_path else {
+                only: [
+                    Problem(
+                        path=only,
+                        severity="error",
+                        code="file-unreadable",
+                        message=f"{only} is not a skill file skillpack could read; "
+                        "a skill is a folder holding a file named exactly SKILL.md.",
+                    )
+                ]
+            }
+        if not by_path:
+            by_path[root.path] = [
+                Problem(
+                    path=root.path,
+                    severity="error",
+                    code="skill-not-found",
+                    message=f"No SKILL.md found under {root.path}; a skill is a folder "
+                    "holding a file named exactly SKILL.md.",
+                )
+            ]
+        for file_path in sorted(by_path):
+            problems = by_path[file_path]
+            results.append(
+                {
+                    "path": file_path,
+                    "valid": not any(p.severity == "error" for p in problems),
+                    "problems": [p.to_dict() for p in problems],
+                }
+            )
+    failed = any(not r["valid"] for r in results)
+    if as_json:
+        emit_json({"results": results})
+    else:
+        _print_validation(results)
+    if failed:
+        raise SystemExit(1)
+
+
+def _print_validation(results: list[dict[str, Any]]) -> None:
+    from rich.markup import escape
+
+    from ._output import console
+
+    out = console()
+    for result in results:
+        mark = "[green]ok[/green]" if result["valid"] else "[red]invalid[/red]"
+        out.print(f"{mark} {escape(result['path'])}")
+        for p in result["problems"]:
+            style = "red" if p["severity"] == "error" else "yellow"
+            out.print(f"  [{style}]{p['severity']}[/{style}] {p['code']}: {escape(p['message'])}")
+    bad = sum(1 for r in results if not r["valid"])
+    out.print(f"{len(results) - bad} valid, {bad} invalid")
+
+
+@click.command("show")
+@click.argument("ref")
+@catalog_options
+def show_command(
+    ref: str,
+    roots: tuple[str, ...],
+    cwd: str | None,
+    no_user: bool,
+    no_system: bool,
+    no_cache: bool,
+    as_json: bool,
+) -> None:
+    """Show one skill (by name, qualified id or path): metadata, size, files, problems."""
+    from .._discover import list_skill_files
+    from .._frontmatter import skill_to_dict
+    from .._workspace import lookup_skill, skill_md_path
+
+    if os.path.exists(ref) and not roots:
+        # A path outside every root is still worth showing: make its folder a root.
+        md = skill_md_path(ref)
+        roots = (os.path.dirname(md),)
+    ws = _open(roots=roots, cwd=cwd, no_user=no_user, no_system=no_system, no_cache=no_cache)
+    skill = lookup_skill(ws.catalog, ref)
+    files, truncated = list_skill_files(skill)
+    problems = [p for p in ws.catalog.problems if p.path in (skill.path, skill.real_path)]
+    tokens = (skill.body_chars + 3) // 4
+    data = {
+        "skill": {
+            **skill_to_dict(skill),
+            **skill_summary(skill, enabled=ws.is_enabled(skill)),
+        },
+        "body_chars": skill.body_chars,
+        "body_lines": skill.body_lines,
+        "body_tokens_estimate": tokens,
+        "files": list(files),
+        "files_truncated": truncated,
+        "problems": [p.to_dict() for p in problems],
+    }
+    if as_json:
+        emit_json(data)
+        return
+    rows = [
+        ("name", skill.qualified_name),
+        ("description", skill.description),
+        ("path", skill.path),
+        ("scope", skill.scope),
+        ("enabled", str(ws.is_enabled(skill)).lower()),
+        ("model may invoke", str(skill.model_invocable).lower()),
+        ("user may invoke", str(skill.user_invocable).lower()),
+        ("body", f"{skill.body_chars} chars, ~{tokens} tokens, {skill.body_lines} lines"),
+    ]
+    if skill.allowed_tools is not None:
+        rows.append(("allowed-tools", " ".join(skill.allowed_tools)))
+    if skill.argument_hint:
+        rows.append(("argument-hint", skill.argument_hint))
+    if skill.shadowed_by:
+        rows.append(("shadowed by", skill.shadowed_by))
+    listing = "\n".join(files) + ("\n…" if truncated else "")
+    rows.append(("files", listing or "(none)"))
+    print_table(None, ("field", "value"), rows)
+    print_problems([p for p in problems])
+
+
+COMMANDS = (list_command, validate_command, show_command)

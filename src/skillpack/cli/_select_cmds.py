@@ -1,0 +1,279 @@
+"""`skillpack resolve`, `render`, `load`, `enable`, `disable` and `search`."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import click
+
+from ._app import catalog_options
+from ._output import console, emit_json, print_table
+
+
+def _session(
+    *, roots: tuple[str, ...], cwd: str | None, no_user: bool, no_system: bool, no_cache: bool
+) -> Any:
+    from .._session import Session
+
+    return Session.open(
+        cwd=cwd,
+        roots=roots,
+        include_user=not no_user,
+        include_system=not no_system,
+        use_cache=not no_cache,
+    )
+
+
+@click.command("resolve")
+@click.argument("text")
+@catalog_options
+def resolve_command(
+    text: str,
+    roots: tuple[str, ...],
+    cwd: str | None,
+    no_user: bool,
+    no_system: bool,
+    no_cache: bool,
+    as_json: bool,
+) -> None:
+    """Show which skills TEXT activates ($name, [$name](path), /name args), and why not."""
+    session = _session(
+        roots=roots, cwd=cwd, no_user=no_user, no_system=no_system, no_cache=no_cache
+    )
+    resolution = session.resolve(text)
+    if as_json:
+        emit_json(resolution.to_dict())
+        return
+    out = console()
+    from rich.markup import escape
+
+    for line in resolution.lines:
+        out.print(f"[green]{escape(line)}[/green]")
+    for diagnostic in resolution.diagnostics:
+        out.print(f"[yellow]{diagnostic.kind}[/yellow] {escape(diagnostic.message)}")
+    out.print(f"task: {escape(resolution.text)}")
+
+
+@click.command("render")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["xml", "markdown", "json"]),
+    default="xml",
+    show_default=True,
+    help="Catalog format.",
+)
+@click.option("--context-window", type=click.IntRange(min=1), default=None,
+              help="Model context window in tokens (budget = 2%).")
+@click.option("--budget-chars", type=click.IntRange(min=0), default=None,
+              help="Explicit budget in characters.")
+@click.option("--report", is_flag=True, help="Also print what the budget shortened or omitted.")
+@catalog_options
+def render_command(
+    fmt: Literal["xml", "markdown", "json"],
+    context_window: int | None,
+    budget_chars: int | None,
+    report: bool,
+    roots: tuple[str, ...],
+    cwd: str | None,
+    no_user: bool,
+    no_system: bool,
+    no_cache: bool,
+    as_json: bool,
+) -> None:
+    """Render the model-facing skill catalog within the prompt budget."""
+    if context_window is not None and budget_chars is not None:
+        raise click.UsageError("Give --context-window or --budget-chars, not both.")
+    session = _session(
+        roots=roots, cwd=cwd, no_user=no_user, no_system=no_system, no_cache=no_cache
+    )
+    rendered = session.render_catalog(
+        format=fmt, context_window=context_window, budget_chars=budget_chars
+    )
+    if as_json:
+        emit_json(
+            {"format": fmt, "text": rendered.text, "report": rendered.report.to_dict()}
+        )
+        return
+    click.echo(rendered.text)
+    if report:
+        data = rendered.report.to_dict()
+        rows = [(key, _cell(value)) for key, value in data.items()]
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(title="catalog budget report")
+        table.add_column("field")
+        table.add_column("value", overflow="fold")
+        for row in rows:
+            table.add_row(*row)
+        Console(stderr=True).print(table)
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, list | tuple):
+        return ", ".join(str(v) for v in value) or "-"
+    return str(value)
+
+
+@click.command("load")
+@click.argument("ref")
+@click.option("--args", "args", default="", help="Arguments, as typed after /name.")
+@catalog_options
+def load_command(
+    ref: str,
+    args: str,
+    roots: tuple[str, ...],
+    cwd: str | None,
+    no_user: bool,
+    no_system: bool,
+    no_cache: bool,
+    as_json: bool,
+) -> None:
+    """Print the injection for one skill (by name, qualified id or path)."""
+    from .._workspace import looks_like_path
+
+    session = _session(
+        roots=roots, cwd=cwd, no_user=no_user, no_system=no_system, no_cache=no_cache
+    )
+    if looks_like_path(ref):
+        skill = session.find(path=ref, invoker="user")
+    else:
+        skill = session.find(name=ref, invoker="user")
+    injection = session.inject(skill, args=args)
+    if as_json:
+        emit_json(
+            {
+                "name": skill.name,
+                "qualified_name": skill.qualified_name,
+                "path": skill.path,
+                "args": args,
+                "content": injection.text,
+            }
+        )
+        return
+    click.echo(injection.text)
+
+
+def _toggle(
+    ref: str,
+    enabled: bool,
+    *,
+    project: bool,
+    roots: tuple[str, ...],
+    cwd: str | None,
+    no_user: bool,
+    no_system: bool,
+    no_cache: bool,
+    as_json: bool,
+) -> None:
+    from .._config import set_skill_enabled
+    from .._workspace import lookup_skill, open_workspace
+
+    ws = open_workspace(
+        cwd=cwd,
+        roots=roots,
+        include_user=not no_user,
+        include_system=not no_system,
+        use_cache=not no_cache,
+    )
+    skill = lookup_skill(ws.catalog, ref)
+    target = ref if (":" in ref or "/" in ref) else skill.name
+    path = set_skill_enabled(
+        target, enabled, scope="project" if project else "user", cwd=ws.cwd
+    )
+    if as_json:
+        emit_json(
+            {"name": skill.name, "path": skill.path, "enabled": enabled, "config": str(path)}
+        )
+        return
+    state = "enabled" if enabled else "disabled"
+    click.echo(f"{state} {skill.qualified_name} ({skill.path}) in {path}")
+
+
+_project_option = click.option(
+    "--project",
+    is_flag=True,
+    help="Write the project's .skillpack/config.toml instead of the user config.",
+)
+
+
+@click.command("enable")
+@click.argument("ref")
+@_project_option
+@catalog_options
+def enable_command(ref: str, project: bool, **options: Any) -> None:
+    """Enable a skill (by name, qualified id or path) in the config file."""
+    _toggle(ref, True, project=project, **options)
+
+
+@click.command("disable")
+@click.argument("ref")
+@_project_option
+@catalog_options
+def disable_command(ref: str, project: bool, **options: Any) -> None:
+    """Disable a skill (by name, qualified id or path) in the config file."""
+    _toggle(ref, False, project=project, **options)
+
+
+@click.command("search")
+@click.argument("query")
+@click.option("--limit", type=click.IntRange(1, 50), default=8, show_default=True)
+@click.option(
+    "--scope",
+    type=click.Choice(["admin", "repo", "extra", "user", "system"]),
+    default=None,
+    help="Only skills from this scope.",
+)
+@catalog_options
+def search_command(
+    query: str,
+    limit: int,
+    scope: str | None,
+    roots: tuple[str, ...],
+    cwd: str | None,
+    no_user: bool,
+    no_system: bool,
+    no_cache: bool,
+    as_json: bool,
+) -> None:
+    """Search skills the model may use, ranked, with the reasons for each match."""
+    import sqlite3
+
+    from .._tools import SkillTools
+
+    session = _session(
+        roots=roots, cwd=cwd, no_user=no_user, no_system=no_system, no_cache=no_cache
+    )
+    conn = sqlite3.connect(":memory:") if no_cache else None
+    tools = SkillTools(session, search_connection=conn)
+    envelope = tools.skill_search(query, limit=limit, scope=scope)
+    if not envelope["ok"]:
+        from .. import _errors
+
+        raise _errors.UsageError(envelope["error"]["message"])
+    results = envelope["data"]["results"]
+    if as_json:
+        emit_json({"results": results})
+        return
+    if not results:
+        click.echo("No skill matches that query well enough.")
+        return
+    print_table(
+        f"{len(results)} results",
+        ("score", "skill", "reasons", "path"),
+        [
+            (f"{r['score']:.2f}", r["qualified_name"], ", ".join(r["reasons"]), r["path"])
+            for r in results
+        ],
+    )
+
+
+COMMANDS = (
+    resolve_command,
+    render_command,
+    load_command,
+    enable_command,
+    disable_command,
+    search_command,
+)

@@ -1,0 +1,179 @@
+"""The CLI: every command, its --json shape, exit codes and error lines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from skillpack import _errors as errors
+from skillpack.cli._app import cli
+from skillpack.cli._errors import EXIT_CODES
+
+
+def run(*args: str, code: int = 0) -> Any:
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    assert result.exit_code == code, (result.exit_code, result.output, result.stderr)
+    return result
+
+
+def run_json(*args: str, code: int = 0) -> Any:
+    return json.loads(run(*args, "--json", code=code).stdout)
+
+
+@pytest.fixture
+def skills(write_skill: Any, tmp_path: Path) -> Path:
+    root = tmp_path / "skills"
+    write_skill("pdf-forms", base=root, description="Fill PDF forms. Use for PDFs.",
+                body="# PDF\n\nFill $ARGUMENTS.\n", files={"references/fields.md": "# F\n"})
+    write_skill("deploy", base=root, frontmatter="name: deploy\ndescription: Deploy it.\n"
+                "disable-model-invocation: true")
+    write_skill("broken", base=root, text="no frontmatter here\n")
+    return root
+
+
+def test_list_json_shape(skills: Path, tmp_path: Path) -> None:
+    data = run_json("list", "--root", str(skills), "--no-user", "--cwd", str(tmp_path))
+    assert set(data) >= {"skills", "problems", "roots"}
+    by_name = {s["name"]: s for s in data["skills"]}
+    pdf = by_name["pdf-forms"]
+    assert set(pdf) >= {"name", "description", "path", "dir", "scope", "qualified_name",
+                        "enabled", "model_invocable", "user_invocable", "shadowed_by"}
+    assert pdf["path"] == str(skills / "pdf-forms" / "SKILL.md")
+    assert pdf["dir"] == str(skills / "pdf-forms")
+    assert pdf["scope"] == "extra" and pdf["enabled"] is True and pdf["shadowed_by"] is None
+    assert by_name["deploy"]["model_invocable"] is False
+    assert {"writing-skills", "vetting-skills"} <= set(by_name)
+    assert by_name["writing-skills"]["scope"] == "system"
+    [problem] = [p for p in data["problems"] if p["path"].endswith("broken/SKILL.md")]
+    assert problem["severity"] == "error" and problem["code"] == "frontmatter-missing"
+    assert {"path": str(skills), "scope": "extra"} in data["roots"]
+
+
+def test_list_no_system_hides_bundled_skills(skills: Path) -> None:
+    data = run_json("list", "--root", str(skills), "--no-user", "--no-system")
+    assert sorted(s["name"] for s in data["skills"]) == ["deploy", "pdf-forms"]
+
+
+def test_list_human_output_is_a_table(skills: Path) -> None:
+    out = run("list", "--root", str(skills), "--no-user", "--no-system").stdout
+    assert "pdf-forms" in out and "frontmatter-missing" in out
+
+
+def test_validate_exit_codes_and_shape(skills: Path) -> None:
+    good = run_json("validate", str(skills / "pdf-forms"))
+    assert good == {"results": [{"path": str(skills / "pdf-forms" / "SKILL.md"),
+                                 "valid": True, "problems": []}]}
+    tree = run_json("validate", str(skills), code=1)
+    valid = {Path(r["path"]).parent.name: r["valid"] for r in tree["results"]}
+    assert valid == {"pdf-forms": True, "deploy": True, "broken": False}
+
+
+def test_validate_strict_turns_warnings_into_errors(write_skill: Any, tmp_path: Path) -> None:
+    folder = write_skill("Bad_Name", frontmatter="name: Bad_Name\ndescription: x")
+    lenient = run_json("validate", str(folder / "SKILL.md"))
+    assert lenient["results"][0]["valid"] is True
+    assert "name-invalid" in {p["code"] for p in lenient["results"][0]["problems"]}
+    strict = run_json("validate", "--strict", str(folder), code=1)
+    assert strict["results"][0]["valid"] is False
+
+
+def test_validate_missing_path_is_a_usage_error(tmp_path: Path) -> None:
+    result = run("validate", str(tmp_path / "nope"), code=2)
+    assert "nope" in result.stderr and "does not exist" in result.stderr
+
+
+def test_show_json(skills: Path) -> None:
+    data = run_json("show", "pdf-forms", "--root", str(skills), "--no-user")
+    assert data["skill"]["name"] == "pdf-forms"
+    assert data["files"] == ["references/fields.md"]
+    assert data["body_chars"] > 0 and data["body_tokens_estimate"] == (data["body_chars"] + 3) // 4
+
+
+def test_show_by_path_outside_roots(skills: Path) -> None:
+    data = run_json("show", str(skills / "pdf-forms"), "--no-user")
+    assert data["skill"]["path"] == str(skills / "pdf-forms" / "SKILL.md")
+
+
+def test_show_unknown_suggests(skills: Path) -> None:
+    result = run("show", "pdf-form", "--root", str(skills), "--no-user", code=1)
+    assert "No skill named 'pdf-form'" in result.stderr
+    assert "pdf-forms" in result.stderr
+
+
+def test_resolve_json_shape(skills: Path) -> None:
+    data = run_json("resolve", "$pdf-forms fill a.pdf and $nope", "--root", str(skills),
+                    "--no-user")
+    assert data["activations"] == [{
+        "name": "pdf-forms", "qualified_name": "extra:pdf-forms",
+        "path": str(skills / "pdf-forms" / "SKILL.md"), "args": data["text"],
+        "source": "mention",
+    }]
+    [diag] = data["diagnostics"]
+    assert diag["kind"] == "not-found" and diag["token"] == "$nope"
+    assert set(diag) >= {"kind", "token", "message", "candidates"}
+    assert data["lines"] == ["Using skill: pdf-forms"]
+
+
+def test_render_formats_and_report(skills: Path) -> None:
+    data = run_json("render", "--root", str(skills), "--no-user", "--no-system",
+                    "--budget-chars", "100000")
+    assert "<available_skills>" in data["text"] and "deploy" not in data["text"]
+    assert data["report"]["omitted"] == [] and data["report"]["truncated"] is False
+    tight = run_json("render", "--format", "markdown", "--root", str(skills), "--no-user",
+                     "--budget-chars", "300")
+    assert tight["report"]["truncated"] is True
+    run("render", "--budget-chars", "1", "--context-window", "1000", code=2)
+
+
+def test_load_with_args(skills: Path) -> None:
+    data = run_json("load", "pdf-forms", "--args", "a.pdf", "--root", str(skills), "--no-user")
+    assert "Fill a.pdf." in data["content"]
+    assert data["path"] == str(skills / "pdf-forms" / "SKILL.md")
+
+
+def test_enable_disable_round_trip(skills: Path, isolated_home: Path) -> None:
+    off = run_json("disable", "pdf-forms", "--root", str(skills))
+    assert off["enabled"] is False and Path(off["config"]).is_file()
+    listed = run_json("list", "--root", str(skills), "--no-system")
+    assert {s["name"]: s["enabled"] for s in listed["skills"]}["pdf-forms"] is False
+    resolved = run_json("resolve", "$pdf-forms x", "--root", str(skills))
+    assert [d["kind"] for d in resolved["diagnostics"]] == ["disabled"]
+    run_json("enable", "pdf-forms", "--root", str(skills))
+    listed = run_json("list", "--root", str(skills), "--no-system")
+    assert {s["name"]: s["enabled"] for s in listed["skills"]}["pdf-forms"] is True
+
+
+def test_search_json_shape(skills: Path) -> None:
+    data = run_json("search", "fill pdf forms", "--root", str(skills), "--no-user", "--no-system")
+    assert data["results"][0]["name"] == "pdf-forms"
+    assert set(data["results"][0]) >= {"name", "path", "score", "reasons"}
+
+
+def test_usage_errors_exit_2() -> None:
+    result = CliRunner().invoke(cli, ["list", "--bogus"])
+    assert result.exit_code == 2
+    assert "No such option" in result.stderr
+
+
+def test_every_public_exception_has_an_exit_code() -> None:
+    public = [o for o in vars(errors).values()
+              if isinstance(o, type) and issubclass(o, errors.SkillpackError)]
+    assert set(public) <= set(EXIT_CODES)
+
+
+def test_docs_cli_md_is_current() -> None:
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "docs" / "gen_cli_help.py"
+    spec = importlib.util.spec_from_file_location("gen_cli_help", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    expected = module.render()
+    assert module.CLI_MD.read_text(encoding="utf-8") == expected, (
+        "docs/cli.md is stale: run python docs/gen_cli_help.py"
+    )

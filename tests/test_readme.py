@@ -1,0 +1,36 @@
+"""The README's Python example runs as written (on the bundled system skills)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def test_readme_python_example_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    assert blocks, "README has a Python example"
+    monkeypatch.chdir(tmp_path)
+    for block in blocks:
+        exec(compile(block, str(README), "exec"), {})  # noqa: S102 - the README is ours
+    out = capsys.readouterr().out
+    assert "<available_skills>" in out
+    assert "Using skill: writing-skills" in out
+    assert '<skill_content name="writing-skills"' in out
+
+
+def test_readme_first_screen_has_two_setup_commands() -> None:
+    text = README.read_text(encoding="utf-8")
+    first_block = re.search(r"```sh\n(.*?)```", text, re.S)
+    assert first_block is not None
+    commands = [line for line in first_block.group(1).splitlines() if line.strip()]
+    assert len(commands) == 2
+    assert commands[0].startswith("pip install . && skillpack list")
+    assert "pytest" in commands[1]
+    ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
+    assert "pytest" in ci
