@@ -392,9 +392,70 @@ class Session:
         return self.inject(self.find(name=name, path=path, invoker=invoker), args=args)
 
     def forget(self, skill: Skill) -> None:
-        """Drop the record that `skill` was injected (e.g. after context compaction)."""
+        """Drop the record that `skill` was injected, so the next load sends it whole."""
         with self._lock:
             self._state.injected.pop(skill.key, None)
+
+    def compacted(self, *, kept: Sequence[str] = ()) -> None:
+        """Tell the session the host compacted its context.
+
+        Injections whose text the compaction dropped are forgotten, so loading those
+        skills again sends their whole body instead of a reminder that would point at
+        text the model no longer has. `kept` lists SKILL.md paths whose injections
+        survived compaction verbatim.
+        """
+        keep = set(kept)
+        with self._lock:
+            for key in list(self._state.injected):
+                if key not in keep:
+                    del self._state.injected[key]
+
+    def inspect(self, *, include_skills: bool = False) -> dict[str, Any]:
+        """The session's catalog status: counts, what is loaded, what leads, problems."""
+        catalog = self._catalog
+        visible = self.model_skills(catalog)
+        with self._lock:
+            injected = dict(self._state.injected)
+            leading = [s.qualified_name for s in self._state.leading]
+        loaded = []
+        for key, (mtime_ns, size) in sorted(injected.items()):
+            skill = catalog.at_path(key)
+            loaded.append(
+                {
+                    "name": skill.name if skill else None,
+                    "path": skill.path if skill else key,
+                    "mtime_ns": mtime_ns,
+                    "size": size,
+                }
+            )
+        data: dict[str, Any] = {
+            "session_id": self.session_id,
+            "counts": {
+                "skills": len(catalog.skills),
+                "in_model_catalog": len(visible),
+                "disabled": sum(1 for s in catalog.skills if not self.is_enabled(s)),
+                "denied": sum(1 for s in catalog.skills if not self.is_visible(s)),
+                "problems": len(catalog.problems),
+            },
+            "loaded": loaded,
+            "leading": leading,
+            "roots": [r.to_dict() for r in catalog.roots],
+        }
+        if include_skills:
+            visible_keys = {s.key for s in visible}
+            data["skills"] = [
+                {
+                    "name": s.name,
+                    "qualified_name": s.qualified_name,
+                    "path": s.path,
+                    "scope": s.scope,
+                    "enabled": self.is_enabled(s),
+                    "visible": self.is_visible(s),
+                    "in_model_catalog": s.key in visible_keys,
+                }
+                for s in catalog.skills
+            ]
+        return data
 
     # -- skill-invokes-skill ------------------------------------------------------
 
