@@ -1,0 +1,169 @@
+"""Time skill search on a large corpus: index build against the discovery floor, and
+warm query latency.
+
+    python eval/search_bench.py CORPUS_DIR [--queries 1000] [--json]
+
+CORPUS_DIR is any folder of skills, e.g. one written by
+`python bench/gen_corpus.py OUT --skills 10000` (its `root-*` folders are used as
+roots). Everything runs in one process with a warm OS file cache:
+
+* floor: `bench/floor.py`'s walk + read of every SKILL.md + libyaml parse (best of 3);
+* build: the first `SkillSearch.search` against a fresh index file (reads every
+  body, fills FTS5), best of 3 fresh files;
+* reopen: the first search of a new `SkillSearch` on the built file (no body read);
+* queries: warm searches, median and p99. The query mix: words sampled from the
+  corpus's own descriptions (3-8 words, the expensive case: common words), skill
+  names, name prefixes, and the request texts of `search_requests.toml`.
+
+Never touches the home directory: the index files live in a temp dir.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import random
+import re
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+import tomllib
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "bench"))
+import floor  # noqa: E402 - bench/floor.py, the standalone discovery floor
+
+try:
+    from skillpack._discover import discover, read_body
+    from skillpack._model import Root
+    from skillpack._search import SkillSearch
+except ImportError:  # run from a checkout without installing
+    sys.path.insert(0, str(HERE.parent / "src"))
+    from skillpack._discover import discover, read_body
+    from skillpack._model import Root
+    from skillpack._search import SkillSearch
+
+
+def _roots(corpus: Path) -> list[str]:
+    roots = sorted(str(p) for p in corpus.glob("root-*") if p.is_dir())
+    return roots or [str(corpus)]
+
+
+def _floor_seconds(roots: list[str]) -> float:
+    best = float("inf")
+    for _ in range(3):
+        started = time.perf_counter()
+        for root in roots:
+            for path in floor.walk(root):
+                with open(path, encoding="utf-8") as handle:
+                    text = floor.split_frontmatter(handle.read())
+                if text is not None:
+                    with contextlib.suppress(floor.yaml.YAMLError):
+                        floor.yaml.load(text, Loader=floor.yaml.CSafeLoader)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def _queries(catalog: Any, count: int, seed: int = 0) -> list[str]:
+    rng = random.Random(seed)
+    skills = list(catalog.skills)
+    requests = tomllib.loads((HERE / "search_requests.toml").read_text(encoding="utf-8"))
+    texts = [r["query"] for r in requests["request"]]
+    out: list[str] = []
+    while len(out) < count:
+        kind = rng.random()
+        skill = rng.choice(skills)
+        if kind < 0.6:
+            words = re.findall(r"[^\W_]+", skill.description)
+            if len(words) >= 3:
+                k = rng.randint(3, min(8, len(words)))
+                out.append(" ".join(rng.sample(words, k)))
+        elif kind < 0.7:
+            out.append(skill.name)
+        elif kind < 0.8:
+            out.append(skill.name[: rng.randint(2, max(2, len(skill.name) - 1))])
+        else:
+            out.append(rng.choice(texts))
+    return out
+
+
+def run(corpus: Path, n_queries: int) -> dict[str, Any]:
+    roots = _roots(corpus)
+    floor_s = _floor_seconds(roots)
+    catalog = discover(
+        roots=[Root(path=r, scope="extra") for r in roots],
+        use_cache=False,
+        include_user=False,
+        include_system=False,
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        builds = []
+        for attempt in range(3):
+            conn = sqlite3.connect(Path(tmp) / f"index-{attempt}.sqlite", isolation_level=None)
+            search = SkillSearch(conn, read_body=read_body)
+            started = time.perf_counter()
+            search.search(catalog, "warm up", limit=1)
+            builds.append(time.perf_counter() - started)
+            conn.close()
+
+        reads = 0
+
+        def counting(skill: Any) -> str:
+            nonlocal reads
+            reads += 1
+            return read_body(skill)
+
+        conn = sqlite3.connect(Path(tmp) / "index-0.sqlite", isolation_level=None)
+        search = SkillSearch(conn, read_body=counting)
+        started = time.perf_counter()
+        search.search(catalog, "warm up", limit=1)
+        reopen_s = time.perf_counter() - started
+
+        queries = _queries(catalog, n_queries)
+        timings = []
+        results = 0
+        for query in queries:
+            started = time.perf_counter()
+            found = search.search(catalog, query)
+            timings.append(time.perf_counter() - started)
+            results += len(found)
+        conn.close()
+    timings.sort()
+    return {
+        "corpus": str(corpus),
+        "skills": len(catalog.skills),
+        "floor_s": floor_s,
+        "build_s_best": min(builds),
+        "build_vs_floor": min(builds) / floor_s,
+        "reopen_first_search_s": reopen_s,
+        "reopen_bodies_read": reads,
+        "queries": len(queries),
+        "mean_results": results / len(queries),
+        "median_ms": statistics.median(timings) * 1000,
+        "p99_ms": timings[int(len(timings) * 0.99) - 1] * 1000,
+        "max_ms": timings[-1] * 1000,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("corpus", type=Path)
+    parser.add_argument("--queries", type=int, default=1000)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    report = run(args.corpus, args.queries)
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        for key, value in report.items():
+            print(f"{key:24} {value:.4g}" if isinstance(value, float) else f"{key:24} {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

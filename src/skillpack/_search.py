@@ -1,0 +1,779 @@
+"""`skill_search`: name/path rules plus SQLite FTS5 (BM25) over the skills' text.
+
+Ranking, best first: `exact_path` (the query is a skill's SKILL.md path, real path
+or folder) > `exact_name` (name or qualified name, case-insensitive) >
+`name_prefix` > text match. Text match is FTS5 BM25 over five weighted columns:
+name, description, when_to_use (table `search_head`) and the body's headings and
+opening text (table `search_text`); the two tables' scores add up. Ties break on
+scope rank, then path.
+
+The FTS rows live in the same SQLite file as the parse cache (tables `search_*`),
+keyed by the skill's real path and versioned by `(mtime_ns, size)`. They are
+brought up to date lazily, on the first search against a catalog: only skills
+whose version is not indexed yet have their body read. A later process over an
+unchanged tree reads no body at all.
+
+What keeps a query within a couple of milliseconds on 10,000 skills: FTS5 reads a
+term's whole posting list and scores every matching row, so the words that occur
+in most documents (long lists, almost no BM25 weight) are left out of a table's
+query, within a budget of documents read per table (`HEAD_BUDGET`, `TEXT_BUDGET`;
+document frequencies come from `search_df`). Results come from SQL with
+`ORDER BY ... LIMIT`; Python only maps row ids back to skills through a dict
+built once per catalog.
+
+A relevance threshold drops weak text matches, so a request that no skill fits
+returns nothing rather than noise: the BM25 score is divided by the query's total
+IDF mass (every informative word, matched or not), so a skill that matches only a
+few of the request's words, or only in its body, stays below `MIN_RELEVANCE`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+import sqlite3
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._errors import SkillIOError, SkillpackError, UsageError
+from ._model import SCOPE_RANK, SCOPES, Catalog, Scope, Skill
+
+DEFAULT_LIMIT = 8
+MAX_LIMIT = 50
+
+HEAD_COLUMNS = ("name", "description", "when_to_use")
+"""Columns of `search_head`: the frontmatter that says what a skill is for."""
+
+TEXT_COLUMNS = ("headings", "body")
+"""Columns of `search_text`: the start of the body and its headings."""
+
+COLUMNS = HEAD_COLUMNS + TEXT_COLUMNS
+"""Every indexed column, in the order of `COLUMN_WEIGHTS` and of `reasons`."""
+
+COLUMN_WEIGHTS = (10.0, 5.0, 4.0, 2.0, 1.0)
+"""BM25 weight per column: a word in the name says more than one in the body."""
+
+BODY_CHARS = 3000
+"""Body text indexed per skill. The opening says what a skill is for; the rest is
+procedure whose words match everything (the eval ranks worse with whole bodies),
+and indexing it all would cost far more than discovery."""
+
+HEADINGS_CHARS = 1500
+"""Heading text indexed per skill."""
+
+HEADINGS_WINDOW = 6_000
+"""Headings are taken from this much of the body."""
+
+HEAD_BUDGET = 1000
+"""Per query, most documents whose `search_head` postings are read (sum of the
+searched terms' document frequencies there); the rarest term is always searched."""
+
+TEXT_BUDGET = 600
+"""The same for `search_text`, whose postings are longer; terms past the budget are
+matched in the frontmatter only."""
+
+FETCH = 200
+"""Rows fetched per table and query, best first, before merging the two scores."""
+
+MIN_RELEVANCE = 0.82
+"""A text match needs BM25 / (query IDF mass) of at least this much to be returned."""
+
+TOKENIZER = "porter unicode61 remove_diacritics 2"
+
+_INDEX_VERSION = "2"
+"""Bumped whenever tables, tokenizer or text extraction change: old rows are dropped."""
+
+_DF_REFRESH = 0.05
+"""Refresh the document-frequency table once this share of documents has changed."""
+
+_TIER_EXACT_PATH = 3
+_TIER_EXACT_NAME = 2
+_TIER_NAME_PREFIX = 1
+_TIER_TEXT = 0
+
+_WORD = re.compile(r"[^\W_]+")
+# A fence line (``` or ~~~, with an info string) or an ATX heading line.
+# Both anchored on "\n" rather than "(?m)^", so the regex engine skips ahead with a
+# fast character search instead of trying the pattern at every position.
+_FENCE_LINE = re.compile(r"\n {0,3}(`{3,}|~{3,})([^\n]*)")
+_HEADING_LINE = re.compile(r"\n {0,3}#{1,6}[ \t]+([^\n]*)")
+_NAME_SEP = re.compile(r"[\s_]+")
+
+# Words that say nothing about which skill fits a request. Kept small on purpose:
+# BM25's IDF already discounts common words; these are the ones whose presence in
+# almost every request would otherwise dilute the relevance threshold.
+_STOP_TEXT = """
+    a about above after again all also am an and any are as at be because been before
+    being below between both but by can could did do does doing done down during each
+    few for from further get gets getting go going got had has have having he her here
+    hers him his how i if in into is it its itself just let lets like me more most my
+    myself need needs no nor not now of off on once only or other our ours out over own
+    please same she should so some such than that the their theirs them then there these
+    they this those through to too under until up us very want wants was we were what
+    when where which while who whom why will with would you your yours don doesn isn
+    won aren wasn ll ve re
+    help make sure thing things something anything way really actually kind sort
+"""
+_STOP_WORDS = frozenset(_STOP_TEXT.split())
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS search_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    """CREATE TABLE IF NOT EXISTS search_doc (
+        id INTEGER PRIMARY KEY,
+        key TEXT NOT NULL UNIQUE,
+        root TEXT NOT NULL,
+        mtime_ns INTEGER NOT NULL,
+        size INTEGER NOT NULL
+    )""",
+    # Two FTS tables, not one: FTS5 reads a term's whole posting list whatever the
+    # column filter, and a word common in bodies has long lists. Split, a query can
+    # search every word in the short frontmatter and only the rarer ones in bodies.
+    f"""CREATE VIRTUAL TABLE IF NOT EXISTS search_head USING fts5(
+        {", ".join(HEAD_COLUMNS)}, tokenize = '{TOKENIZER}'
+    )""",
+    f"""CREATE VIRTUAL TABLE IF NOT EXISTS search_text USING fts5(
+        {", ".join(TEXT_COLUMNS)}, tokenize = '{TOKENIZER}'
+    )""",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS search_head_vocab USING fts5vocab(search_head, row)",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS search_text_vocab USING fts5vocab(search_text, row)",
+    """CREATE TABLE IF NOT EXISTS search_df (
+        term TEXT PRIMARY KEY, head INTEGER NOT NULL, text INTEGER NOT NULL
+    ) WITHOUT ROWID""",
+)
+_DROP = (
+    "DROP TABLE IF EXISTS search_head_vocab",
+    "DROP TABLE IF EXISTS search_text_vocab",
+    "DROP TABLE IF EXISTS search_vocab",
+    "DROP TABLE IF EXISTS search_head",
+    "DROP TABLE IF EXISTS search_text",
+    "DROP TABLE IF EXISTS search_fts",
+    "DROP TABLE IF EXISTS search_df",
+    "DROP TABLE IF EXISTS search_doc",
+    "DROP TABLE IF EXISTS search_meta",
+)
+# A scratch FTS table in the connection's temp schema: FTS5 itself stems the query
+# words, so query stems always agree with the index's tokenizer.
+_TEMP_SCHEMA = (
+    f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_qtok USING fts5(t, tokenize = '{TOKENIZER}')",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_qtok_vocab "
+    "USING fts5vocab('temp', 'search_qtok', 'instance')",
+)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SearchResult:
+    """One ranked candidate of `SkillSearch.search`."""
+
+    skill: Skill
+    score: float
+    """Higher is better; comparable within one query only. The integer part is the
+    rule tier (3 exact_path, 2 exact_name, 1 name_prefix, 0 text only), the fraction
+    the text relevance."""
+    reasons: tuple[str, ...]
+    """Why it matched: `exact_path`, `exact_name`, `name_prefix`, then
+    `text_match:<column>` for each column holding a query word."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape tools and surfaces return."""
+        return {
+            "name": self.skill.name,
+            "qualified_name": self.skill.qualified_name,
+            "path": self.skill.path,
+            "scope": self.skill.scope,
+            "description": self.skill.description,
+            "score": round(self.score, 4),
+            "reasons": list(self.reasons),
+        }
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class _Term:
+    word: str
+    """The query word as typed (lowercased); FTS5 stems it again when matching."""
+    stems: tuple[str, ...]
+    head_df: int
+    """Documents whose frontmatter holds the stem (0 when unknown to the index)."""
+    text_df: int
+    """Documents whose headings or body hold the stem."""
+
+
+@dataclass(kw_only=True, slots=True)
+class _State:
+    """What one catalog needs at query time, built once per catalog."""
+
+    catalog: Catalog
+    by_rowid: dict[int, Skill]
+    rowid_by_key: dict[str, int]
+    by_path: dict[str, list[Skill]]
+    by_name: dict[str, list[Skill]]
+    names: list[str]
+    """Sorted lowercased names, for prefix lookups by bisection."""
+    total: int
+    """Documents in the FTS table (BM25's N)."""
+    stems: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+def _norm_name(text: str) -> str:
+    return _NAME_SEP.sub("-", text.strip().lower())
+
+
+def _norm_path(text: str) -> str:
+    stripped = text.strip()
+    return stripped.rstrip("/\\") or stripped
+
+
+def split_body(body: str) -> tuple[str, str]:
+    """The (headings, text) of a Markdown body that the index holds.
+
+    Headings are the `#` lines outside code fences within the first
+    `HEADINGS_WINDOW` characters, cut to `HEADINGS_CHARS`; text is the first
+    `BODY_CHARS` characters as written. Regex passes over a bounded window, Python
+    work only per fence and heading: indexing must stay cheap next to discovery.
+    """
+    window = "\n" + body[:HEADINGS_WINDOW]
+    fenced: list[int] = []
+    """Start/end offsets of fenced code blocks, flattened and ascending."""
+    if "```" in window or "~~~" in window:
+        opener: str | None = None
+        for match in _FENCE_LINE.finditer(window):
+            run = match.group(1)
+            if opener is None:
+                opener = run
+                fenced.append(match.start())
+            elif run[0] == opener[0] and len(run) >= len(opener) and not match.group(2).strip():
+                opener = None
+                fenced.append(match.end())
+    headings: list[str] = []
+    size = 0
+    for match in _HEADING_LINE.finditer(window):
+        if bisect.bisect_right(fenced, match.start()) % 2:
+            continue  # inside a code block: a shell or Python comment
+        heading = match.group(1).rstrip(" \t#")
+        headings.append(heading)
+        size += len(heading) + 1
+        if size >= HEADINGS_CHARS:
+            break
+    return "\n".join(headings)[:HEADINGS_CHARS], body[:BODY_CHARS]
+
+
+def query_words(query: str) -> list[str]:
+    """The informative words of a query: lowercased, stop words and 1-letter words
+    removed, first occurrence kept."""
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(query.lower()):
+        if len(word) > 1 and word not in _STOP_WORDS:
+            seen.setdefault(word, None)
+    return list(seen)
+
+
+def _idf(total: int, df: int) -> float:
+    # BM25's IDF as FTS5 computes it, floored like FTS5 does for very common terms.
+    return max(math.log((total - df + 0.5) / (df + 0.5)), 1e-6)
+
+
+class SkillSearch:
+    """Search a catalog by name, path and text; the index lives in `conn`.
+
+    `conn` is any SQLite connection: the persistent index file (`_index.connect`),
+    or `sqlite3.connect(":memory:")` for a throwaway index. Bodies are read through
+    `read_body`, only for skills whose file version is not indexed yet.
+    """
+
+    def __init__(self, conn: sqlite3.Connection, *, read_body: Callable[[Skill], str]) -> None:
+        self._conn = conn
+        self._read_body = read_body
+        self._state: _State | None = None
+        self._schema_ready = False
+
+    # -- public -----------------------------------------------------------------
+
+    def search(
+        self,
+        catalog: Catalog,
+        query: str,
+        *,
+        limit: int = DEFAULT_LIMIT,
+        scope: Scope | None = None,
+        is_visible: Callable[[Skill], bool] = lambda skill: True,
+    ) -> tuple[SearchResult, ...]:
+        """Rank the model-invocable, visible skills of `catalog` for `query`.
+
+        Args:
+            catalog: The skills to search. The first search against a catalog
+                brings the index up to date with it; later ones only query.
+            query: A name, a path or free text ("fix my flaky CI tests").
+            limit: Most results, from 1 to `MAX_LIMIT`.
+            scope: Only skills of this scope.
+            is_visible: Host filter (permissions, enabled state); False hides a skill.
+
+        Returns:
+            Results best first; empty when nothing clears the relevance threshold.
+
+        Raises:
+            UsageError: empty query, bad limit or unknown scope.
+            SkillIOError: the index cannot be written, or SQLite lacks FTS5.
+        """
+        if isinstance(limit, bool) or not isinstance(limit, int):
+            raise UsageError(f"Search limit must be an integer from 1 to {MAX_LIMIT}.")
+        if not 1 <= limit <= MAX_LIMIT:
+            raise UsageError(f"Search limit must be from 1 to {MAX_LIMIT}, got {limit}.")
+        if scope is not None and scope not in SCOPES:
+            raise UsageError(f"Unknown scope {scope!r}; use one of {', '.join(SCOPES)}.")
+        if not isinstance(query, str) or not query.strip():
+            raise UsageError(
+                "Search query is empty: describe the task or give a skill name, "
+                'e.g. "review a pull request".'
+            )
+        state = self._prepare(catalog)
+
+        def accept(skill: Skill) -> bool:
+            return (
+                skill.model_invocable
+                and (scope is None or skill.scope == scope)
+                and bool(is_visible(skill))
+            )
+
+        tiers: dict[str, tuple[int, Skill, list[str]]] = {}
+        for tier, reason, skills in self._rule_matches(state, query):
+            for skill in skills:
+                if skill.key not in tiers and accept(skill):
+                    tiers[skill.key] = (tier, skill, [reason])
+        texts = self._text_matches(state, query, limit=limit, accept=accept, keep=tiers)
+
+        ranked: list[tuple[tuple[int, float, int, str], SearchResult]] = []
+        for key in tiers.keys() | texts.keys():
+            relevance: float = 0.0
+            columns: tuple[str, ...] = ()
+            if key in texts:
+                relevance, skill, columns = texts[key]
+            tier = _TIER_TEXT
+            reasons: list[str] = []
+            if key in tiers:
+                tier, skill, reasons = tiers[key]
+            score = tier + relevance / (1.0 + relevance)
+            result = SearchResult(
+                skill=skill,
+                score=score,
+                reasons=tuple(reasons) + tuple(f"text_match:{c}" for c in columns),
+            )
+            ranked.append(((-tier, -relevance, SCOPE_RANK[skill.scope], skill.path), result))
+        ranked.sort(key=lambda item: item[0])
+        return tuple(result for _, result in ranked[:limit])
+
+    # -- rules ------------------------------------------------------------------
+
+    def _rule_matches(
+        self, state: _State, query: str
+    ) -> Iterable[tuple[int, str, Iterable[Skill]]]:
+        yield _TIER_EXACT_PATH, "exact_path", state.by_path.get(_norm_path(query), ())
+        name = _norm_name(query)
+        yield _TIER_EXACT_NAME, "exact_name", state.by_name.get(name, ())
+        if len(name) >= 2:
+            start = bisect.bisect_left(state.names, name)
+            stop = bisect.bisect_left(state.names, name + "\uffff")
+            prefixed = (
+                skill
+                for candidate in state.names[start:stop]
+                if candidate != name
+                for skill in state.by_name[candidate]
+            )
+            yield _TIER_NAME_PREFIX, "name_prefix", prefixed
+
+    # -- text -------------------------------------------------------------------
+
+    def _text_matches(
+        self,
+        state: _State,
+        query: str,
+        *,
+        limit: int,
+        accept: Callable[[Skill], bool],
+        keep: Mapping[str, object],
+    ) -> dict[str, tuple[float, Skill, tuple[str, ...]]]:
+        terms = self._terms(state, query_words(query))
+        if not terms or state.total == 0:
+            return {}
+        head_match = _head_expression(terms)
+        text_match = _text_expression(terms)
+        mass = sum(_idf(state.total, max(t.head_df, t.text_df)) for t in terms)
+        found: dict[str, tuple[float, Skill]] = {}
+        fetch = max(FETCH, limit * 4)
+        while True:
+            scores: dict[int, float] = {}
+            full = False
+            for table, columns_of, match in (
+                ("search_head", HEAD_COLUMNS, head_match),
+                ("search_text", TEXT_COLUMNS, text_match),
+            ):
+                if not match:
+                    continue
+                weights = ", ".join(str(COLUMN_WEIGHTS[COLUMNS.index(c)]) for c in columns_of)
+                rows = self._conn.execute(
+                    f"SELECT rowid, bm25({table}, {weights}) FROM {table} "
+                    f"WHERE {table} MATCH ? ORDER BY 2 LIMIT ?",
+                    (match, fetch),
+                ).fetchall()
+                full = full or len(rows) == fetch
+                for rowid, rank in rows:
+                    scores[rowid] = scores.get(rowid, 0.0) - rank
+            found = {}
+            for rowid, score in sorted(scores.items(), key=lambda item: -item[1]):
+                skill = state.by_rowid.get(rowid)
+                if skill is None or not accept(skill):
+                    continue
+                relevance = score / mass
+                if relevance < MIN_RELEVANCE and skill.key not in keep:
+                    full = False  # best first: every later row is weaker still
+                    break
+                found[skill.key] = (relevance, skill)
+                if len(found) >= limit + len(keep):
+                    full = False
+                    break
+            if not full:
+                break
+            fetch *= 4
+        columns = self._matched_columns(state, terms, [skill for _, skill in found.values()])
+        return {key: (rel, skill, columns.get(key, ())) for key, (rel, skill) in found.items()}
+
+    def _terms(self, state: _State, words: list[str]) -> list[_Term]:
+        if not words:
+            return []
+        unknown = [w for w in words if w not in state.stems]
+        if unknown:
+            state.stems.update(self._stem(unknown))
+        stems = sorted({s for w in words for s in state.stems.get(w, ())})
+        df: dict[str, tuple[int, int]] = {}
+        if stems:
+            marks = ", ".join("?" * len(stems))
+            for term, head, text in self._conn.execute(
+                f"SELECT term, head, text FROM search_df WHERE term IN ({marks})", stems
+            ):
+                df[term] = (head, text)
+        terms = []
+        for word in words:
+            word_stems = state.stems.get(word, ())
+            if word_stems:
+                counts = [df.get(s, (0, 0)) for s in word_stems]
+                terms.append(
+                    _Term(
+                        word=word,
+                        stems=word_stems,
+                        head_df=max(c[0] for c in counts),
+                        text_df=max(c[1] for c in counts),
+                    )
+                )
+        return terms
+
+    def _stem(self, words: list[str]) -> dict[str, tuple[str, ...]]:
+        conn = self._conn
+        with _savepoint(conn, "search_stem"):
+            for statement in _TEMP_SCHEMA:
+                conn.execute(statement)
+            conn.execute("DELETE FROM temp.search_qtok")
+            conn.executemany(
+                "INSERT INTO temp.search_qtok(rowid, t) VALUES (?, ?)",
+                [(i + 1, w) for i, w in enumerate(words)],
+            )
+            rows = conn.execute(
+                "SELECT doc, term FROM temp.search_qtok_vocab ORDER BY doc, offset"
+            ).fetchall()
+            conn.execute("DELETE FROM temp.search_qtok")
+        stems: dict[str, list[str]] = {w: [] for w in words}
+        for doc, term in rows:
+            stems[words[doc - 1]].append(term)
+        return {w: tuple(dict.fromkeys(s)) for w, s in stems.items()}
+
+    def _matched_columns(
+        self, state: _State, terms: list[_Term], skills: list[Skill]
+    ) -> dict[str, tuple[str, ...]]:
+        """Which columns of each result hold a query word (for `reasons`).
+
+        An explanation, not a ranking input: a query word counts as present when a
+        word of the column starts with it or with its stem, which is how Porter
+        stems relate to the words they came from in all but a few irregular cases.
+        """
+        if not skills:
+            return {}
+        prefixes = {t.word for t in terms}
+        for term in terms:
+            for stem in term.stems:
+                # Porter turns a final "y" into "i" ("deploy" -> "deploi").
+                prefixes.add(stem[:-1] if stem.endswith("i") and len(stem) > 2 else stem)
+        pattern = re.compile(
+            r"\b(?:" + "|".join(re.escape(p) for p in sorted(prefixes)) + ")", re.IGNORECASE
+        )
+        wanted = [state.rowid_by_key.get(skill.key) for skill in skills]
+        texts: dict[int, tuple[str, str]] = {}
+        ids = [i for i in wanted if i is not None]
+        if ids:
+            marks = ", ".join("?" * len(ids))
+            for rowid, headings, body in self._conn.execute(
+                f"SELECT rowid, headings, body FROM search_text WHERE rowid IN ({marks})", ids
+            ):
+                texts[rowid] = (headings or "", body or "")
+        out: dict[str, tuple[str, ...]] = {}
+        for skill, rowid in zip(skills, wanted, strict=True):
+            headings, body = texts.get(rowid, ("", "")) if rowid is not None else ("", "")
+            values = (skill.name, skill.description, skill.when_to_use or "", headings, body)
+            out[skill.key] = tuple(
+                col for col, value in zip(COLUMNS, values, strict=True) if pattern.search(value)
+            )
+        return out
+
+    # -- index ------------------------------------------------------------------
+
+    def _prepare(self, catalog: Catalog) -> _State:
+        if self._state is not None and self._state.catalog is catalog:
+            return self._state
+        self._ensure_schema()
+        by_rowid = self._sync(catalog)
+        by_path: dict[str, list[Skill]] = {}
+        by_name: dict[str, list[Skill]] = {}
+        for skill in catalog.skills:
+            for path in {skill.path, skill.real_path, skill.dir}:
+                if path:
+                    by_path.setdefault(_norm_path(path), []).append(skill)
+            for name in {_norm_name(skill.name), _norm_name(skill.qualified_name)}:
+                by_name.setdefault(name, []).append(skill)
+        total = self._conn.execute("SELECT count(*) FROM search_doc").fetchone()[0]
+        self._state = _State(
+            catalog=catalog,
+            by_rowid=by_rowid,
+            rowid_by_key={skill.key: rowid for rowid, skill in by_rowid.items()},
+            by_path=by_path,
+            by_name=by_name,
+            names=sorted(by_name),
+            total=int(total),
+        )
+        return self._state
+
+    def _ensure_schema(self) -> None:
+        if self._schema_ready:
+            return
+        conn = self._conn
+        try:
+            with _savepoint(conn, "search_schema"):
+                version = None
+                exists = conn.execute(
+                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'search_meta'"
+                ).fetchone()
+                if exists:
+                    row = conn.execute(
+                        "SELECT value FROM search_meta WHERE key = 'version'"
+                    ).fetchone()
+                    version = row[0] if row else None
+                if version != _INDEX_VERSION:
+                    for statement in _DROP:
+                        conn.execute(statement)
+                for statement in _SCHEMA:
+                    conn.execute(statement)
+                conn.execute(
+                    "INSERT OR REPLACE INTO search_meta(key, value) VALUES ('version', ?)",
+                    (_INDEX_VERSION,),
+                )
+        except sqlite3.OperationalError as exc:
+            if "fts5" in str(exc).lower():
+                raise SkillIOError(
+                    f"Skill search needs SQLite's FTS5 extension, which this Python's "
+                    f"sqlite3 (SQLite {sqlite3.sqlite_version}) lacks. Use a Python build "
+                    "whose sqlite3 includes FTS5 (python.org and most Linux distributions "
+                    "ship it)."
+                ) from exc
+            raise _io_error(conn, "prepare", exc) from exc
+        except sqlite3.Error as exc:
+            raise _io_error(conn, "prepare", exc) from exc
+        self._schema_ready = True
+
+    def _sync(self, catalog: Catalog) -> dict[int, Skill]:
+        """Bring the FTS rows up to date with `catalog`; map row ids to its skills.
+
+        Stale rows are those under one of the catalog's roots whose skill the
+        catalog no longer has; rows of other roots (another project sharing the
+        cache file) are kept for that project's next search.
+        """
+        conn = self._conn
+        skills: dict[str, Skill] = {}
+        for skill in catalog.skills:
+            skills.setdefault(skill.key, skill)
+        roots = {root.path for root in catalog.roots} | {s.root for s in skills.values()}
+
+        def snapshot() -> dict[str, tuple[int, int, int, str]]:
+            return {
+                key: (rowid, mtime_ns, size, root)
+                for rowid, key, mtime_ns, size, root in conn.execute(
+                    "SELECT id, key, mtime_ns, size, root FROM search_doc"
+                )
+            }
+
+        def plan(
+            rows: Mapping[str, tuple[int, int, int, str]],
+        ) -> tuple[list[Skill], list[int]]:
+            fresh = [
+                skill
+                for key, skill in skills.items()
+                if key not in rows or rows[key][1:3] != (skill.mtime_ns, skill.size)
+            ]
+            stale = [row[0] for key, row in rows.items() if key not in skills and row[3] in roots]
+            return fresh, stale
+
+        try:
+            rows = snapshot()
+            fresh, stale = plan(rows)
+            if fresh or stale:
+                bodies = {skill.key: self._body(skill) for skill in fresh}
+                with _savepoint(conn, "search_sync"):
+                    # Take the write lock first, then re-plan: another process may
+                    # have indexed some of these skills meanwhile.
+                    conn.execute("UPDATE search_meta SET value = value WHERE key = 'version'")
+                    rows = snapshot()
+                    fresh, stale = plan(rows)
+                    self._write(rows, fresh, stale, bodies)
+                rows = snapshot()
+        except sqlite3.Error as exc:
+            raise _io_error(conn, "update", exc) from exc
+        return {rows[key][0]: skill for key, skill in skills.items() if key in rows}
+
+    def _body(self, skill: Skill) -> str | None:
+        try:
+            return self._read_body(skill)
+        except (SkillpackError, OSError):
+            # Gone or unreadable since discovery: index what the catalog knows and
+            # mark the version unknown so the next catalog retries the body.
+            return None
+
+    def _write(
+        self,
+        rows: Mapping[str, tuple[int, int, int, str]],
+        fresh: list[Skill],
+        stale: list[int],
+        bodies: dict[str, str | None],
+    ) -> None:
+        conn = self._conn
+        replaced = [rows[skill.key][0] for skill in fresh if skill.key in rows]
+        gone = [(rowid,) for rowid in stale + replaced]
+        conn.executemany("DELETE FROM search_head WHERE rowid = ?", gone)
+        conn.executemany("DELETE FROM search_text WHERE rowid = ?", gone)
+        conn.executemany("DELETE FROM search_doc WHERE id = ?", gone)
+        next_id = conn.execute("SELECT coalesce(max(id), 0) FROM search_doc").fetchone()[0] + 1
+        docs = []
+        heads = []
+        texts = []
+        for offset, skill in enumerate(fresh):
+            body = bodies.get(skill.key)
+            if skill.key not in bodies:
+                body = self._body(skill)
+            headings, text = split_body(body or "")
+            rowid = next_id + offset
+            # An unread body is recorded with mtime -1: never equal to a real
+            # version, so the next sync reads it again.
+            mtime_ns = skill.mtime_ns if body is not None else -1
+            docs.append((rowid, skill.key, skill.root, mtime_ns, skill.size))
+            heads.append((rowid, skill.name, skill.description, skill.when_to_use or ""))
+            texts.append((rowid, headings, text))
+        conn.executemany(
+            "INSERT INTO search_doc(id, key, root, mtime_ns, size) VALUES (?, ?, ?, ?, ?)", docs
+        )
+        conn.executemany(
+            "INSERT INTO search_head(rowid, name, description, when_to_use) VALUES (?, ?, ?, ?)",
+            heads,
+        )
+        conn.executemany("INSERT INTO search_text(rowid, headings, body) VALUES (?, ?, ?)", texts)
+        self._refresh_df(len(gone) + len(docs))
+
+    def _refresh_df(self, changed: int) -> None:
+        """Rebuild the per-table document frequencies once enough has changed.
+
+        They only steer which words a table is searched for (a cost budget) and
+        the relevance threshold's IDF mass, so a few percent of drift is harmless
+        and saves a full vocabulary scan on every small edit.
+        """
+        conn = self._conn
+        row = conn.execute("SELECT value FROM search_meta WHERE key = 'df_pending'").fetchone()
+        pending = int(row[0]) + changed if row else changed
+        total = conn.execute("SELECT count(*) FROM search_doc").fetchone()[0]
+        has_df = conn.execute("SELECT 1 FROM search_df LIMIT 1").fetchone() is not None
+        if not has_df or pending > _DF_REFRESH * max(total, 1):
+            conn.execute("DELETE FROM search_df")
+            conn.execute(
+                "INSERT INTO search_df(term, head, text) "
+                "SELECT term, sum(head), sum(text) FROM ("
+                " SELECT term, doc AS head, 0 AS text FROM search_head_vocab"
+                " UNION ALL SELECT term, 0, doc FROM search_text_vocab"
+                ") GROUP BY term"
+            )
+            pending = 0
+        conn.execute(
+            "INSERT OR REPLACE INTO search_meta(key, value) VALUES ('df_pending', ?)",
+            (str(pending),),
+        )
+
+
+def _head_expression(terms: list[_Term]) -> str:
+    """The `search_head` query: the rarest words while their document frequencies
+    add up to at most `HEAD_BUDGET`, and always the rarest one.
+
+    A word in a large share of descriptions carries almost no BM25 weight, yet
+    would make SQLite score most rows: leaving it out is what keeps a query on
+    10,000 skills within a couple of milliseconds.
+    """
+    return _budgeted(terms, [t.head_df for t in terms], HEAD_BUDGET, force=True)
+
+
+def _text_expression(terms: list[_Term]) -> str:
+    """The `search_text` query: the same rule with `TEXT_BUDGET`, and no forced
+    word: bodies are long, and a common word there matches nearly every skill."""
+    return _budgeted(terms, [t.text_df for t in terms], TEXT_BUDGET, force=False)
+
+
+def _budgeted(terms: list[_Term], dfs: list[int], budget: int, *, force: bool) -> str:
+    parts: list[str] = []
+    spent = 0
+    for df, index in sorted((df, i) for i, df in enumerate(dfs)):
+        if spent + df > budget and (parts or not force):
+            break
+        parts.append(_phrase(terms[index]))
+        spent += df
+    return " OR ".join(parts)
+
+
+def _phrase(term: _Term) -> str:
+    # Words are [^\W_]+ runs, so quoting needs no escaping and keeps FTS5 operators
+    # (AND, OR, NOT, NEAR) and syntax characters inert.
+    return f'"{term.word}"'
+
+
+class _savepoint:  # noqa: N801 - used as a context manager, reads like `with`
+    """A SAVEPOINT that works in autocommit and inside an open transaction alike."""
+
+    def __init__(self, conn: sqlite3.Connection, name: str) -> None:
+        self._conn = conn
+        self._name = name
+
+    def __enter__(self) -> None:
+        self._conn.execute(f"SAVEPOINT {self._name}")
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc_type is not None:
+            try:
+                self._conn.execute(f"ROLLBACK TO {self._name}")
+            finally:
+                self._conn.execute(f"RELEASE {self._name}")
+            return
+        self._conn.execute(f"RELEASE {self._name}")
+
+
+def _io_error(conn: sqlite3.Connection, action: str, exc: sqlite3.Error) -> SkillIOError:
+    where = "memory"
+    try:
+        for _seq, name, filename in conn.execute("PRAGMA database_list"):
+            if name == "main" and filename:
+                where = filename
+    except sqlite3.Error:
+        pass
+    return SkillIOError(
+        f"Cannot {action} the skill search index in {where}: {exc}. If another skillpack "
+        "process is writing it, retry; if the folder is read-only, set "
+        "SKILLPACK_CACHE_DIR to a writable folder or search without the cache."
+    )

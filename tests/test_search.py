@@ -1,0 +1,444 @@
+"""Skill search: rules, ranking, filters, query safety, the lazy index, and quality."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import sqlite3
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import REAL_SKILLS
+from skillpack._errors import UsageError
+from skillpack._index import connect
+from skillpack._model import Catalog, CodexMetadata, Root, Scope, Skill
+from skillpack._search import MAX_LIMIT, SearchResult, SkillSearch, split_body
+
+ROOT = "/skills"
+
+
+def make_skill(
+    name: str,
+    description: str = "A test skill.",
+    *,
+    folder: str | None = None,
+    scope: Scope = "extra",
+    root: str = ROOT,
+    mtime_ns: int = 1,
+    **fields: Any,
+) -> Skill:
+    folder = folder or f"{root}/{name}"
+    return Skill(
+        name=name,
+        description=description,
+        path=f"{folder}/SKILL.md",
+        dir=folder,
+        real_path=f"{folder}/SKILL.md",
+        scope=scope,
+        root=root,
+        mtime_ns=mtime_ns,
+        size=100,
+        **fields,
+    )
+
+
+class Bodies:
+    """An in-memory `read_body` that counts reads per skill key."""
+
+    def __init__(self, bodies: dict[str, str] | None = None) -> None:
+        self.bodies = bodies or {}
+        self.reads: list[str] = []
+
+    def __call__(self, skill: Skill) -> str:
+        self.reads.append(skill.name)
+        return self.bodies.get(skill.name, "# Steps\n\nDo the work.\n")
+
+
+def catalog_of(skills: Iterable[Skill], roots: Iterable[str] = (ROOT,)) -> Catalog:
+    return Catalog(skills=tuple(skills), roots=tuple(Root(path=r, scope="extra") for r in roots))
+
+
+def searcher(bodies: Bodies | None = None, conn: sqlite3.Connection | None = None) -> SkillSearch:
+    return SkillSearch(conn or sqlite3.connect(":memory:"), read_body=bodies or Bodies())
+
+
+def names(results: Iterable[SearchResult]) -> list[str]:
+    return [r.skill.name for r in results]
+
+
+DEPLOY_CATALOG = catalog_of(
+    [
+        make_skill("shipper", "Deploy the web app to production servers."),
+        make_skill("deploy-tools", "Helpers for release pipelines."),
+        make_skill("deploy", "Push a release out."),
+        make_skill("gardening", "Water the tomato plants on the balcony."),
+    ]
+)
+
+
+# -- rules and ranking ------------------------------------------------------------
+
+
+def test_rules_rank_exact_name_then_name_prefix_then_text() -> None:
+    results = searcher().search(DEPLOY_CATALOG, "deploy")
+
+    assert names(results) == ["deploy", "deploy-tools", "shipper"]
+    assert results[0].reasons[0] == "exact_name"
+    assert results[1].reasons[0] == "name_prefix"
+    assert results[2].reasons == ("text_match:description",)
+
+
+def test_exact_path_outranks_an_exact_name() -> None:
+    target = DEPLOY_CATALOG.skills[0]
+    catalog = catalog_of([*DEPLOY_CATALOG.skills, make_skill("x", folder=f"{ROOT}/deploy-x")])
+
+    for query in (target.path, target.dir, target.dir + "/"):
+        results = searcher().search(catalog, query)
+        assert results[0].skill == target
+        assert results[0].reasons[0] == "exact_path"
+
+
+def test_exact_name_matches_case_insensitively_and_by_qualified_name() -> None:
+    plugin_skill = make_skill("lint", plugin="tools")
+    catalog = catalog_of([plugin_skill, make_skill("other", "Unrelated.")])
+
+    assert searcher().search(catalog, "LINT")[0].reasons[0] == "exact_name"
+    assert searcher().search(catalog, "tools:lint")[0].skill == plugin_skill
+
+
+def test_spaces_in_a_query_match_hyphens_in_names() -> None:
+    catalog = catalog_of([make_skill("react-native-expert", "Mobile apps.")])
+
+    results = searcher().search(catalog, "React Native")
+
+    assert results[0].reasons[0] == "name_prefix"
+
+
+def test_scores_descend_and_separate_the_rule_tiers() -> None:
+    results = searcher().search(DEPLOY_CATALOG, "deploy")
+
+    scores = [r.score for r in results]
+    assert scores == sorted(scores, reverse=True)
+    assert [int(s) for s in scores] == [2, 1, 0]
+
+
+def test_reasons_name_every_column_holding_a_query_word() -> None:
+    bodies = Bodies(
+        {
+            "in-body": "Intro text.\n\nRun the flamingo migration carefully.\n",
+            "in-heading": "# Flamingo setup\n\nSteps follow.\n",
+        }
+    )
+    catalog = catalog_of(
+        [
+            make_skill("in-body", "Database helper."),
+            make_skill("in-heading", "Bird helper."),
+            make_skill("in-when", "Helper.", when_to_use="When flamingos appear."),
+        ]
+    )
+
+    results = {r.skill.name: r.reasons for r in searcher(bodies).search(catalog, "flamingo")}
+
+    assert results["in-body"] == ("text_match:body",)
+    assert "text_match:headings" in results["in-heading"]
+    assert results["in-when"] == ("text_match:when_to_use",)
+
+
+def test_ties_break_on_scope_rank_then_path() -> None:
+    text = "Rotate the signing keys of the vault."
+    skills = [
+        make_skill("keys", text, scope="user", folder="/u/a/keys"),
+        make_skill("keys", text, scope="repo", folder="/r/b/keys"),
+        make_skill("keys", text, scope="repo", folder="/r/a/keys"),
+    ]
+
+    results = searcher().search(catalog_of(skills, roots=()), "rotate signing keys")
+
+    assert [r.skill.path for r in results] == [
+        "/r/a/keys/SKILL.md",
+        "/r/b/keys/SKILL.md",
+        "/u/a/keys/SKILL.md",
+    ]
+
+
+def test_to_dict_has_the_tool_result_shape() -> None:
+    result = searcher().search(DEPLOY_CATALOG, "deploy")[0]
+
+    assert result.to_dict() == {
+        "name": "deploy",
+        "qualified_name": "extra:deploy",
+        "path": f"{ROOT}/deploy/SKILL.md",
+        "scope": "extra",
+        "description": "Push a release out.",
+        "score": round(result.score, 4),
+        "reasons": list(result.reasons),
+    }
+
+
+# -- limit, scope and visibility --------------------------------------------------
+
+
+def test_limit_defaults_to_eight_and_accepts_the_maximum() -> None:
+    catalog = catalog_of(make_skill(f"tool-{i:02d}", "Format code.") for i in range(60))
+
+    assert len(searcher().search(catalog, "tool")) == 8
+    assert len(searcher().search(catalog, "tool", limit=MAX_LIMIT)) == MAX_LIMIT
+    assert len(searcher().search(catalog, "tool", limit=3)) == 3
+
+
+@pytest.mark.parametrize("limit", [0, -1, MAX_LIMIT + 1, True, 2.5, "3"], ids=repr)
+def test_a_limit_outside_one_to_fifty_is_a_usage_error(limit: Any) -> None:
+    with pytest.raises(UsageError, match="limit"):
+        searcher().search(DEPLOY_CATALOG, "deploy", limit=limit)
+
+
+def test_scope_filter_keeps_only_that_scope() -> None:
+    catalog = catalog_of(
+        [
+            make_skill("deploy", "Ship it.", scope="user", folder="/u/deploy"),
+            make_skill("deploy", "Ship it.", scope="repo", folder="/r/deploy"),
+        ]
+    )
+
+    assert [r.skill.scope for r in searcher().search(catalog, "deploy", scope="user")] == ["user"]
+    with pytest.raises(UsageError, match="scope"):
+        searcher().search(catalog, "deploy", scope="galaxy")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "hidden",
+    [
+        {"disable_model_invocation": True},
+        {"codex": CodexMetadata(allow_implicit_invocation=False)},
+    ],
+    ids=["disable-model-invocation", "codex-no-implicit"],
+)
+def test_skills_the_model_may_not_invoke_are_never_returned(hidden: dict[str, Any]) -> None:
+    catalog = catalog_of([make_skill("deploy", "Ship the app.", **hidden)])
+
+    assert searcher().search(catalog, "deploy") == ()
+    assert searcher().search(catalog, f"{ROOT}/deploy/SKILL.md") == ()
+
+
+def test_is_visible_false_hides_a_skill_from_rules_and_text() -> None:
+    results = searcher().search(
+        DEPLOY_CATALOG, "deploy", is_visible=lambda s: s.name not in {"deploy", "shipper"}
+    )
+
+    assert names(results) == ["deploy-tools"]
+
+
+# -- queries ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("query", "finds_deploy"),
+    [
+        ('"deploy', True),
+        ('deploy"', True),
+        ("deploy*", True),
+        ("-deploy", True),
+        ("^deploy", True),
+        ("(deploy)", True),
+        ("deploy AND OR NOT", True),
+        ("NEAR(deploy production)", False),
+        ("name:deploy", False),
+        ("{name}: deploy", False),
+        ("deploy; DROP TABLE search_doc; --", False),
+        ("deploy + production", False),
+        ("it's the app's deploy", False),
+        ("*", False),
+        ("(((", False),
+        ("\x00", False),
+    ],
+    ids=repr,
+)
+def test_queries_with_fts_syntax_never_raise(query: str, finds_deploy: bool) -> None:
+    results = searcher().search(DEPLOY_CATALOG, query)
+
+    if finds_deploy:
+        assert names(results)[0] == "deploy"
+
+
+@pytest.mark.parametrize("query", ["", "   ", "\n\t"], ids=repr)
+def test_an_empty_query_is_a_usage_error(query: str) -> None:
+    with pytest.raises(UsageError, match="query is empty"):
+        searcher().search(DEPLOY_CATALOG, query)
+
+
+@pytest.mark.parametrize(
+    "query", ["book me a flight to Lisbon next Tuesday", "the of and to", "???"]
+)
+def test_a_request_no_skill_fits_returns_nothing(query: str) -> None:
+    assert searcher().search(DEPLOY_CATALOG, query) == ()
+
+
+def test_stemming_matches_other_forms_of_a_word() -> None:
+    assert names(searcher().search(DEPLOY_CATALOG, "deploying apps to servers"))[0] == "shipper"
+
+
+# -- the lazy, persistent index ---------------------------------------------------
+
+
+def test_no_body_is_read_before_the_first_search() -> None:
+    bodies = Bodies()
+    search = searcher(bodies)
+
+    assert bodies.reads == []
+    search.search(DEPLOY_CATALOG, "deploy")
+    assert sorted(bodies.reads) == sorted(s.name for s in DEPLOY_CATALOG.skills)
+
+
+def test_a_second_search_reads_no_body() -> None:
+    bodies = Bodies()
+    search = searcher(bodies)
+    search.search(DEPLOY_CATALOG, "deploy")
+    bodies.reads.clear()
+
+    search.search(DEPLOY_CATALOG, "production servers")
+    search.search(catalog_of(DEPLOY_CATALOG.skills), "release")  # same versions, new catalog
+
+    assert bodies.reads == []
+
+
+def test_a_new_searcher_on_the_same_file_reads_no_body(tmp_path: Path) -> None:
+    path = tmp_path / "index.sqlite"
+    first = Bodies()
+    SkillSearch(connect(path), read_body=first).search(DEPLOY_CATALOG, "deploy")
+    second = Bodies()
+
+    results = SkillSearch(connect(path), read_body=second).search(DEPLOY_CATALOG, "production")
+
+    assert first.reads and second.reads == []
+    assert names(results) == ["shipper"]
+
+
+def test_a_changed_file_version_is_reindexed_alone() -> None:
+    bodies = Bodies({"gardening": "Prune the roses.\n"})
+    search = searcher(bodies)
+    search.search(DEPLOY_CATALOG, "deploy")
+    bodies.reads.clear()
+    bodies.bodies["gardening"] = "Harvest the pumpkins in autumn.\n"
+    changed = [
+        dataclasses.replace(s, mtime_ns=2) if s.name == "gardening" else s
+        for s in DEPLOY_CATALOG.skills
+    ]
+
+    results = search.search(catalog_of(changed), "harvest pumpkins")
+
+    assert bodies.reads == ["gardening"]
+    assert names(results) == ["gardening"]
+    assert search.search(catalog_of(changed), "prune roses") == ()
+
+
+def test_a_deleted_skill_is_removed_from_the_index() -> None:
+    conn = sqlite3.connect(":memory:")
+    search = searcher(conn=conn)
+    search.search(DEPLOY_CATALOG, "deploy")
+    remaining = [s for s in DEPLOY_CATALOG.skills if s.name != "shipper"]
+
+    results = search.search(catalog_of(remaining), "production servers")
+
+    assert results == ()
+    keys = {k for (k,) in conn.execute("SELECT key FROM search_doc")}
+    assert f"{ROOT}/shipper/SKILL.md" not in keys
+    assert conn.execute("SELECT count(*) FROM search_head").fetchone()[0] == len(remaining)
+
+
+def test_rows_of_other_roots_survive_for_the_next_project(tmp_path: Path) -> None:
+    path = tmp_path / "index.sqlite"
+    other = catalog_of([make_skill("kiln", "Fire pottery.", root="/other")], roots=["/other"])
+    SkillSearch(connect(path), read_body=Bodies()).search(DEPLOY_CATALOG, "deploy")
+    SkillSearch(connect(path), read_body=Bodies()).search(other, "pottery")
+    bodies = Bodies()
+
+    SkillSearch(connect(path), read_body=bodies).search(DEPLOY_CATALOG, "deploy")
+
+    assert bodies.reads == []
+
+
+def test_an_unreadable_body_is_indexed_by_frontmatter_and_retried() -> None:
+    def failing(skill: Skill) -> str:
+        raise OSError("gone")
+
+    conn = sqlite3.connect(":memory:")
+    results = SkillSearch(conn, read_body=failing).search(DEPLOY_CATALOG, "production servers")
+    assert names(results) == ["shipper"]
+    bodies = Bodies()
+
+    SkillSearch(conn, read_body=bodies).search(DEPLOY_CATALOG, "deploy")
+
+    assert sorted(bodies.reads) == sorted(s.name for s in DEPLOY_CATALOG.skills)
+
+
+def test_an_index_of_another_version_is_dropped_and_rebuilt() -> None:
+    conn = sqlite3.connect(":memory:")
+    searcher(conn=conn).search(DEPLOY_CATALOG, "deploy")
+    conn.execute("UPDATE search_meta SET value = 'old' WHERE key = 'version'")
+    bodies = Bodies()
+
+    results = searcher(bodies, conn=conn).search(DEPLOY_CATALOG, "production")
+
+    assert len(bodies.reads) == len(DEPLOY_CATALOG.skills)
+    assert names(results) == ["shipper"]
+
+
+def test_search_works_inside_a_transaction_the_caller_left_open() -> None:
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE mine (x)")
+    conn.execute("INSERT INTO mine VALUES (1)")
+    assert conn.in_transaction
+
+    assert names(searcher(conn=conn).search(DEPLOY_CATALOG, "production")) == ["shipper"]
+    conn.rollback()
+    assert conn.execute("SELECT count(*) FROM mine").fetchone()[0] == 0
+
+
+# -- body text extraction ---------------------------------------------------------
+
+
+def test_split_body_takes_headings_outside_code_fences() -> None:
+    body = (
+        "# Title\n\ntext\n```bash\n# a shell comment\n```\n## Second ##\n"
+        "~~~\n# inside tilde fence\n~~~\n   ### Indented\n#not-a-heading\n"
+    )
+
+    headings, text = split_body(body)
+
+    assert headings.splitlines() == ["Title", "Second", "Indented"]
+    assert text == body
+
+
+# -- quality on the real corpus ---------------------------------------------------
+
+
+def _load_eval() -> Any:
+    path = Path(__file__).resolve().parents[1] / "eval" / "search_eval.py"
+    spec = importlib.util.spec_from_file_location("search_eval", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.skipif(not REAL_SKILLS.is_dir(), reason="real-skills corpus not present")
+def test_search_beats_the_name_description_baseline_on_real_requests() -> None:
+    report = _load_eval().run(REAL_SKILLS)
+    ours: Callable[[str], float] = report["skillpack"].__getitem__
+    base: Callable[[str], float] = report["baseline"].__getitem__
+
+    assert ours("recall_at_5") >= base("recall_at_5")
+    assert ours("mrr") >= base("mrr")
+    assert ours("recall_at_1") >= base("recall_at_1")
+    # Measured 0.835 / 0.937 / 0.884 and 9 of 13 no-fit requests empty; pinned a
+    # little lower so an honest tuning change has room, a regression does not.
+    assert ours("recall_at_1") >= 0.80
+    assert ours("recall_at_5") >= 0.90
+    assert ours("mrr") >= 0.85
+    assert ours("nofit_empty") >= 8
+    assert ours("fit_with_no_results") <= 2
