@@ -68,10 +68,12 @@ def measure(work: Path, runs: int) -> dict[str, Any]:
 
     small = ensure_corpus(work / "corpora", 1000)
     large = ensure_corpus(work / "corpora", 10_000)
-    catalog_1k = discover(roots=[Root(path=str(r), scope="extra") for r in small.roots],
-                          use_cache=False)
-    catalog_10k = discover(roots=[Root(path=str(r), scope="extra") for r in large.roots],
-                           use_cache=False)
+    catalog_1k = discover(
+        roots=[Root(path=str(r), scope="extra") for r in small.roots], use_cache=False
+    )
+    catalog_10k = discover(
+        roots=[Root(path=str(r), scope="extra") for r in large.roots], use_cache=False
+    )
     message = build_message(catalog_1k, 100_000, seed=0)
     resolution = resolve_message(message, catalog_1k)
     resolve = timed(lambda: resolve_message(message, catalog_1k), runs)
@@ -126,22 +128,32 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(results, indent=2))
     else:
         r = results["resolve"]
-        rows = [[
-            f"resolve {r['message_chars']:,} chars vs {r['catalog_skills']:,} skills",
-            ms(r["stats_ms"]["median"] / 1000), ms(r["stats_ms"]["p99"] / 1000),
-            f"< {r['target_ms']:.0f} ms", "PASS" if r["pass"] else "FAIL",
-        ]]
+        rows = [
+            [
+                f"resolve {r['message_chars']:,} chars vs {r['catalog_skills']:,} skills",
+                ms(r["stats_ms"]["median"] / 1000),
+                ms(r["stats_ms"]["p99"] / 1000),
+                f"< {r['target_ms']:.0f} ms",
+                "PASS" if r["pass"] else "FAIL",
+            ]
+        ]
         for fmt, f in results["render"]["formats"].items():
-            rows.append([
-                f"render {results['render']['skills']:,} skills ({fmt})",
-                ms(f["stats_ms"]["median"] / 1000), ms(f["stats_ms"]["p99"] / 1000),
-                f"< {results['render']['target_ms']:.0f} ms", "PASS" if f["pass"] else "FAIL",
-            ])
+            rows.append(
+                [
+                    f"render {results['render']['skills']:,} skills ({fmt})",
+                    ms(f["stats_ms"]["median"] / 1000),
+                    ms(f["stats_ms"]["p99"] / 1000),
+                    f"< {results['render']['target_ms']:.0f} ms",
+                    "PASS" if f["pass"] else "FAIL",
+                ]
+            )
         print(format_table(["what", "median", "p99", "target", "verdict"], rows))
-        print(f"resolve found {r['activations']} activation(s), diagnostics {r['diagnostics']}; "
-              f"render showed {results['render']['shown']:,} entries in "
-              f"{results['render']['budget_chars']:,} chars, omitted "
-              f"{results['render']['omitted']:,} (reported)")
+        print(
+            f"resolve found {r['activations']} activation(s), diagnostics {r['diagnostics']}; "
+            f"render showed {results['render']['shown']:,} entries in "
+            f"{results['render']['budget_chars']:,} chars, omitted "
+            f"{results['render']['omitted']:,} (reported)"
+        )
     return 1 if options.check and not ok else 0
 
 
