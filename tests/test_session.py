@@ -235,3 +235,23 @@ def test_session_open_discovers_from_disk_and_loads_a_real_claude_skill_with_arg
     injection = session.inject(skill, args="first-arg second")
     assert "$ARGUMENTS" not in injection.text.split("</skill_content>")[0]
     assert "first-arg second" in injection.text
+
+
+def test_always_answer_is_persisted_to_user_config_when_asked(
+    files: MemorySkills, isolated_home: Path
+) -> None:
+    from skillpack._config import load_config, user_config_path
+
+    session = Session(
+        files.catalog(),
+        reader=files,
+        config=Config(permissions=PermissionRules(ask=("pdf-*",))),
+        ask=lambda skill, action: "always",
+        remember_permissions=True,
+    )
+    session.load(name="pdf-forms")
+    assert user_config_path().is_file()
+    config, problems = load_config(cwd=str(isolated_home))
+    assert problems == ()
+    skill = files.catalog().named("pdf-forms")[0]
+    assert config.permissions.decide(skill) == "allow"

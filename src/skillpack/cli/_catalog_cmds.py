@@ -83,9 +83,8 @@ def list_command(
             flags.append("model-only")
         if s.shadowed_by:
             flags.append("shadowed")
-        rows.append(
-            (s.qualified_name, s.scope, ", ".join(flags), _shorten(s.description, 70), s.path)
-        )
+        label = s.qualified_name if s.plugin else s.name
+        rows.append((label, s.scope, ", ".join(flags), _shorten(s.description, 70), s.path))
     print_table(
         f"{len(catalog.skills)} skills", ("skill", "scope", "flags", "description", "path"), rows
     )

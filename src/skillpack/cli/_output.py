@@ -25,7 +25,7 @@ def console(*, stderr: bool = False) -> Any:
     """A rich Console; imported lazily so `--json` runs never load rich."""
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+    return Console(stderr=stderr, highlight=False, soft_wrap=True)
 
 
 def print_table(title: str | None, columns: Sequence[str], rows: Iterable[Sequence[str]]) -> None:
