@@ -2,19 +2,75 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from .. import __version__
 from ._errors import handle_errors
 
-F = TypeVar("F", bound=Callable[..., Any])
+if TYPE_CHECKING:
+    from .._session import Session
+    from .._workspace import Workspace
 
 
-def catalog_options(func: F) -> F:
-    """`--root/--cwd/--no-user/--no-system/--no-cache/--json`, shared by catalog commands."""
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CatalogOptions:
+    """What `--root/--cwd/--no-user/--no-system/--no-cache` ask for."""
+
+    roots: tuple[str, ...]
+    cwd: str | None
+    no_user: bool
+    no_system: bool
+    no_cache: bool
+
+    def workspace(self) -> Workspace:
+        from .._workspace import open_workspace
+
+        return open_workspace(
+            cwd=self.cwd,
+            roots=self.roots,
+            include_user=not self.no_user,
+            include_system=not self.no_system,
+            use_cache=not self.no_cache,
+        )
+
+    def session(self) -> Session:
+        from .._session import Session
+
+        return Session.open(
+            cwd=self.cwd,
+            roots=self.roots,
+            include_user=not self.no_user,
+            include_system=not self.no_system,
+            use_cache=not self.no_cache,
+        )
+
+
+def catalog_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Add `--root/--cwd/--no-user/--no-system/--no-cache/--json` to a command.
+
+    The command receives them as `catalog: CatalogOptions` and `as_json: bool`.
+    """
+
+    @functools.wraps(func)
+    def wrapper(
+        *args: Any,
+        roots: tuple[str, ...],
+        cwd: str | None,
+        no_user: bool,
+        no_system: bool,
+        no_cache: bool,
+        **kwargs: Any,
+    ) -> Any:
+        catalog = CatalogOptions(
+            roots=roots, cwd=cwd, no_user=no_user, no_system=no_system, no_cache=no_cache
+        )
+        return func(*args, catalog=catalog, **kwargs)
+
     options = [
         click.option(
             "--root",
@@ -34,9 +90,10 @@ def catalog_options(func: F) -> F:
         click.option("--no-cache", is_flag=True, help="Do not read or write the index file."),
         click.option("--json", "as_json", is_flag=True, help="Print JSON (stable shape)."),
     ]
+    decorated: Callable[..., Any] = wrapper
     for option in reversed(options):
-        func = option(func)
-    return func
+        decorated = option(decorated)
+    return decorated
 
 
 class _Group(click.Group):

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Any
 
 import click
 
 from .._model import Problem, Root, Skill
-from ._app import catalog_options
+from ._app import CatalogOptions, catalog_options
 from ._output import emit_json, print_problems, print_table
 
 
@@ -29,20 +30,6 @@ def skill_summary(skill: Skill, *, enabled: bool) -> dict[str, Any]:
     }
 
 
-def _open(
-    *, roots: tuple[str, ...], cwd: str | None, no_user: bool, no_system: bool, no_cache: bool
-) -> Any:
-    from .._workspace import open_workspace
-
-    return open_workspace(
-        cwd=cwd,
-        roots=roots,
-        include_user=not no_user,
-        include_system=not no_system,
-        use_cache=not no_cache,
-    )
-
-
 def _shorten(text: str, width: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
@@ -50,30 +37,21 @@ def _shorten(text: str, width: int) -> str:
 
 @click.command("list")
 @catalog_options
-def list_command(
-    roots: tuple[str, ...],
-    cwd: str | None,
-    no_user: bool,
-    no_system: bool,
-    no_cache: bool,
-    as_json: bool,
-) -> None:
+def list_command(catalog: CatalogOptions, as_json: bool) -> None:
     """List every discovered skill, with problems and the roots searched."""
-    ws = _open(roots=roots, cwd=cwd, no_user=no_user, no_system=no_system, no_cache=no_cache)
-    catalog = ws.catalog
+    ws = catalog.workspace()
+    skills = ws.catalog
     if as_json:
         emit_json(
             {
-                "skills": [
-                    skill_summary(s, enabled=ws.is_enabled(s)) for s in catalog.skills
-                ],
-                "problems": [p.to_dict() for p in catalog.problems],
-                "roots": [r.to_dict() for r in catalog.roots],
+                "skills": [skill_summary(s, enabled=ws.is_enabled(s)) for s in skills.skills],
+                "problems": [p.to_dict() for p in skills.problems],
+                "roots": [r.to_dict() for r in skills.roots],
             }
         )
         return
     rows = []
-    for s in catalog.skills:
+    for s in skills.skills:
         flags = []
         if not ws.is_enabled(s):
             flags.append("disabled")
@@ -86,9 +64,9 @@ def list_command(
         label = s.qualified_name if s.plugin else s.name
         rows.append((label, s.scope, ", ".join(flags), _shorten(s.description, 70), s.path))
     print_table(
-        f"{len(catalog.skills)} skills", ("skill", "scope", "flags", "description", "path"), rows
+        f"{len(skills.skills)} skills", ("skill", "scope", "flags", "description", "path"), rows
     )
-    print_problems(catalog.problems)
+    print_problems(skills.problems)
 
 
 def _validation_roots(path: str) -> tuple[Root, str | None]:
@@ -175,25 +153,17 @@ def _print_validation(results: list[dict[str, Any]]) -> None:
 @click.command("show")
 @click.argument("ref")
 @catalog_options
-def show_command(
-    ref: str,
-    roots: tuple[str, ...],
-    cwd: str | None,
-    no_user: bool,
-    no_system: bool,
-    no_cache: bool,
-    as_json: bool,
-) -> None:
+def show_command(ref: str, catalog: CatalogOptions, as_json: bool) -> None:
     """Show one skill (by name, qualified id or path): metadata, size, files, problems."""
     from .._discover import list_skill_files
     from .._frontmatter import skill_to_dict
     from .._workspace import lookup_skill, skill_md_path
 
-    if os.path.exists(ref) and not roots:
+    if os.path.exists(ref) and not catalog.roots:
         # A path outside every root is still worth showing: make its folder a root.
         md = skill_md_path(ref)
-        roots = (os.path.dirname(md),)
-    ws = _open(roots=roots, cwd=cwd, no_user=no_user, no_system=no_system, no_cache=no_cache)
+        catalog = dataclasses.replace(catalog, roots=(os.path.dirname(md),))
+    ws = catalog.workspace()
     skill = lookup_skill(ws.catalog, ref)
     files, truncated = list_skill_files(skill)
     problems = [p for p in ws.catalog.problems if p.path in (skill.path, skill.real_path)]

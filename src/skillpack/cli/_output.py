@@ -28,7 +28,13 @@ def console(*, stderr: bool = False) -> Any:
     return Console(stderr=stderr, highlight=False, soft_wrap=True)
 
 
-def print_table(title: str | None, columns: Sequence[str], rows: Iterable[Sequence[str]]) -> None:
+def print_table(
+    title: str | None,
+    columns: Sequence[str],
+    rows: Iterable[Sequence[str]],
+    *,
+    stderr: bool = False,
+) -> None:
     from rich.table import Table
 
     table = Table(title=title, show_lines=False, expand=False)
@@ -36,7 +42,7 @@ def print_table(title: str | None, columns: Sequence[str], rows: Iterable[Sequen
         table.add_column(column, overflow="fold")
     for row in rows:
         table.add_row(*row)
-    console().print(table)
+    console(stderr=stderr).print(table)
 
 
 def print_problems(problems: Sequence[Problem]) -> None:

@@ -6,22 +6,8 @@ from typing import Any, Literal
 
 import click
 
-from ._app import catalog_options
+from ._app import CatalogOptions, catalog_options
 from ._output import console, emit_json, print_table
-
-
-def _session(
-    *, roots: tuple[str, ...], cwd: str | None, no_user: bool, no_system: bool, no_cache: bool
-) -> Any:
-    from .._session import Session
-
-    return Session.open(
-        cwd=cwd,
-        roots=roots,
-        include_user=not no_user,
-        include_system=not no_system,
-        use_cache=not no_cache,
-    )
 
 
 @click.command("resolve")
@@ -29,17 +15,11 @@ def _session(
 @catalog_options
 def resolve_command(
     text: str,
-    roots: tuple[str, ...],
-    cwd: str | None,
-    no_user: bool,
-    no_system: bool,
-    no_cache: bool,
+    catalog: CatalogOptions,
     as_json: bool,
 ) -> None:
     """Show which skills TEXT activates ($name, [$name](path), /name args), and why not."""
-    session = _session(
-        roots=roots, cwd=cwd, no_user=no_user, no_system=no_system, no_cache=no_cache
-    )
+    session = catalog.session()
     resolution = session.resolve(text)
     if as_json:
         emit_json(resolution.to_dict())
@@ -74,19 +54,13 @@ def render_command(
     context_window: int | None,
     budget_chars: int | None,
     report: bool,
-    roots: tuple[str, ...],
-    cwd: str | None,
-    no_user: bool,
-    no_system: bool,
-    no_cache: bool,
+    catalog: CatalogOptions,
     as_json: bool,
 ) -> None:
     """Render the model-facing skill catalog within the prompt budget."""
     if context_window is not None and budget_chars is not None:
         raise click.UsageError("Give --context-window or --budget-chars, not both.")
-    session = _session(
-        roots=roots, cwd=cwd, no_user=no_user, no_system=no_system, no_cache=no_cache
-    )
+    session = catalog.session()
     rendered = session.render_catalog(
         format=fmt, context_window=context_window, budget_chars=budget_chars
     )
@@ -99,15 +73,7 @@ def render_command(
     if report:
         data = rendered.report.to_dict()
         rows = [(key, _cell(value)) for key, value in data.items()]
-        from rich.console import Console
-        from rich.table import Table
-
-        table = Table(title="catalog budget report")
-        table.add_column("field")
-        table.add_column("value", overflow="fold")
-        for row in rows:
-            table.add_row(*row)
-        Console(stderr=True).print(table)
+        print_table("catalog budget report", ("field", "value"), rows, stderr=True)
 
 
 def _cell(value: Any) -> str:
@@ -123,19 +89,13 @@ def _cell(value: Any) -> str:
 def load_command(
     ref: str,
     args: str,
-    roots: tuple[str, ...],
-    cwd: str | None,
-    no_user: bool,
-    no_system: bool,
-    no_cache: bool,
+    catalog: CatalogOptions,
     as_json: bool,
 ) -> None:
     """Print the injection for one skill (by name, qualified id or path)."""
     from .._workspace import looks_like_path
 
-    session = _session(
-        roots=roots, cwd=cwd, no_user=no_user, no_system=no_system, no_cache=no_cache
-    )
+    session = catalog.session()
     if looks_like_path(ref):
         skill = session.find(path=ref, invoker="user")
     else:
@@ -155,28 +115,12 @@ def load_command(
     click.echo(injection.text)
 
 
-def _toggle(
-    ref: str,
-    enabled: bool,
-    *,
-    project: bool,
-    roots: tuple[str, ...],
-    cwd: str | None,
-    no_user: bool,
-    no_system: bool,
-    no_cache: bool,
-    as_json: bool,
-) -> None:
+def _toggle(ref: str, enabled: bool, *, project: bool, catalog: CatalogOptions,
+            as_json: bool) -> None:
     from .._config import set_skill_enabled
-    from .._workspace import lookup_skill, open_workspace
+    from .._workspace import lookup_skill
 
-    ws = open_workspace(
-        cwd=cwd,
-        roots=roots,
-        include_user=not no_user,
-        include_system=not no_system,
-        use_cache=not no_cache,
-    )
+    ws = catalog.workspace()
     skill = lookup_skill(ws.catalog, ref)
     target = ref if (":" in ref or "/" in ref) else skill.name
     path = set_skill_enabled(
@@ -202,18 +146,18 @@ _project_option = click.option(
 @click.argument("ref")
 @_project_option
 @catalog_options
-def enable_command(ref: str, project: bool, **options: Any) -> None:
+def enable_command(ref: str, project: bool, catalog: CatalogOptions, as_json: bool) -> None:
     """Enable a skill (by name, qualified id or path) in the config file."""
-    _toggle(ref, True, project=project, **options)
+    _toggle(ref, True, project=project, catalog=catalog, as_json=as_json)
 
 
 @click.command("disable")
 @click.argument("ref")
 @_project_option
 @catalog_options
-def disable_command(ref: str, project: bool, **options: Any) -> None:
+def disable_command(ref: str, project: bool, catalog: CatalogOptions, as_json: bool) -> None:
     """Disable a skill (by name, qualified id or path) in the config file."""
-    _toggle(ref, False, project=project, **options)
+    _toggle(ref, False, project=project, catalog=catalog, as_json=as_json)
 
 
 @click.command("search")
@@ -230,11 +174,7 @@ def search_command(
     query: str,
     limit: int,
     scope: str | None,
-    roots: tuple[str, ...],
-    cwd: str | None,
-    no_user: bool,
-    no_system: bool,
-    no_cache: bool,
+    catalog: CatalogOptions,
     as_json: bool,
 ) -> None:
     """Search skills the model may use, ranked, with the reasons for each match."""
@@ -242,10 +182,8 @@ def search_command(
 
     from .._tools import SkillTools
 
-    session = _session(
-        roots=roots, cwd=cwd, no_user=no_user, no_system=no_system, no_cache=no_cache
-    )
-    conn = sqlite3.connect(":memory:") if no_cache else None
+    session = catalog.session()
+    conn = sqlite3.connect(":memory:") if catalog.no_cache else None
     tools = SkillTools(session, search_connection=conn)
     envelope = tools.skill_search(query, limit=limit, scope=scope)
     if not envelope["ok"]:
