@@ -20,7 +20,7 @@ from typing import Any, Literal, Protocol, TypeVar
 from ._config import Config
 from ._errors import SkillIOError, UsageError
 from ._model import Catalog, Skill
-from ._permissions import AskCallback, PermissionGate, PermissionRules
+from ._permissions import AskCallback, PermissionGate
 from ._render import (
     CatalogFormat,
     RenderedCatalog,
@@ -163,9 +163,7 @@ class Session:
         self._lock = threading.RLock()
         self._state = _State()
         remember = _persist_permission if remember_permissions else None
-        self._gate = PermissionGate(
-            _rules_from(self._config), ask=ask, remember=remember
-        )
+        self._gate = PermissionGate(self._config.permissions, ask=ask, remember=remember)
 
     # -- construction -----------------------------------------------------------
 
@@ -181,25 +179,21 @@ class Session:
         **kwargs: Any,
     ) -> Session:
         """Discover skills the way the CLI does (config + every scope) and open a session."""
-        from ._workspace import open_workspace
+        from ._workspace import Workspace, open_workspace
 
-        def load() -> Catalog:
+        def load() -> Workspace:
             return open_workspace(
                 cwd=cwd,
                 roots=roots,
                 include_user=include_user,
                 include_system=include_system,
                 use_cache=use_cache,
-            ).catalog
+            )
 
-        ws = open_workspace(
-            cwd=cwd,
-            roots=roots,
-            include_user=include_user,
-            include_system=include_system,
-            use_cache=use_cache,
+        ws = load()
+        return cls(
+            ws.catalog, config=ws.config, loader=lambda: load().catalog, cwd=ws.cwd, **kwargs
         )
-        return cls(ws.catalog, config=ws.config, loader=load, cwd=ws.cwd, **kwargs)
 
     # -- catalog and state ------------------------------------------------------
 
@@ -362,7 +356,7 @@ class Session:
         version = self._reader.version(skill)
         with self._lock:
             seen = self._state.injected.get(skill.key)
-            if skill not in self._state.leading:
+            if all(s.key != skill.key for s in self._state.leading):
                 self._state.leading.append(skill)
         if seen == version and not args:
             return Injection(skill=skill, text=render_reminder(skill), reminder=True)
@@ -511,10 +505,6 @@ class Session:
         from ._tools_filter import filter_tools
 
         return filter_tools(all_tools, self.leading, tool_name=tool_name)
-
-
-def _rules_from(config: Config) -> PermissionRules:
-    return config.permissions
 
 
 def _persist_permission(glob: str, decision: str) -> None:
