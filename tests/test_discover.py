@@ -551,14 +551,14 @@ def test_an_unreadable_file_is_an_error_and_the_rest_loads(
     write_skill("fine")
     (bad / "SKILL.md").chmod(0)
     if os.access(bad / "SKILL.md", os.R_OK):  # root reads anything: deny it by hand
-        real_read = _discover._read_bytes
+        real_read = _discover._read_skill_md
 
-        def deny(path: str, limit: int) -> bytes:
+        def deny(path: str, limit: int) -> tuple[os.stat_result, bytes | None]:
             if path == str(bad / "SKILL.md"):
                 raise PermissionError(13, "Permission denied", path)
             return real_read(path, limit)
 
-        monkeypatch.setattr(_discover, "_read_bytes", deny)
+        monkeypatch.setattr(_discover, "_read_skill_md", deny)
 
     try:
         catalog = run(tmp_path)
@@ -592,21 +592,24 @@ def test_an_oversized_skill_file_is_reported_without_being_read(
     tmp_path: Path, write_skill: WriteSkill, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     folder = write_skill("huge", body="x" * (10 * 1024 * 1024))
-    write_skill("fine")
+    fine = write_skill("fine")
     reads: list[str] = []
-    real_read = _discover._read_bytes
+    real_read = _discover._read_skill_md
 
-    def spy(path: str, limit: int) -> bytes:
-        reads.append(path)
-        return real_read(path, limit)
+    def spy(path: str, limit: int) -> tuple[os.stat_result, bytes | None]:
+        st, data = real_read(path, limit)
+        if data is not None:
+            reads.append(path)
+        return st, data
 
-    monkeypatch.setattr(_discover, "_read_bytes", spy)
+    monkeypatch.setattr(_discover, "_read_skill_md", spy)
 
     catalog = run(tmp_path)
 
     assert names(catalog) == ["fine"]
     assert [(p.code, p.severity) for p in catalog.problems] == [("file-too-large", "error")]
     assert str(folder / "SKILL.md") not in reads
+    assert reads == [str(fine / "SKILL.md")]
 
 
 def test_a_permission_denied_folder_is_a_warning_and_the_rest_loads(
@@ -792,3 +795,37 @@ def test_read_skill_file_errors(
 
     with pytest.raises(error, match="kit|big.md|blob.bin"):
         read_skill_file(only_skill(tmp_path), relpath, max_bytes=1000)
+
+
+@pytest.mark.parametrize(
+    ("length", "limit", "stated", "expected"),
+    [
+        (100, 1000, None, 100),
+        (100, 1000, 100, 100),
+        (100, 1000, 40, 100),
+        (100, 1000, 400, 100),
+        (100, 60, 40, 61),
+        (100, 60, None, 61),
+        (0, 10, 0, 0),
+        (300_000, 8 * 1024 * 1024, 10, 300_000),
+    ],
+    ids=[
+        "size-from-fstat",
+        "size-as-stated",
+        "grew-since-stat",
+        "shrank-since-stat",
+        "grew-past-the-limit",
+        "over-the-limit",
+        "empty",
+        "grew-by-many-steps",
+    ],
+)
+def test_read_bytes_reads_to_the_end_or_one_byte_past_the_limit(
+    tmp_path: Path, length: int, limit: int, stated: int | None, expected: int
+) -> None:
+    path = tmp_path / "file"
+    path.write_bytes(bytes(range(256)) * (length // 256) + b"z" * (length % 256))
+
+    data = _discover._read_bytes(str(path), limit, stated)
+
+    assert data == path.read_bytes()[:expected]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import sqlite3
@@ -15,8 +16,8 @@ import pytest
 from conftest import REAL_SKILLS, WriteSkill
 from skillpack import _frontmatter, _index
 from skillpack._discover import discover
-from skillpack._index import SCHEMA_VERSION, connect, index_path
-from skillpack._model import Catalog, Root
+from skillpack._index import SCHEMA_VERSION, SkillCache, connect, index_path, skill_values
+from skillpack._model import Catalog, Root, Skill
 
 
 @pytest.fixture
@@ -176,8 +177,9 @@ def test_deleted_files_disappear_from_the_catalog_and_the_index(
     catalog = run(tmp_path / "tree", tmp_path / "cache")
 
     assert catalog.named("skill-2") == ()
-    with sqlite3.connect(tmp_path / "cache" / "index.sqlite3") as conn:
-        stored = {row[0] for row in conn.execute("SELECT real_path FROM skill_cache")}
+    cache = SkillCache.open(str(tmp_path / "cache"))
+    stored = cache.stored_files()
+    cache.close()
     assert str(gone) not in stored
     assert len(stored) == 4
 
@@ -330,7 +332,7 @@ def test_connect_reports_problems_to_the_caller_and_serves_a_usable_schema(
     conn.close()
 
     assert [p.code for p in problems] == ["index-rebuilt"]  # type: ignore[attr-defined]
-    assert {"skill_cache", "skill_cache_dirs", "skill_cache_meta"} <= tables
+    assert {"skill_cache_roots", "skill_cache_meta"} <= tables
 
 
 def test_a_write_lock_held_elsewhere_skips_writing_but_not_discovery(
@@ -398,7 +400,8 @@ def test_two_processes_discovering_at_once_both_get_the_right_catalog(
 
 def stored_snapshot_roots(cache: Path) -> list[str]:
     with sqlite3.connect(cache / "index.sqlite3") as conn:
-        roots = sorted(row[0] for row in conn.execute("SELECT root FROM skill_cache_roots"))
+        rows = conn.execute("SELECT root FROM skill_cache_roots WHERE replay = 1")
+        roots = sorted(row[0] for row in rows)
     conn.close()
     return roots
 
@@ -464,3 +467,83 @@ def test_a_replay_after_a_change_equals_a_fresh_discovery(
 
     assert warm.skills == fresh.skills and warm.problems == fresh.problems
     assert "description-missing" in [p.code for p in warm.problems]
+
+
+def test_an_index_found_damaged_while_in_use_is_reported_and_rebuilt_next_run(
+    tmp_path: Path, write_skill: WriteSkill, parses: list[str]
+) -> None:
+    make_tree(write_skill, tmp_path / "tree")
+    run(tmp_path / "tree", tmp_path / "cache")
+    path = tmp_path / "cache" / "index.sqlite3"
+    data = path.read_bytes()
+    page = int.from_bytes(data[16:18], "big")  # the page size, from the file header
+    assert len(data) > 2 * page  # the first page stays readable: the damage is found later
+    path.write_bytes(data[:page] + b"\xa5" * (len(data) - page))
+    parses.clear()
+
+    damaged = run(tmp_path / "tree", tmp_path / "cache")
+    rebuilt = run(tmp_path / "tree", tmp_path / "cache")
+    parses.clear()
+    warm = run(tmp_path / "tree", tmp_path / "cache")
+
+    assert len(damaged) == len(rebuilt) == len(warm) == 4
+    assert [p.code for p in damaged.problems] == ["index-rebuilt", "frontmatter-missing"]
+    assert "damaged" in damaged.problems[0].message
+    assert [p.code for p in rebuilt.problems] == ["frontmatter-missing"]
+    assert parses == []
+
+
+def test_a_root_holding_symlinks_is_walked_again_but_not_parsed_again(
+    tmp_path: Path, write_skill: WriteSkill, parses: list[str]
+) -> None:
+    real = write_skill("store/linked")
+    write_skill("plain", base=tmp_path / "links")
+    (tmp_path / "links" / "linked").symlink_to(real)
+    run(tmp_path / "links", tmp_path / "cache")
+    parses.clear()
+
+    again = run(tmp_path / "links", tmp_path / "cache")
+
+    assert sorted(s.name for s in again.skills) == ["linked", "plain"]
+    assert parses == []
+    assert stored_snapshot_roots(tmp_path / "cache") == []  # never replayed
+
+
+def test_other_walk_limits_reuse_the_parses_of_an_earlier_walk(
+    tmp_path: Path, write_skill: WriteSkill, parses: list[str]
+) -> None:
+    make_tree(write_skill, tmp_path / "tree")
+    first = run(tmp_path / "tree", tmp_path / "cache")
+    parses.clear()
+
+    deeper = run(tmp_path / "tree", tmp_path / "cache", max_depth=9)
+
+    assert parses == []
+    assert deeper.skills == first.skills and deeper.problems == first.problems
+
+
+def test_a_skill_marshal_cannot_hold_is_stored_in_its_json_safe_form(tmp_path: Path) -> None:
+    path = "/skills/dated/SKILL.md"
+    skill = Skill(
+        name="dated",
+        description="Has a date.",
+        path=path,
+        dir="/skills/dated",
+        real_path=path,
+        metadata={"released": datetime.date(2024, 1, 2)},
+    )
+    item = (path, "/skills/dated", path, None, 10, 20, 30, None, "", False)
+    cache = SkillCache.open(str(tmp_path / "cache"))
+    cache.store_snapshot("key", "/skills", ((), (), (), ((item, skill_values(skill), ()),)))
+    cache.commit()
+    cache.close()
+
+    reopened = SkillCache.open(str(tmp_path / "cache"))
+    hit = reopened.lookup((path, path, 10, 20, 30, ""))
+    miss = reopened.lookup((path, path, 11, 20, 30, ""))
+    reopened.close()
+
+    assert hit is not None and hit.skill is not None
+    assert hit.skill.metadata == {"released": "2024-01-02"}
+    assert hit.skill.name == "dated"
+    assert miss is None

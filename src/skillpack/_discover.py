@@ -2,9 +2,13 @@
 
 `discover()` turns roots into a `Catalog`: a breadth-first walk per root (one
 `os.scandir` per folder, `DirEntry`'s cached type bits instead of extra `stat`
-calls), one `stat` per SKILL.md, and a parse only when the persistent index
-(`_index.py`) has no result for that exact file version. Bad input never aborts
-discovery: every failure becomes a `Problem` and the rest still loads.
+calls), and a read and parse of a SKILL.md only when the persistent index
+(`_index.py`) has no result for that exact file version. With the index, a root
+whose folders are all unchanged is replayed from its snapshot with one `stat` per
+folder and per SKILL.md; a fresh walk adds one `stat` per folder to record it, and
+a file the index has never seen is `fstat`ed once open instead of `stat`ed. Bad
+input never aborts discovery: every failure becomes a `Problem` and the rest
+still loads.
 
 Later layers read skill content through `read_body`, `list_skill_files` and
 `read_skill_file`, which keep every access inside the skill's folder.
@@ -22,14 +26,14 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple
-from urllib.parse import unquote
 
 from ._errors import SkillIOError, SkillNotFoundError, SkillPermissionError
 from ._model import SCOPE_RANK, Catalog, Problem, Root, Scope, Severity, Skill, precedence
 
 if TYPE_CHECKING:
-    from ._index import Listing, SkillCache
+    from ._index import SkillCache
 
 SKILL_FILE = "SKILL.md"
 """The exact file name that makes a folder a skill."""
@@ -194,6 +198,7 @@ class _Found(NamedTuple):
     root: Root
     plugin: str | None
     mtime_ns: int
+    """With `size` and `ino`: the file's stat, -1 until `_load` takes it."""
     size: int
     ino: int
     codex_path: str | None
@@ -255,6 +260,12 @@ def _codex_sidecar(folder: str) -> tuple[str | None, str]:
     return None, ""
 
 
+Listing = tuple[int, list[tuple[str, bool]], list[str], bool, bool]
+"""One folder as the walk needs it: (SKILL.md entry: 0 none, 1 regular file, 2 symlink;
+sorted `(name, is_symlink)` of candidate subfolders; sorted plugin marker names;
+whether it is a virtualenv; whether any candidate subfolder is a symlink)."""
+
+
 def _scan(folder: str) -> Listing:
     """List a folder once with `os.scandir`, keeping only what the walk needs.
 
@@ -264,12 +275,18 @@ def _scan(folder: str) -> Listing:
     skill_md = 0
     subdirs: list[tuple[str, bool]] = []
     markers: list[str] = []
-    is_venv = False
+    is_venv = links = False
     with os.scandir(folder) as entries:
         for entry in entries:
             name = entry.name
             if name == SKILL_FILE:
-                skill_md = 2 if entry.is_symlink() else 1
+                if entry.is_symlink():
+                    skill_md = 2
+                else:
+                    try:
+                        skill_md = 1 if entry.is_file() else 0
+                    except OSError:
+                        skill_md = 0
             elif name[0] == ".":
                 if name in PLUGIN_MARKERS:
                     markers.append(name)
@@ -279,6 +296,7 @@ def _scan(folder: str) -> Listing:
                 continue
             elif entry.is_symlink():
                 subdirs.append((name, True))
+                links = True
             else:
                 try:
                     if entry.is_dir():
@@ -286,7 +304,8 @@ def _scan(folder: str) -> Listing:
                 except OSError:
                     continue
     subdirs.sort()
-    return (skill_md, tuple(subdirs), tuple(sorted(markers)), is_venv)
+    markers.sort()
+    return (skill_md, subdirs, markers, is_venv, links)
 
 
 def _unreadable(folder: str, exc: OSError) -> Problem:
@@ -307,9 +326,7 @@ def _walk_root(
     *,
     max_depth: int,
     max_dirs: int,
-    cache: SkillCache | None,
     found: list[_Found],
-    listed: list[str],
     problems: list[Problem],
     record: _WalkRecord | None = None,
 ) -> None:
@@ -317,11 +334,17 @@ def _walk_root(
 
     Real paths are tracked incrementally (a child's real path is its parent's plus
     its name unless it is a symlink), so only symlinks cost a `realpath` call. With
-    a cache, a folder whose (mtime, ctime) is unchanged is not listed again.
+    a `record`, each folder's (mtime, ctime) is kept so the next run can replay the
+    walk: that `stat` is the only cost the index adds to a fresh walk.
     """
     root_path = root.path
     sep = os.sep
     root_real = os.path.realpath(root_path)
+    if root_real == root_path:
+        # While a folder's real path *is* its path (no link on the way), children
+        # share it too: no second string per folder and file, and the snapshot
+        # stores one string where it would store two equal ones.
+        root_real = root_path
     follow = root.follow_symlinks
     visited = {root_real}
     # (path, real path, depth, plugin namespace)
@@ -345,26 +368,12 @@ def _walk_root(
         folder, folder_real, depth, plugin = queue.popleft()
         scanned += 1
         try:
-            if cache is None:
-                listing = _scan(folder)
-            else:
+            if record is not None:
                 # stat before listing: a change during the scan makes the stored
-                # times stale, so the next run lists the folder again.
+                # times stale, so the next run walks the folder again.
                 st = os.stat(folder)
-                cached = cache.listing(folder, st.st_mtime_ns, st.st_ctime_ns)
-                if cached is None:
-                    listing = _scan(folder)
-                    cache.store_listing(
-                        folder,
-                        root=root_path,
-                        mtime_ns=st.st_mtime_ns,
-                        ctime_ns=st.st_ctime_ns,
-                        listing=listing,
-                    )
-                else:
-                    listing = cached
-                if record is not None:
-                    record.dirs.append((folder, st.st_mtime_ns, st.st_ctime_ns))
+                record.dirs.append((folder, st.st_mtime_ns, st.st_ctime_ns))
+            listing = _scan(folder)
         except (FileNotFoundError, NotADirectoryError):
             continue  # removed while we walked: nothing to report
         except OSError as exc:
@@ -372,54 +381,65 @@ def _walk_root(
             if record is not None:
                 record.reusable = False
             continue
-        listed.append(folder)
-        skill_md, subdirs, markers, is_venv = listing
+        skill_md, subdirs, markers, is_venv, links = listing
         prefix = folder if folder.endswith(sep) else folder + sep
-        real_prefix = folder_real if folder_real.endswith(sep) else folder_real + sep
+        if folder_real is folder:
+            real_prefix = prefix
+        else:
+            real_prefix = folder_real if folder_real.endswith(sep) else folder_real + sep
         if markers:
             plugin = _plugin_name(folder, markers, problems) or plugin
             if record is not None:
                 record.manifests.extend(
                     (m, _file_sig(m)) for m in (f"{prefix}{x}{sep}plugin.json" for x in markers)
                 )
-        if record is not None and (
-            (skill_md == 2 and follow) or (follow and any(link for _, link in subdirs))
-        ):
+        if record is not None and follow and (skill_md == 2 or links):
             record.reusable = False  # a link's target can change without any folder changing
-        is_skill = False
-        if skill_md == 1 or (skill_md == 2 and follow):
-            skill_path = prefix + SKILL_FILE
+        # A plain SKILL.md is a regular file by its entry's type bits; its stat is
+        # left to `_load` (unknown: -1). A linked one is resolved and checked here.
+        is_skill = skill_md == 1
+        mtime_ns = size = ino = -1
+        if skill_md == 2 and follow:
             try:
-                st = os.stat(skill_path)
+                st = os.stat(prefix + SKILL_FILE)
                 is_skill = stat.S_ISREG(st.st_mode)
+                mtime_ns, size, ino = st.st_mtime_ns, st.st_size, st.st_ino
             except OSError:
                 is_skill = False
-            if is_skill:
-                real = os.path.realpath(skill_path) if skill_md == 2 else real_prefix + SKILL_FILE
-                has_agents = any(name == "agents" for name, _ in subdirs)
-                codex_path, codex_sig = _codex_sidecar(folder) if has_agents else (None, "")
-                found.append(
-                    _Found(
-                        path=skill_path,
-                        dir=folder,
-                        real_path=real,
-                        root=root,
-                        plugin=plugin,
-                        mtime_ns=st.st_mtime_ns,
-                        size=st.st_size,
-                        ino=st.st_ino,
-                        codex_path=codex_path,
-                        codex_sig=codex_sig,
-                        agents=has_agents,
-                    )
+        if is_skill:
+            skill_path = prefix + SKILL_FILE
+            if skill_md == 2:
+                real = os.path.realpath(skill_path)
+            elif real_prefix is prefix:
+                real = skill_path
+            else:
+                real = real_prefix + SKILL_FILE
+            has_agents = ("agents", False) in subdirs or ("agents", True) in subdirs
+            codex_path, codex_sig = _codex_sidecar(folder) if has_agents else (None, "")
+            found.append(
+                _Found(
+                    skill_path,
+                    folder,
+                    real,
+                    root,
+                    plugin,
+                    mtime_ns,
+                    size,
+                    ino,
+                    codex_path,
+                    codex_sig,
+                    has_agents,
                 )
+            )
         if is_venv:
             continue
-        children = [
-            (name, link)
-            for name, link in subdirs
-            if (follow or not link) and not (is_skill and name in SKILL_RESOURCE_DIRS)
-        ]
+        children = subdirs
+        if is_skill or (links and not follow):
+            children = [
+                (name, link)
+                for name, link in subdirs
+                if (follow or not link) and not (is_skill and name in SKILL_RESOURCE_DIRS)
+            ]
         if not children:
             continue
         if depth >= max_depth:
@@ -444,6 +464,8 @@ def _walk_root(
                     )
                     continue
                 child_real = target
+            elif real_prefix is prefix:
+                child_real = path
             else:
                 child_real = real_prefix + name
             if child_real in visited:
@@ -466,10 +488,61 @@ def _walk_root(
 # --------------------------------------------------------------------------- load
 
 
-def _read_bytes(path: str, limit: int) -> bytes:
-    """Read at most `limit + 1` bytes (the extra byte detects a file that grew)."""
-    with open(path, "rb") as handle:
-        return handle.read(limit + 1)
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
+_READ_STEP = 64 * 1024
+
+
+def _read_bytes(path: str, limit: int, size: int | None = None) -> bytes:
+    """Read at most `limit + 1` bytes (the extra byte detects a file over the limit).
+
+    `size` is the file's size from an earlier `stat` (else `fstat` gives it). The
+    first read asks for `min(size, limit) + 1` bytes, which sizes its buffer to the
+    file: asking for `limit + 1` would allocate the whole limit for every file.
+    Unless it returned exactly `size` bytes, reading goes on in small steps until
+    the end of the file (a file that grew or shrank since the `stat`, a file
+    system that returns short reads) or past the limit.
+    `os.read` on a descriptor skips building a buffered file object per file.
+    """
+    fd = os.open(path, _READ_FLAGS)
+    try:
+        return _read_fd(fd, limit, os.fstat(fd).st_size if size is None else size)
+    finally:
+        os.close(fd)
+
+
+def _read_fd(fd: int, limit: int, size: int) -> bytes:
+    """`_read_bytes` on an open descriptor whose size is known."""
+    data = os.read(fd, min(size, limit) + 1)
+    total = len(data)
+    if total == size:
+        # Exactly the size it had (a file that grew would give one byte more, a
+        # short read fewer): the end of the file, without one more read to see it.
+        return data
+    parts = [data]
+    while total <= limit:
+        chunk = os.read(fd, min(limit + 1 - total, _READ_STEP))
+        if not chunk:
+            break
+        parts.append(chunk)
+        total += len(chunk)
+    return data if len(parts) == 1 else b"".join(parts)
+
+
+_PARSER: ModuleType | None = None
+
+
+def _parser() -> ModuleType:
+    """`_frontmatter`, imported on the first parse: a warm run never needs it.
+
+    Held as the module, not its function, so that a replaced `parse_skill_bytes`
+    (tests count parses that way) is seen; an `import` statement per file would
+    cost more than a cold run spends on most of its own steps.
+    """
+    global _PARSER
+    from . import _frontmatter
+
+    _PARSER = _frontmatter
+    return _frontmatter
 
 
 def _too_large(path: str, size: int, limit: int) -> Problem:
@@ -482,25 +555,62 @@ def _too_large(path: str, size: int, limit: int) -> Problem:
     )
 
 
+def _read_skill_md(path: str, limit: int) -> tuple[os.stat_result, bytes | None]:
+    """The `fstat` of an open SKILL.md and its bytes, None when over `limit` (not read).
+
+    One open for both: on a cold run this `fstat` replaces a `stat` of the path
+    in the walk, which costs more (the path is looked up again).
+    """
+    fd = os.open(path, _READ_FLAGS)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return st, None
+        return st, _read_fd(fd, limit, st.st_size)
+    finally:
+        os.close(fd)
+
+
+def _with_stat(item: _Found, st: os.stat_result) -> _Found:
+    """`item` with the stat fields of `st` (a third of the cost of `_replace`)."""
+    return tuple.__new__(_Found, item[:5] + (st.st_mtime_ns, st.st_size, st.st_ino) + item[8:])
+
+
 def _load(
     item: _Found,
     *,
     cache: SkillCache | None,
     strict: bool,
     max_file_bytes: int,
-) -> tuple[Skill | None, tuple[Problem, ...]]:
-    """The skill of one SKILL.md (None when not loaded) and the file's problems."""
-    if item.size > max_file_bytes:
-        return None, (_too_large(item.path, item.size, max_file_bytes),)
-    key = None
-    if cache is not None:
-        key = (item.real_path, item.path, item.mtime_ns, item.size, item.ino, item.codex_sig)
-        hit = cache.lookup(key)
-        if hit is not None:
-            skill = _relocate(hit.skill, item) if hit.skill is not None else None
-            return skill, hit.problems
+) -> tuple[_Found | None, Skill | None, tuple[Problem, ...]]:
+    """Load one SKILL.md: the item with its stat fields, its skill (None when not loaded)
+    and its problems; the item is None when the file is gone or no longer a regular file.
+
+    An item from a fresh walk has no stat yet (`mtime_ns` < 0): a file the index
+    has never seen is opened straight away and `fstat`ed there, so a cold run
+    costs no `stat` per file; a known one is `stat`ed first to try the index.
+    """
+    if item.mtime_ns < 0 and cache is not None and cache.knows(item.real_path):
+        try:
+            st = os.stat(item.path)
+        except OSError:
+            return None, None, ()
+        if not stat.S_ISREG(st.st_mode):
+            return None, None, ()
+        item = _with_stat(item, st)
+    if item.mtime_ns >= 0:
+        if item.size > max_file_bytes:
+            return item, None, (_too_large(item.path, item.size, max_file_bytes),)
+        if cache is not None:
+            key = (item.real_path, item.path, item.mtime_ns, item.size, item.ino, item.codex_sig)
+            hit = cache.lookup(key)
+            if hit is not None:
+                skill = _relocate(hit.skill, item) if hit.skill is not None else None
+                return item, skill, hit.problems
     try:
-        data = _read_bytes(item.path, max_file_bytes)
+        st, data = _read_skill_md(item.path, max_file_bytes)
+    except (FileNotFoundError, NotADirectoryError):
+        return None, None, ()  # removed since the walk saw it
     except OSError as exc:
         unreadable = _problem(
             item.path,
@@ -509,9 +619,13 @@ def _load(
             f"Cannot read {item.path}: {exc.strerror or exc}. The skill was not loaded; "
             "check the file's permissions (chmod u+r).",
         )
-        return None, (unreadable,)
-    if len(data) > max_file_bytes:
-        return None, (_too_large(item.path, len(data), max_file_bytes),)
+        return item, None, (unreadable,)
+    if not stat.S_ISREG(st.st_mode):
+        return None, None, ()
+    item = _with_stat(item, st)
+    if data is None or len(data) > max_file_bytes:
+        size = st.st_size if data is None else len(data)
+        return item, None, (_too_large(item.path, size, max_file_bytes),)
     file_problems: list[Problem] = []
     codex_text = None
     if item.codex_path is not None:
@@ -529,14 +643,12 @@ def _load(
                     "its Codex metadata. Fix or remove the file.",
                 )
             )
-    from ._frontmatter import parse_skill_bytes
-
-    parsed = parse_skill_bytes(
+    parsed = (_PARSER or _parser()).parse_skill_bytes(
         data,
         path=item.path,
         # A linked folder is an alias: its real folder name is the one the author
         # chose, so name checks use that.
-        dir_name=os.path.basename(os.path.dirname(item.real_path)),
+        dir_name=item.real_path.rpartition(os.sep)[0].rpartition(os.sep)[2],
         strict=strict,
         scope=item.root.scope,
         rank=item.root.rank,
@@ -549,9 +661,7 @@ def _load(
         codex_path=item.codex_path if codex_text is not None else None,
     )
     file_problems.extend(parsed.problems)
-    if cache is not None and key is not None:
-        cache.store(key, root=item.root.path, skill=parsed.skill, problems=file_problems)
-    return parsed.skill, tuple(file_problems)
+    return item, parsed.skill, tuple(file_problems)
 
 
 def _relocate(skill: Skill, item: _Found) -> Skill:
@@ -587,6 +697,7 @@ class _WalkRecord:
         self.reusable = True
 
     def freeze(self) -> tuple[Any, ...]:
+        """The walk as an `_index.Snapshot`."""
         from ._index import problem_values, skill_values
 
         return (
@@ -597,7 +708,7 @@ class _WalkRecord:
                 (
                     _item_values(item),
                     None if skill is None else skill_values(skill),
-                    problem_values(file_problems),
+                    problem_values(file_problems) if file_problems else (),
                 )
                 for item, skill, file_problems in self.items
             ),
@@ -605,18 +716,8 @@ class _WalkRecord:
 
 
 def _item_values(item: _Found) -> tuple[Any, ...]:
-    return (
-        item.path,
-        item.dir,
-        item.real_path,
-        item.plugin,
-        item.mtime_ns,
-        item.size,
-        item.ino,
-        item.codex_path,
-        item.codex_sig,
-        item.agents,
-    )
+    """`item` without its root (the snapshot's key names it): `_index.Snapshot`'s item."""
+    return item[:3] + item[4:]
 
 
 def _file_sig(path: str) -> tuple[int, int, int] | None:
@@ -638,7 +739,6 @@ def _replay_root(
     *,
     cache: SkillCache,
     claimed: set[str],
-    listed: list[str],
     skills: list[Skill],
     problems: list[Problem],
 ) -> bool:
@@ -673,25 +773,36 @@ def _replay_root(
     reals: list[str] = []
     kept: list[Any] = []
     changed = False
+    is_regular = stat.S_ISREG
+    # The loop below runs once per skill on every warm run: fields are read by
+    # offset (`_index.Snapshot` documents the layout) and unpacked only for a file
+    # that changed.
     for entry in entries:
-        fields_, values, file_values = entry
-        path, folder, real, plugin, mtime_ns, size, ino, _codex_path, codex_sig, agents = fields_
+        item_values, values, file_values = entry
+        real = item_values[2]
         if real in claimed:
             return False  # an earlier root now holds this file: walk afresh
         try:
-            st = stat_(path)
+            st = stat_(item_values[0])
         except OSError:
             return False
-        if not stat.S_ISREG(st.st_mode):
+        if not is_regular(st.st_mode):
             return False
-        codex_path, new_sig = _codex_sidecar(folder) if agents else (None, "")
+        codex_path, new_sig = _codex_sidecar(item_values[1]) if item_values[9] else (None, "")
         reals.append(real)
-        if (st.st_mtime_ns, st.st_size, st.st_ino, new_sig) == (mtime_ns, size, ino, codex_sig):
+        if (
+            st.st_mtime_ns == item_values[4]
+            and st.st_size == item_values[5]
+            and st.st_ino == item_values[6]
+            and new_sig == item_values[8]
+        ):
             if values is not None:
                 out_skills.append(skill_from_values(values))
-            out_problems.extend(problems_from_values(file_values))
+            if file_values:
+                out_problems.extend(problems_from_values(file_values))
             kept.append(entry)
             continue
+        path, folder, real, plugin, _mtime, _size, _ino, _codex_path, _sig, agents = item_values
         item = _Found(
             path=path,
             dir=folder,
@@ -705,9 +816,12 @@ def _replay_root(
             codex_sig=new_sig,
             agents=agents,
         )
-        skill, file_problems = _load(
+        loaded, skill, file_problems = _load(
             item, cache=cache, strict=strict, max_file_bytes=max_file_bytes
         )
+        if loaded is None:
+            return False  # gone since the `stat`: walk afresh
+        item = loaded
         if skill is not None:
             out_skills.append(skill)
         out_problems.extend(file_problems)
@@ -720,7 +834,6 @@ def _replay_root(
         )
         changed = True
     claimed.update(reals)
-    listed.extend(path for path, _, _ in dirs)
     skills.extend(out_skills)
     problems.extend(out_problems)
     if changed:
@@ -883,6 +996,12 @@ def discover(
         )
     finally:
         if gc_was_enabled:
+            # The catalog lives on: move it (with everything else alive now) to
+            # the oldest generation, as surviving two young collections would,
+            # without those two scans of every object it holds. Nothing is left
+            # frozen; a later full collection still sees all of it.
+            gc.freeze()
+            gc.unfreeze()
             gc.enable()
 
 
@@ -903,10 +1022,7 @@ def _discover(
 
         cache = SkillCache.open(cache_dir, strict=strict, problems=problems)
     claimed: set[str] = set()
-    walked: list[str] = []
-    listed: list[str] = []
     skills: list[Skill] = []
-    fresh_walk = False
     try:
         for root in ordered:
             try:
@@ -927,19 +1043,16 @@ def _discover(
                     )
                 )
                 continue
-            walked.append(root.path)
             limits = (max_depth, max_dirs, max_file_bytes, strict)
             if cache is not None and _replay_root(
                 root,
                 limits,
                 cache=cache,
                 claimed=claimed,
-                listed=listed,
                 skills=skills,
                 problems=problems,
             ):
                 continue
-            fresh_walk = True
             found: list[_Found] = []
             record = _WalkRecord() if cache is not None else None
             walk_start = len(problems)
@@ -947,9 +1060,7 @@ def _discover(
                 root,
                 max_depth=max_depth,
                 max_dirs=max_dirs,
-                cache=cache,
                 found=found,
-                listed=listed,
                 problems=problems,
                 record=record,
             )
@@ -961,19 +1072,28 @@ def _discover(
                         record.reusable = False  # its parse belongs to an earlier root
                     continue
                 claimed.add(item.real_path)
-                skill, file_problems = _load(
+                loaded, skill, file_problems = _load(
                     item, cache=cache, strict=strict, max_file_bytes=max_file_bytes
                 )
+                if loaded is None:
+                    if record is not None:
+                        record.reusable = False  # it changed while we walked
+                    continue
+                item = loaded
                 if skill is not None:
                     skills.append(skill)
                 problems.extend(file_problems)
                 if record is not None:
                     record.items.append((item, skill, file_problems))
-            if cache is not None and record is not None and record.reusable:
-                cache.store_snapshot(_snapshot_key(root, limits), root.path, record.freeze())
+            if cache is not None and record is not None:
+                # Stored even when it cannot be replayed: its parses still serve.
+                cache.store_snapshot(
+                    _snapshot_key(root, limits),
+                    root.path,
+                    record.freeze(),
+                    replay=record.reusable,
+                )
         if cache is not None:
-            if fresh_walk:
-                cache.forget_missing(walked, claimed, listed)
             cache.commit()
     finally:
         if cache is not None:
@@ -1096,6 +1216,8 @@ def read_skill_file(skill: Skill, relpath: str, *, max_bytes: int = 1_000_000) -
     # Check every spelling an attacker might rely on being decoded later.
     spellings = {relpath}
     decoded = relpath
+    from urllib.parse import unquote
+
     for _ in range(3):
         decoded = unquote(decoded)
         spellings.add(decoded)

@@ -1,7 +1,9 @@
 """The persistent index: one SQLite file that caches parsed skills.
 
-Discovery walks the roots every time, but a SKILL.md whose `(real path, mtime_ns,
-size, inode)` is unchanged is served from here: no read, no YAML, not even
+It holds one snapshot per walked root (`SkillCache`): the folders seen with their
+times, and each SKILL.md with its stat and its parse. A root whose folders are
+unchanged is replayed from it without a walk, and a SKILL.md whose `(real path,
+mtime_ns, size, inode)` is unchanged is served from it: no read, no YAML, not even
 `import yaml`. The search layer (`_search.py`) keeps its FTS5 tables in the same
 file (tables prefixed `search_`); `PRAGMA user_version` is the schema version of
 the whole file, so a change to either module's tables bumps `SCHEMA_VERSION`.
@@ -16,17 +18,18 @@ from __future__ import annotations
 
 import contextlib
 import marshal
+import operator
 import os
 import sqlite3
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import fields
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from ._model import CodexMetadata, Problem, Skill
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """`PRAGMA user_version` of an index this code can use; any other value is rebuilt."""
 
 BUSY_TIMEOUT_MS = 2000
@@ -34,31 +37,11 @@ BUSY_TIMEOUT_MS = 2000
 
 _SCHEMA = (
     """
-CREATE TABLE IF NOT EXISTS skill_cache (
-    real_path TEXT NOT NULL,
-    strict INTEGER NOT NULL,
-    path TEXT NOT NULL,
-    root TEXT NOT NULL,
-    mtime_ns INTEGER NOT NULL,
-    size INTEGER NOT NULL,
-    ino INTEGER NOT NULL,
-    codex TEXT NOT NULL,
-    skill BLOB,
-    problems BLOB NOT NULL,
-    PRIMARY KEY (real_path, strict)
-)""",
-    """
-CREATE TABLE IF NOT EXISTS skill_cache_dirs (
-    path TEXT PRIMARY KEY,
-    root TEXT NOT NULL,
-    mtime_ns INTEGER NOT NULL,
-    ctime_ns INTEGER NOT NULL,
-    listing BLOB NOT NULL
-)""",
-    """
 CREATE TABLE IF NOT EXISTS skill_cache_roots (
     key TEXT PRIMARY KEY,
     root TEXT NOT NULL,
+    strict INTEGER NOT NULL,
+    replay INTEGER NOT NULL,
     snapshot BLOB NOT NULL
 )""",
     """
@@ -106,15 +89,22 @@ def _warning(path: Path | str, code: str, message: str) -> Problem:
     return Problem(path=str(path), severity="warning", code=code, message=message)
 
 
+# The file is a cache that can always be rebuilt, so it is never synced: a crash
+# of the process cannot damage a WAL database; a crash of the whole machine can,
+# and a damaged file is then found (at open or at use) and rebuilt. Syncing cost a
+# cold run more than encoding its rows.
+_SYNCHRONOUS = "OFF"
+_PAGE_SIZE = 16384
+
+
 def _open(path: Path) -> sqlite3.Connection:
     """Open and migrate; raises sqlite3.DatabaseError when the file is unusable."""
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         version = conn.execute("PRAGMA user_version").fetchone()[0]
+        conn.execute(f"PRAGMA synchronous = {_SYNCHRONOUS}")
         if version == SCHEMA_VERSION:
-            # WAL + NORMAL syncs only at checkpoints: cheap, and crash-safe.
-            conn.execute("PRAGMA synchronous = NORMAL")
             return conn
         if version != 0:
             raise _Unusable(f"schema version {version}, expected {SCHEMA_VERSION}")
@@ -126,7 +116,10 @@ def _open(path: Path) -> sqlite3.Connection:
         # A fresh file (or one being created by another process right now): set
         # it up in one write transaction so two creators serialize on the lock.
         # WAL lets readers run while another process writes; it is stored in the
-        # file, so only its creator sets it.
+        # file, so only its creator sets it. So is the page size, which must come
+        # first: a root's snapshot is one blob of about 1 KB per skill, and 16 KiB
+        # pages store it in a quarter of the pages (half the time to write).
+        conn.execute(f"PRAGMA page_size = {_PAGE_SIZE}")
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -137,7 +130,6 @@ def _open(path: Path) -> sqlite3.Connection:
         except BaseException:
             conn.execute("ROLLBACK")
             raise
-        conn.execute("PRAGMA synchronous = NORMAL")
         return conn
     except BaseException:
         conn.close()
@@ -240,28 +232,58 @@ def _fingerprint() -> str:
     return "|".join(parts)
 
 
-# Rows hold a Skill as a marshal-encoded tuple in field order: decoding is about
+# A Skill is stored as a marshal-encoded tuple in field order: decoding is about
 # five times faster than JSON plus `Skill(**kwargs)`, which is most of a warm run.
 _SKILL_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Skill))
 _CODEX = _SKILL_FIELDS.index("codex")
 _TUPLE_FIELDS = frozenset({"allowed_tools", "disallowed_tools", "arguments", "paths"})
+# One C call reads every field: a Python loop of getattr costs twice as much, and a
+# cold run encodes every skill.
+_GET_VALUES = operator.attrgetter(*_SKILL_FIELDS)
 # Slot descriptors set fields of a frozen instance directly, as pickle does; only
 # valid while Skill has no __post_init__ (checked, with a fallback).
 _SETTERS: tuple[Any, ...] = tuple(vars(Skill)[name].__set__ for name in _SKILL_FIELDS)
 _FAST_BUILD = not hasattr(Skill, "__post_init__")
 
 
+def _compile_builder() -> Callable[[Any], Skill]:
+    """`skill_from_values` as straight-line code, generated as `dataclasses` generates `__init__`.
+
+    Setting each slot with its own call costs half of a loop over `_SETTERS`, and a
+    warm run builds every skill this way. Unpacking checks the length: a tuple of
+    another shape raises ValueError, anything else TypeError.
+    """
+    count = len(_SKILL_FIELDS)
+    names = ", ".join(f"v{i}" for i in range(count))
+    lines = [
+        "def skill_from_values(values):",
+        f"    {names}, = values",
+        f"    if v{_CODEX} is not None:",
+        f"        v{_CODEX} = codex(interface=v{_CODEX}[0], tool_dependencies=v{_CODEX}[1],"
+        f" allow_implicit_invocation=v{_CODEX}[2])",
+        "    skill = new(Skill)",
+    ]
+    lines += [f"    set{i}(skill, v{i})" for i in range(count)]
+    lines.append("    return skill")
+    namespace: dict[str, Any] = {"new": object.__new__, "Skill": Skill, "codex": CodexMetadata}
+    namespace.update((f"set{i}", setter) for i, setter in enumerate(_SETTERS))
+    exec("\n".join(lines), namespace)
+    built: Callable[[Any], Skill] = namespace["skill_from_values"]
+    return built
+
+
 def skill_values(skill: Skill) -> tuple[Any, ...]:
     """A skill as a marshal-friendly tuple in field order (`skill_from_values` inverts)."""
-    values: list[Any] = [getattr(skill, name) for name in _SKILL_FIELDS]
-    codex = skill.codex
+    values: tuple[Any, ...] = _GET_VALUES(skill)
+    codex = values[_CODEX]
     if codex is not None:
-        values[_CODEX] = (
+        plain = (
             dict(codex.interface),
             tuple(codex.tool_dependencies),
             codex.allow_implicit_invocation,
         )
-    return tuple(values)
+        values = values[:_CODEX] + (plain,) + values[_CODEX + 1 :]
+    return values
 
 
 def _json_safe_values(skill: Skill) -> tuple[Any, ...]:
@@ -283,20 +305,7 @@ def _json_safe_values(skill: Skill) -> tuple[Any, ...]:
     return tuple(values)
 
 
-def _encode_skill(skill: Skill) -> bytes:
-    try:
-        return marshal.dumps(skill_values(skill))
-    except ValueError:
-        # A value marshal cannot hold (a date, a Mapping subclass): store the
-        # JSON-safe form the rest of skillpack uses for the same skill.
-        return marshal.dumps(_json_safe_values(skill))
-
-
-def _decode_skill(blob: bytes) -> Skill:
-    return skill_from_values(marshal.loads(blob))
-
-
-def skill_from_values(values: Any) -> Skill:
+def _skill_from_values(values: Any) -> Skill:
     """The Skill that `skill_values` described (after a marshal round trip)."""
     if type(values) is not tuple or len(values) != len(_SKILL_FIELDS):
         raise ValueError("cached skill row has the wrong shape")
@@ -306,36 +315,32 @@ def skill_from_values(values: Any) -> Skill:
             interface=codex[0], tool_dependencies=codex[1], allow_implicit_invocation=codex[2]
         )
         values = values[:_CODEX] + (metadata,) + values[_CODEX + 1 :]
-    if not _FAST_BUILD:
-        return Skill(**dict(zip(_SKILL_FIELDS, values, strict=True)))
-    skill = object.__new__(Skill)
-    for setter, value in zip(_SETTERS, values, strict=True):
-        setter(skill, value)
-    return skill
+    return Skill(**dict(zip(_SKILL_FIELDS, values, strict=True)))
+
+
+skill_from_values: Callable[[Any], Skill] = (
+    _compile_builder() if _FAST_BUILD else _skill_from_values
+)
+"""The Skill that `skill_values` described (after a marshal round trip).
+
+Raises ValueError or TypeError for values of another shape."""
 
 
 def problem_values(problems: Sequence[Problem]) -> tuple[tuple[Any, ...], ...]:
     """Problems as marshal-friendly tuples (`problems_from_values` inverts)."""
+    if not problems:
+        return ()
     return tuple((p.path, p.severity, p.code, p.message, p.field, p.line) for p in problems)
 
 
 def problems_from_values(values: Any) -> tuple[Problem, ...]:
     """The problems `problem_values` described."""
+    if not values:
+        return ()
     return tuple(
         Problem(path=path, severity=severity, code=code, message=message, field=field, line=line)
         for path, severity, code, message, field, line in values
     )
-
-
-def _encode_problems(problems: Sequence[Problem]) -> bytes:
-    return marshal.dumps(problem_values(problems))
-
-
-def _decode_problems(blob: bytes) -> tuple[Problem, ...]:
-    return problems_from_values(marshal.loads(blob))
-
-
-_NO_PROBLEMS = _encode_problems(())
 
 
 class FileKey(NamedTuple):
@@ -365,42 +370,78 @@ class CachedParse(NamedTuple):
     problems: tuple[Problem, ...]
 
 
-Listing = tuple[int, tuple[tuple[str, bool], ...], tuple[str, ...], bool]
-"""One folder as the walk needs it: (SKILL.md entry: 0 none, 1 plain, 2 symlink;
-sorted `(name, is_symlink)` of candidate subfolders; plugin marker names; whether
-it is a virtualenv)."""
+Snapshot = tuple[Any, ...]
+"""One root's walk as stored (marshal-friendly, built by `_discover`):
+`(dirs, manifests, walk_problems, entries)` where `dirs` holds `(folder, mtime_ns,
+ctime_ns)` of every folder listed, `manifests` holds `(plugin.json path, (mtime_ns,
+ctime_ns, size) or None)`, `walk_problems` is `problem_values(...)`, and each entry is
+`(item, skill_values(...) or None, problem_values(...))` with `item = (path, dir,
+real_path, plugin, mtime_ns, size, ino, codex_path, codex_sig, agents)`."""
+
+# Offsets into an entry's `item` that `lookup` compares with a `FileKey`.
+_ITEM_PATH, _ITEM_REAL, _ITEM_STAT, _ITEM_CODEX = 0, 2, slice(4, 7), 8
+_BAD_ROW = (ValueError, TypeError, EOFError, IndexError)
+
+
+def _marshal_safe(snapshot: Snapshot) -> Snapshot:
+    """`snapshot` with every skill marshal cannot hold (a date, a Mapping subclass)
+    replaced by the JSON-safe form the rest of skillpack uses for the same skill."""
+    dirs, manifests, walk_problems, entries = snapshot
+    safe = []
+    for item, values, file_problems in entries:
+        if values is not None:
+            try:
+                marshal.dumps(values)
+            except ValueError:
+                values = _json_safe_values(skill_from_values(values))
+        safe.append((item, values, file_problems))
+    return (dirs, manifests, walk_problems, tuple(safe))
 
 
 class SkillCache:
-    """Parse results and folder listings, valid while the files they came from are.
+    """One snapshot per walked root: the replay of its walk and the parse cache.
 
-    - Parses are keyed by `(real path, strict)` and valid while the `FileKey`
-      matches. Scope, rank, root and plugin are not part of the key: the caller
-      re-applies them with `dataclasses.replace`, because reaching the same file
-      from another root changes them but not the parse.
-    - Listings are keyed by folder path and valid while the folder's
-      `(mtime_ns, ctime_ns)` match: adding, removing or renaming an entry changes
-      both, so an unchanged tree is walked with `stat` calls only.
+    - `snapshot(key)` returns a root's stored walk so that discovery can serve an
+      unchanged root with `stat` calls only (the caller checks the folder times).
+      Keys name the root, its scope, rank, plugin, symlink policy and the walk
+      limits; a root whose walk cannot be replayed (it holds symlinks, a folder
+      could not be listed, a file belonged to an earlier root) is stored anyway,
+      marked not replayable, because its parses are still good.
+    - `lookup(key)` serves the stored parse of one file version. Entries of every
+      snapshot of the same strictness are the parse cache, found by real path and
+      valid while the path, mtime_ns, size, inode and Codex sidecar match. Scope,
+      rank, root and plugin are not part of the match: the caller re-applies them,
+      because reaching the same file from another root changes them but not the parse.
 
-    All rows are loaded with one query per table on first use; writes are buffered
-    and committed in one transaction by `commit()`.
+    One blob per root is the whole layout: a cold run encodes each skill once and
+    writes a handful of rows. The snapshot of the root being walked is searched
+    first; the others are loaded only when a file is not in it. Writes are
+    buffered and committed in one transaction by `commit()`.
     """
 
-    def __init__(self, conn: sqlite3.Connection, *, strict: bool) -> None:
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        *,
+        strict: bool,
+        path: Path | None = None,
+        problems: list[Problem] | None = None,
+    ) -> None:
         self._conn = conn
         self._strict = int(strict)
-        self._loaded = False
-        self._stale = False
-        # real_path -> (strict, path, root, mtime_ns, size, ino, codex, skill, problems)
-        self._files: dict[tuple[str, int], tuple[Any, ...]] = {}
-        # folder -> (root, mtime_ns, ctime_ns, listing blob)
-        self._dirs: dict[str, tuple[Any, ...]] = {}
-        self._file_writes: list[tuple[Any, ...]] = []
-        self._dir_writes: list[tuple[Any, ...]] = []
-        self._file_deletes: list[tuple[str, int]] = []
-        self._dir_deletes: list[tuple[str]] = []
-        self._root_writes: list[tuple[str, str, bytes]] = []
+        self._path = path
+        self._problems = problems
+        self._damaged = False
         self._checked: bool | None = None
+        self._stale = False
+        self._decoded: set[str] = set()
+        """Keys of the snapshots decoded in this run."""
+        self._pending: list[Any] = []
+        """Entries of decoded snapshots not yet added to `_parses`."""
+        self._parses: dict[str, Any] = {}
+        """real path -> snapshot entry."""
+        self._all_loaded = False
+        self._writes: list[tuple[str, str, int, int, bytes]] = []
         self.hits = 0
         """Number of parses served from the index in this run."""
 
@@ -412,8 +453,36 @@ class SkillCache:
         strict: bool = False,
         problems: list[Problem] | None = None,
     ) -> SkillCache:
-        """Open the index file under `cache_dir` (see `index_path`)."""
-        return cls(connect(index_path(cache_dir), problems=problems), strict=strict)
+        """Open the index file under `cache_dir` (see `index_path`).
+
+        Warnings go to `problems`: the file could not be used, or it turned out
+        damaged while in use (it is then deleted when the cache is closed, so the
+        next run rebuilds it).
+        """
+        path = index_path(cache_dir)
+        conn = connect(path, problems=problems)
+        return cls(conn, strict=strict, path=path, problems=problems)
+
+    def _failed(self, exc: sqlite3.Error) -> None:
+        """Note a failed query; a damaged file is reported once and removed on `close`.
+
+        Busy, locked, read-only and I/O errors are `OperationalError`s and pass:
+        the next run may well succeed. A plain `DatabaseError` is SQLite saying
+        the file is malformed, which no later run would fix.
+        """
+        if type(exc) is not sqlite3.DatabaseError or self._damaged:
+            return
+        self._damaged = True
+        if self._problems is not None and self._path is not None:
+            self._problems.append(
+                _warning(
+                    self._path,
+                    "index-rebuilt",
+                    f"The skill index at {self._path} is damaged ({exc}); it was deleted "
+                    "and is rebuilt on the next run, which re-parses skills once. Nothing "
+                    "to fix unless this repeats.",
+                )
+            )
 
     def _current(self) -> bool:
         """Whether the rows come from this code (checked once); stale rows are ignored."""
@@ -423,187 +492,167 @@ class SkillCache:
                     "SELECT value FROM skill_cache_meta WHERE key = 'parser'"
                 ).fetchone()
                 self._checked = row is not None and row[0] == _fingerprint()
-            except sqlite3.Error:
+            except sqlite3.Error as exc:
+                self._failed(exc)
                 self._checked = False
             # Rows from other code are treated as absent; the next commit clears them.
             self._stale = not self._checked
         return self._checked
 
-    def _load(self) -> None:
-        if self._loaded:
-            return
-        self._loaded = True
-        if not self._current():
-            return
-        try:
-            for row in self._conn.execute(
-                "SELECT real_path, strict, path, root, mtime_ns, size, ino, codex, skill,"
-                " problems FROM skill_cache"
-            ):
-                self._files[(row[0], row[1])] = row[2:]
-            for row in self._conn.execute(
-                "SELECT path, root, mtime_ns, ctime_ns, listing FROM skill_cache_dirs"
-            ):
-                self._dirs[row[0]] = row[1:]
-        except sqlite3.Error:
-            self._files.clear()
-            self._dirs.clear()
-            self._stale = True
+    def snapshot(self, key: str) -> Snapshot | None:
+        """The stored walk of one root (see `Snapshot`) if it can be replayed, else None.
 
-    def snapshot(self, key: str) -> Any | None:
-        """The stored replay of one root's walk (see `_discover._replay_root`), if any.
-
-        Read with its own query, so a fully unchanged run never loads the per-file
-        and per-folder rows at all.
+        Read with its own query, so a fully unchanged run decodes each root once and
+        never touches the other rows. Its entries also serve `lookup`.
         """
         if not self._current():
             return None
         try:
             row = self._conn.execute(
-                "SELECT snapshot FROM skill_cache_roots WHERE key = ?", (key,)
+                "SELECT replay, snapshot FROM skill_cache_roots WHERE key = ?", (key,)
             ).fetchone()
-            return None if row is None else marshal.loads(row[0])
-        except (sqlite3.Error, ValueError, TypeError, EOFError):
+            if row is None:
+                return None
+            snapshot = marshal.loads(row[1])
+            entries = snapshot[3]
+        except sqlite3.Error as exc:
+            self._failed(exc)
             return None
+        except _BAD_ROW:
+            return None
+        self._decoded.add(key)
+        self._pending.append(entries)
+        return snapshot if row[0] else None
 
-    def store_snapshot(self, key: str, root: str, snapshot: tuple[Any, ...]) -> None:
-        """Buffer one root's replay for `commit()` (skipped if marshal cannot hold it)."""
+    def store_snapshot(
+        self, key: str, root: str, snapshot: Snapshot, *, replay: bool = True
+    ) -> None:
+        """Buffer one root's walk for `commit()`; `replay=False` keeps only its parses."""
         try:
             blob = marshal.dumps(snapshot)
         except ValueError:
+            try:
+                blob = marshal.dumps(_marshal_safe(snapshot))
+            except (ValueError, TypeError):
+                return
+        self._writes.append((key, root, self._strict, int(replay), blob))
+
+    def _index_pending(self) -> None:
+        parses = self._parses
+        for entries in self._pending:
+            try:
+                for entry in entries:
+                    # The first snapshot decoded (the root being walked) wins.
+                    parses.setdefault(entry[0][_ITEM_REAL], entry)
+            except _BAD_ROW:
+                continue
+        self._pending.clear()
+
+    def _load_all(self) -> None:
+        """Add the entries of every other snapshot of this strictness."""
+        self._all_loaded = True
+        if not self._current():
             return
-        self._root_writes.append((key, root, blob))
+        try:
+            rows = self._conn.execute(
+                "SELECT key, snapshot FROM skill_cache_roots WHERE strict = ?", (self._strict,)
+            ).fetchall()
+        except sqlite3.Error as exc:
+            self._failed(exc)
+            return
+        for key, blob in rows:
+            if key in self._decoded:
+                continue
+            try:
+                self._pending.append(marshal.loads(blob)[3])
+            except _BAD_ROW:
+                continue
+            self._decoded.add(key)
+        self._index_pending()
+
+    def knows(self, real_path: str) -> bool:
+        """Whether some version of this file has a stored parse (so a `stat` may pay off)."""
+        if self._pending:
+            self._index_pending()
+        if real_path in self._parses:
+            return True
+        if self._all_loaded:
+            return False
+        self._load_all()
+        return real_path in self._parses
 
     def lookup(self, key: FileKey | tuple[str, str, int, int, int, str]) -> CachedParse | None:
         """The stored parse of this exact file version, or None to parse it."""
-        self._load()
-        row = self._files.get((key[0], self._strict))
-        # Row and key share the layout (path, mtime_ns, size, ino, codex) at these
-        # offsets: one tuple comparison instead of five.
-        if row is None or row[0] != key[1] or row[2:6] != key[2:6]:
+        if self._pending:
+            self._index_pending()
+        entry = self._parses.get(key[0])
+        if entry is None and not self._all_loaded:
+            self._load_all()
+            entry = self._parses.get(key[0])
+        if entry is None:
             return None
-        skill_blob, problems_blob = row[6], row[7]
         try:
-            skill = _decode_skill(skill_blob) if skill_blob is not None else None
-            problems = _decode_problems(problems_blob) if problems_blob != _NO_PROBLEMS else ()
-        except (ValueError, TypeError, EOFError, IndexError):
-            return None  # a damaged row: parse again, the commit overwrites it
+            item, values, file_problems = entry
+            if (
+                item[_ITEM_PATH] != key[1]
+                or item[_ITEM_STAT] != key[2:5]
+                or item[_ITEM_CODEX] != key[5]
+            ):
+                return None
+            skill = skill_from_values(values) if values is not None else None
+            problems = problems_from_values(file_problems)
+        except _BAD_ROW:
+            return None  # a damaged entry: parse again, the next snapshot replaces it
         self.hits += 1
         return CachedParse(skill, problems)
 
-    def store(
-        self,
-        key: FileKey | tuple[str, str, int, int, int, str],
-        *,
-        root: str,
-        skill: Skill | None,
-        problems: Sequence[Problem],
-    ) -> None:
-        """Buffer one parse result for `commit()`."""
-        self._file_writes.append(
-            (
-                key[0],
-                self._strict,
-                key[1],
-                root,
-                *key[2:6],
-                None if skill is None else _encode_skill(skill),
-                _encode_problems(problems),
-            )
-        )
-
-    def listing(self, folder: str, mtime_ns: int, ctime_ns: int) -> Listing | None:
-        """The stored listing of `folder` if it has not changed since, else None."""
-        self._load()
-        row = self._dirs.get(folder)
-        if row is None or row[1] != mtime_ns or row[2] != ctime_ns:
-            return None
-        try:
-            listing: Listing = marshal.loads(row[3])
-        except (ValueError, TypeError, EOFError):
-            return None
-        return listing
-
-    def store_listing(
-        self, folder: str, *, root: str, mtime_ns: int, ctime_ns: int, listing: Listing
-    ) -> None:
-        """Buffer one folder listing for `commit()`."""
-        self._dir_writes.append((folder, root, mtime_ns, ctime_ns, marshal.dumps(listing)))
-
-    def forget_missing(
-        self, roots: Iterable[str], files: Iterable[str], folders: Iterable[str]
-    ) -> None:
-        """Buffer deletion of rows under `roots` whose file or folder was not seen now."""
-        self._load()
-        scanned = set(roots)
-        present = set(files)
-        self._file_deletes.extend(
-            key for key, row in self._files.items() if row[1] in scanned and key[0] not in present
-        )
-        listed = set(folders)
-        self._dir_deletes.extend(
-            (path,) for path, row in self._dirs.items() if row[0] in scanned and path not in listed
-        )
+    def stored_files(self) -> frozenset[str]:
+        """Real paths of every SKILL.md with a stored parse at this strictness."""
+        if not self._all_loaded:
+            self._load_all()
+        self._index_pending()
+        return frozenset(self._parses)
 
     def commit(self) -> None:
-        """Write buffered rows in one transaction; skip quietly if the lock is busy.
+        """Write buffered snapshots in one transaction; skip quietly if the lock is busy.
 
         Skipping is correct: the rows are a cache, and this run's result was built
         from the files themselves.
         """
         self._current()
-        pending = (
-            self._file_writes,
-            self._dir_writes,
-            self._file_deletes,
-            self._dir_deletes,
-            self._root_writes,
-        )
-        if not (self._stale or any(pending)):
+        if self._damaged or not (self._stale or self._writes):
             return
         conn = self._conn
         try:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 if self._stale:
-                    conn.execute("DELETE FROM skill_cache")
-                    conn.execute("DELETE FROM skill_cache_dirs")
                     conn.execute("DELETE FROM skill_cache_roots")
                     conn.execute(
                         "INSERT OR REPLACE INTO skill_cache_meta (key, value) VALUES ('parser', ?)",
                         (_fingerprint(),),
                     )
                 conn.executemany(
-                    "DELETE FROM skill_cache WHERE real_path = ? AND strict = ?",
-                    self._file_deletes,
-                )
-                conn.executemany("DELETE FROM skill_cache_dirs WHERE path = ?", self._dir_deletes)
-                conn.executemany(
-                    "INSERT OR REPLACE INTO skill_cache (real_path, strict, path, root,"
-                    " mtime_ns, size, ino, codex, skill, problems)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    self._file_writes,
-                )
-                conn.executemany(
-                    "INSERT OR REPLACE INTO skill_cache_dirs (path, root, mtime_ns, ctime_ns,"
-                    " listing) VALUES (?, ?, ?, ?, ?)",
-                    self._dir_writes,
-                )
-                conn.executemany(
-                    "INSERT OR REPLACE INTO skill_cache_roots (key, root, snapshot)"
-                    " VALUES (?, ?, ?)",
-                    self._root_writes,
+                    "INSERT OR REPLACE INTO skill_cache_roots (key, root, strict, replay,"
+                    " snapshot) VALUES (?, ?, ?, ?, ?)",
+                    self._writes,
                 )
                 conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
                 raise
-        except sqlite3.Error:
-            pass
-        for buffer in pending:
-            buffer.clear()
+        except sqlite3.Error as exc:
+            self._failed(exc)
+        self._writes.clear()
         self._stale = False
 
     def close(self) -> None:
-        """Close the connection (pending writes are dropped; call `commit` first)."""
+        """Close the connection (pending writes are dropped; call `commit` first).
+
+        A file found damaged is deleted here, once this run no longer needs it.
+        """
         self._conn.close()
+        if self._damaged and self._path is not None:
+            with contextlib.suppress(OSError):
+                _remove(self._path)
