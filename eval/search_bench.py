@@ -8,8 +8,8 @@ CORPUS_DIR is any folder of skills, e.g. one written by
 roots). Everything runs in one process with a warm OS file cache:
 
 * floor: `bench/floor.py`'s walk + read of every SKILL.md + libyaml parse (best of 3);
-* build: the first `SkillSearch.search` against a fresh index file (reads every
-  body, fills FTS5), best of 3 fresh files;
+* build: the first `SkillSearch.search` against a fresh index file (reads the head
+  of every body with `read_body_head`, fills FTS5), best of 3 fresh files;
 * reopen: the first search of a new `SkillSearch` on the built file (no body read);
 * queries: warm searches, median and p99. The query mix: words sampled from the
   corpus's own descriptions (3-8 words, the expensive case: common words), skill
@@ -41,12 +41,12 @@ import floor  # noqa: E402 - bench/floor.py, the standalone discovery floor
 try:
     from skillpack._discover import discover, read_body
     from skillpack._model import Root
-    from skillpack._search import SkillSearch
+    from skillpack._search import SkillSearch, read_body_head
 except ImportError:  # run from a checkout without installing
     sys.path.insert(0, str(HERE.parent / "src"))
     from skillpack._discover import discover, read_body
     from skillpack._model import Root
-    from skillpack._search import SkillSearch
+    from skillpack._search import SkillSearch, read_body_head
 
 
 def _roots(corpus: Path) -> list[str]:
@@ -105,7 +105,7 @@ def run(corpus: Path, n_queries: int) -> dict[str, Any]:
         builds = []
         for attempt in range(3):
             conn = sqlite3.connect(Path(tmp) / f"index-{attempt}.sqlite", isolation_level=None)
-            search = SkillSearch(conn, read_body=read_body)
+            search = SkillSearch(conn, read_body=read_body, read_head=read_body_head)
             started = time.perf_counter()
             search.search(catalog, "warm up", limit=1)
             builds.append(time.perf_counter() - started)
@@ -118,8 +118,13 @@ def run(corpus: Path, n_queries: int) -> dict[str, Any]:
             reads += 1
             return read_body(skill)
 
+        def counting_head(skill: Any, max_chars: int) -> str:
+            nonlocal reads
+            reads += 1
+            return read_body_head(skill, max_chars)
+
         conn = sqlite3.connect(Path(tmp) / "index-0.sqlite", isolation_level=None)
-        search = SkillSearch(conn, read_body=counting)
+        search = SkillSearch(conn, read_body=counting, read_head=counting_head)
         started = time.perf_counter()
         search.search(catalog, "warm up", limit=1)
         reopen_s = time.perf_counter() - started

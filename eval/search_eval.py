@@ -7,7 +7,7 @@ as extra roots, since discovery skips hidden folders below a root), then runs ea
 request of `search_requests.toml` through:
 
 * skillpack: `SkillSearch` (rules, weighted FTS5 BM25 over name, description,
-  when_to_use, headings and body, relevance threshold);
+  when_to_use and the body's opening, relevance threshold);
 * baseline: FTS5 with its default `bm25()` over name + description only, every
   query word OR-ed, no stemming, no rules, no threshold.
 

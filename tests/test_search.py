@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import gc
 import importlib.util
 import sqlite3
 import sys
@@ -13,10 +14,12 @@ from typing import Any
 import pytest
 
 from conftest import REAL_SKILLS
-from skillpack._errors import UsageError
+from skillpack import _search
+from skillpack._discover import read_body
+from skillpack._errors import SkillIOError, SkillNotFoundError, UsageError
 from skillpack._index import connect
 from skillpack._model import Catalog, CodexMetadata, Root, Scope, Skill
-from skillpack._search import MAX_LIMIT, SearchResult, SkillSearch, split_body
+from skillpack._search import BODY_CHARS, MAX_LIMIT, SearchResult, SkillSearch, read_body_head
 
 ROOT = "/skills"
 
@@ -138,14 +141,16 @@ def test_reasons_name_every_column_holding_a_query_word() -> None:
             make_skill("in-body", "Database helper."),
             make_skill("in-heading", "Bird helper."),
             make_skill("in-when", "Helper.", when_to_use="When flamingos appear."),
+            make_skill("flamingo-kit", "Flamingo care."),
         ]
     )
 
     results = {r.skill.name: r.reasons for r in searcher(bodies).search(catalog, "flamingo")}
 
     assert results["in-body"] == ("text_match:body",)
-    assert "text_match:headings" in results["in-heading"]
+    assert results["in-heading"] == ("text_match:body",)
     assert results["in-when"] == ("text_match:when_to_use",)
+    assert results["flamingo-kit"] == ("name_prefix", "text_match:name", "text_match:description")
 
 
 def test_ties_break_on_scope_rank_then_path() -> None:
@@ -398,19 +403,177 @@ def test_search_works_inside_a_transaction_the_caller_left_open() -> None:
     assert conn.execute("SELECT count(*) FROM mine").fetchone()[0] == 0
 
 
-# -- body text extraction ---------------------------------------------------------
+# -- body text: what is indexed, and the bounded read ------------------------------
 
 
-def test_split_body_takes_headings_outside_code_fences() -> None:
-    body = (
-        "# Title\n\ntext\n```bash\n# a shell comment\n```\n## Second ##\n"
-        "~~~\n# inside tilde fence\n~~~\n   ### Indented\n#not-a-heading\n"
+def test_only_the_first_body_chars_are_indexed() -> None:
+    filler = "Routine steps follow here. " * (BODY_CHARS // 20)
+    bodies = Bodies(
+        {
+            "early": "Calibrate the telescope mirrors.\n" + filler,
+            "late": filler + "\nCalibrate the microscope lenses.\n",
+        }
     )
+    catalog = catalog_of([make_skill("early"), make_skill("late")])
+    search = searcher(bodies)
 
-    headings, text = split_body(body)
+    assert names(search.search(catalog, "calibrate telescope mirrors")) == ["early"]
+    assert search.search(catalog, "calibrate microscope lenses") == ()
 
-    assert headings.splitlines() == ["Title", "Second", "Indented"]
-    assert text == body
+
+def test_a_given_read_head_is_used_instead_of_read_body() -> None:
+    asked: list[tuple[str, int]] = []
+
+    def read_head(skill: Skill, max_chars: int) -> str:
+        asked.append((skill.name, max_chars))
+        return "Feed the flamingos at noon. " * 500
+
+    def no_whole_body(skill: Skill) -> str:
+        raise AssertionError("read_body called although read_head was given")
+
+    search = SkillSearch(sqlite3.connect(":memory:"), read_body=no_whole_body, read_head=read_head)
+
+    assert names(search.search(DEPLOY_CATALOG, "flamingos at noon"))
+    assert sorted(asked) == sorted((s.name, BODY_CHARS) for s in DEPLOY_CATALOG.skills)
+
+
+def test_the_index_stays_consistent_through_changes_and_deletions() -> None:
+    conn = sqlite3.connect(":memory:")
+    bodies = Bodies({s.name: f"Body of {s.name}, version one." for s in DEPLOY_CATALOG.skills})
+    search = searcher(bodies, conn=conn)
+    search.search(DEPLOY_CATALOG, "deploy")
+    bodies.bodies["gardening"] = "Harvest the pumpkins."
+    changed = [
+        dataclasses.replace(s, mtime_ns=2) if s.name == "gardening" else s
+        for s in DEPLOY_CATALOG.skills
+        if s.name != "shipper"
+    ]
+
+    assert names(search.search(catalog_of(changed), "harvest pumpkins")) == ["gardening"]
+    # A row taken out of the stored text before the FTS index would leave postings
+    # behind: words of the old versions must match exactly the rows holding them.
+    for table, column, word in (
+        ("search_head", "description", "production"),
+        ("search_text", "body", "version"),
+    ):
+        matched = {
+            r for (r,) in conn.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ?", (word,))
+        }
+        holding = {
+            r
+            for (r,) in conn.execute(
+                f"SELECT id FROM search_content WHERE {column} LIKE ?", (f"%{word}%",)
+            )
+        }
+        assert matched == holding
+        conn.execute(f"INSERT INTO {table}({table}) VALUES ('integrity-check')")
+    assert len(holding) == 2
+    assert conn.execute("SELECT count(*) FROM search_content").fetchone()[0] == len(changed)
+
+
+@pytest.mark.parametrize("enabled", [True, False], ids=["enabled", "disabled"])
+def test_a_build_leaves_garbage_collection_as_it_found_it(enabled: bool) -> None:
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        searcher().search(DEPLOY_CATALOG, "deploy")
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
+
+
+def on_disk(path: Path) -> Skill:
+    skill = make_skill("disk", folder=str(path.parent))
+    return dataclasses.replace(skill, size=path.stat().st_size)
+
+
+def write(tmp_path: Path, data: bytes) -> Skill:
+    path = tmp_path / "disk" / "SKILL.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return on_disk(path)
+
+
+def refuse_whole_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    def whole(skill: Skill) -> str:
+        raise AssertionError(f"read the whole of {skill.path}")
+
+    monkeypatch.setattr(_search, "read_body", whole)
+
+
+FRONTMATTER = b"---\nname: disk\ndescription: A skill on disk.\n---\n"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        FRONTMATTER + b"Short body.\n",
+        FRONTMATTER,
+        b"\xef\xbb\xbf" + FRONTMATTER + b"Body after a BOM. " * 400,
+        FRONTMATTER.replace(b"\n", b"\r\n") + b"CRLF line.\r\n" * 600,
+        FRONTMATTER + b"x" * 4096,
+    ],
+    ids=["short", "empty-body", "bom", "crlf", "long-ascii"],
+)
+def test_read_body_head_reads_a_bounded_head(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data: bytes
+) -> None:
+    skill = write(tmp_path, data)
+    expected = read_body(skill)[:500]
+    refuse_whole_reads(monkeypatch)
+
+    assert read_body_head(skill, 500) == expected
+
+
+@pytest.mark.parametrize("shift", [0, 1, 2], ids=["aligned", "cut-1", "cut-2"])
+def test_read_body_head_drops_a_character_cut_by_the_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shift: int
+) -> None:
+    # Three-byte characters, shifted so the read ends inside one, or between two.
+    skill = write(tmp_path, FRONTMATTER + b"a" * shift + "\u2014".encode() * 3000)
+    expected = read_body(skill)[:1000]
+    refuse_whole_reads(monkeypatch)
+
+    assert read_body_head(skill, 1000) == expected
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"---\nname: disk\ndescription: " + b"long " * 2000 + b"\n---\nThe body.\n" * 50,
+        FRONTMATTER + "\u00e9".encode() * 5000,
+        b"---\nname: disk\n" + b"x" * 8000,
+    ],
+    ids=["long-frontmatter", "multibyte-body", "unclosed-frontmatter"],
+)
+def test_read_body_head_reads_the_whole_file_when_the_head_is_not_enough(
+    tmp_path: Path, data: bytes
+) -> None:
+    skill = write(tmp_path, data)
+
+    assert read_body_head(skill, 3000) == read_body(skill)[:3000]
+
+
+def test_read_body_head_reports_a_missing_file(tmp_path: Path) -> None:
+    skill = make_skill("gone", folder=str(tmp_path / "gone"))
+
+    with pytest.raises(SkillNotFoundError, match="gone"):
+        read_body_head(skill)
+
+
+def test_read_body_head_reports_text_that_is_not_utf8(tmp_path: Path) -> None:
+    skill = write(tmp_path, FRONTMATTER + b"caf\xe9 au lait\n" * 10)
+
+    with pytest.raises(SkillIOError, match="UTF-8"):
+        read_body_head(skill)
+
+
+@pytest.mark.skipif(not REAL_SKILLS.is_dir(), reason="real-skills corpus not present")
+@pytest.mark.parametrize("max_chars", [1, 200, BODY_CHARS, 20_000], ids=str)
+def test_read_body_head_matches_read_body_on_real_skills(max_chars: int) -> None:
+    for path in sorted(REAL_SKILLS.rglob("SKILL.md")):
+        skill = on_disk(path)
+        assert read_body_head(skill, max_chars) == read_body(skill)[:max_chars], path
 
 
 # -- quality on the real corpus ---------------------------------------------------

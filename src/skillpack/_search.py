@@ -2,15 +2,16 @@
 
 Ranking, best first: `exact_path` (the query is a skill's SKILL.md path, real path
 or folder) > `exact_name` (name or qualified name, case-insensitive) >
-`name_prefix` > text match. Text match is FTS5 BM25 over five weighted columns:
-name, description, when_to_use (table `search_head`) and the body's headings and
-opening text (table `search_text`); the two tables' scores add up. Ties break on
-scope rank, then path.
+`name_prefix` > text match. Text match is FTS5 BM25 over four weighted columns:
+name, description, when_to_use (table `search_head`) and the opening of the body
+(table `search_text`); the two tables' scores add up. Ties break on scope rank,
+then path.
 
 The FTS rows live in the same SQLite file as the parse cache (tables `search_*`),
 keyed by the skill's real path and versioned by `(mtime_ns, size)`. They are
 brought up to date lazily, on the first search against a catalog: only skills
-whose version is not indexed yet have their body read. A later process over an
+whose version is not indexed yet have their body read, and only its first
+`BODY_CHARS` characters when a `read_head` is given. A later process over an
 unchanged tree reads no body at all.
 
 What keeps a query within a couple of milliseconds on 10,000 skills: FTS5 reads a
@@ -30,14 +31,19 @@ few of the request's words, or only in its body, stays below `MIN_RELEVANCE`.
 from __future__ import annotations
 
 import bisect
+import contextlib
+import gc
 import math
+import os
 import re
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._discover import read_body
 from ._errors import SkillIOError, SkillpackError, UsageError
+from ._frontmatter import split_frontmatter
 from ._model import SCOPE_RANK, SCOPES, Catalog, Scope, Skill
 
 DEFAULT_LIMIT = 8
@@ -46,33 +52,31 @@ MAX_LIMIT = 50
 HEAD_COLUMNS = ("name", "description", "when_to_use")
 """Columns of `search_head`: the frontmatter that says what a skill is for."""
 
-TEXT_COLUMNS = ("headings", "body")
-"""Columns of `search_text`: the start of the body and its headings."""
+TEXT_COLUMNS = ("body",)
+"""Columns of `search_text`: the start of the body."""
 
 COLUMNS = HEAD_COLUMNS + TEXT_COLUMNS
 """Every indexed column, in the order of `COLUMN_WEIGHTS` and of `reasons`."""
 
-COLUMN_WEIGHTS = (10.0, 5.0, 4.0, 2.0, 1.0)
+COLUMN_WEIGHTS = (10.0, 5.0, 4.0, 1.0)
 """BM25 weight per column: a word in the name says more than one in the body."""
 
 BODY_CHARS = 3000
-"""Body text indexed per skill. The opening says what a skill is for; the rest is
-procedure whose words match everything (the eval ranks worse with whole bodies),
-and indexing it all would cost far more than discovery."""
-
-HEADINGS_CHARS = 1500
-"""Heading text indexed per skill."""
-
-HEADINGS_WINDOW = 6_000
-"""Headings are taken from this much of the body."""
+"""Body text indexed per skill, as written (headings, prose and code alike). The
+opening says what a skill is for; the rest is procedure whose words match
+everything (the eval ranks worse with whole bodies). Tokenizing it is most of the
+build's cost, so this is the knob between build time and quality (the eval loses a
+request or two at recall@1 per 500 characters less)."""
 
 HEAD_BUDGET = 1000
 """Per query, most documents whose `search_head` postings are read (sum of the
 searched terms' document frequencies there); the rarest term is always searched."""
 
-TEXT_BUDGET = 600
+TEXT_BUDGET = 500
 """The same for `search_text`, whose postings are longer; terms past the budget are
-matched in the frontmatter only."""
+matched in the frontmatter only. (600 when the table also held headings from past
+`BODY_CHARS`: body-only document frequencies are lower, and 500 searches the same
+words at the same cost.)"""
 
 FETCH = 200
 """Rows fetched per table and query, best first, before merging the two scores."""
@@ -82,8 +86,11 @@ MIN_RELEVANCE = 0.82
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 
-_INDEX_VERSION = "2"
+_INDEX_VERSION = "3"
 """Bumped whenever tables, tokenizer or text extraction change: old rows are dropped."""
+
+_FRONTMATTER_BYTES = 4096
+"""`read_body_head` reads this many bytes more than the characters it returns."""
 
 _DF_REFRESH = 0.05
 """Refresh the document-frequency table once this share of documents has changed."""
@@ -93,12 +100,9 @@ _TIER_EXACT_NAME = 2
 _TIER_NAME_PREFIX = 1
 _TIER_TEXT = 0
 
+_O_READ = os.O_RDONLY | getattr(os, "O_BINARY", 0)  # O_BINARY: no newline translation on Windows
+
 _WORD = re.compile(r"[^\W_]+")
-# A fence line (``` or ~~~, with an info string) or an ATX heading line.
-# Both anchored on "\n" rather than "(?m)^", so the regex engine skips ahead with a
-# fast character search instead of trying the pattern at every position.
-_FENCE_LINE = re.compile(r"\n {0,3}(`{3,}|~{3,})([^\n]*)")
-_HEADING_LINE = re.compile(r"\n {0,3}#{1,6}[ \t]+([^\n]*)")
 _NAME_SEP = re.compile(r"[\s_]+")
 
 # Words that say nothing about which skill fits a request. Kept small on purpose:
@@ -120,21 +124,33 @@ _STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS search_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    # One row per indexed skill. `key` has no UNIQUE index: rows are only looked up
+    # by id, `_sync` plans from a full snapshot under the write lock, and the index
+    # would cost every insert.
     """CREATE TABLE IF NOT EXISTS search_doc (
         id INTEGER PRIMARY KEY,
-        key TEXT NOT NULL UNIQUE,
+        key TEXT NOT NULL,
         root TEXT NOT NULL,
         mtime_ns INTEGER NOT NULL,
         size INTEGER NOT NULL
+    )""",
+    # The text both FTS tables index (their external content), stored once: the
+    # FTS tables keep only their index. Apart from search_doc so that the snapshot
+    # of versions every sync takes does not read the text.
+    f"""CREATE TABLE IF NOT EXISTS search_content (
+        id INTEGER PRIMARY KEY,
+        {", ".join(f"{c} TEXT NOT NULL" for c in COLUMNS)}
     )""",
     # Two FTS tables, not one: FTS5 reads a term's whole posting list whatever the
     # column filter, and a word common in bodies has long lists. Split, a query can
     # search every word in the short frontmatter and only the rarer ones in bodies.
     f"""CREATE VIRTUAL TABLE IF NOT EXISTS search_head USING fts5(
-        {", ".join(HEAD_COLUMNS)}, tokenize = '{TOKENIZER}'
+        {", ".join(HEAD_COLUMNS)}, tokenize = '{TOKENIZER}',
+        content = 'search_content', content_rowid = 'id'
     )""",
     f"""CREATE VIRTUAL TABLE IF NOT EXISTS search_text USING fts5(
-        {", ".join(TEXT_COLUMNS)}, tokenize = '{TOKENIZER}'
+        {", ".join(TEXT_COLUMNS)}, tokenize = '{TOKENIZER}',
+        content = 'search_content', content_rowid = 'id'
     )""",
     "CREATE VIRTUAL TABLE IF NOT EXISTS search_head_vocab USING fts5vocab(search_head, row)",
     "CREATE VIRTUAL TABLE IF NOT EXISTS search_text_vocab USING fts5vocab(search_text, row)",
@@ -151,6 +167,7 @@ _DROP = (
     "DROP TABLE IF EXISTS search_fts",
     "DROP TABLE IF EXISTS search_df",
     "DROP TABLE IF EXISTS search_doc",
+    "DROP TABLE IF EXISTS search_content",
     "DROP TABLE IF EXISTS search_meta",
 )
 # A scratch FTS table in the connection's temp schema: FTS5 itself stems the query
@@ -196,7 +213,7 @@ class _Term:
     head_df: int
     """Documents whose frontmatter holds the stem (0 when unknown to the index)."""
     text_df: int
-    """Documents whose headings or body hold the stem."""
+    """Documents whose body holds the stem."""
 
 
 @dataclass(kw_only=True, slots=True)
@@ -206,56 +223,37 @@ class _State:
     catalog: Catalog
     by_rowid: dict[int, Skill]
     rowid_by_key: dict[str, int]
-    by_path: dict[str, list[Skill]]
     by_name: dict[str, list[Skill]]
     names: list[str]
     """Sorted lowercased names, for prefix lookups by bisection."""
     total: int
     """Documents in the FTS table (BM25's N)."""
     stems: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    by_path: dict[str, list[Skill]] | None = None
+    """Built on the first query that looks like a path (`paths`)."""
+
+    def paths(self) -> dict[str, list[Skill]]:
+        """Skills by normalized SKILL.md path, real path and folder."""
+        if self.by_path is None:
+            by_path: dict[str, list[Skill]] = {}
+            for skill in self.catalog.skills:
+                for path in {skill.path, skill.real_path, skill.dir}:
+                    if path:
+                        by_path.setdefault(_norm_path(path), []).append(skill)
+            self.by_path = by_path
+        return self.by_path
 
 
 def _norm_name(text: str) -> str:
-    return _NAME_SEP.sub("-", text.strip().lower())
+    lowered = text.strip().lower()
+    if "_" in lowered or " " in lowered or not lowered.isprintable():
+        return _NAME_SEP.sub("-", lowered)
+    return lowered  # the common case, without a regex pass
 
 
 def _norm_path(text: str) -> str:
     stripped = text.strip()
     return stripped.rstrip("/\\") or stripped
-
-
-def split_body(body: str) -> tuple[str, str]:
-    """The (headings, text) of a Markdown body that the index holds.
-
-    Headings are the `#` lines outside code fences within the first
-    `HEADINGS_WINDOW` characters, cut to `HEADINGS_CHARS`; text is the first
-    `BODY_CHARS` characters as written. Regex passes over a bounded window, Python
-    work only per fence and heading: indexing must stay cheap next to discovery.
-    """
-    window = "\n" + body[:HEADINGS_WINDOW]
-    fenced: list[int] = []
-    """Start/end offsets of fenced code blocks, flattened and ascending."""
-    if "```" in window or "~~~" in window:
-        opener: str | None = None
-        for match in _FENCE_LINE.finditer(window):
-            run = match.group(1)
-            if opener is None:
-                opener = run
-                fenced.append(match.start())
-            elif run[0] == opener[0] and len(run) >= len(opener) and not match.group(2).strip():
-                opener = None
-                fenced.append(match.end())
-    headings: list[str] = []
-    size = 0
-    for match in _HEADING_LINE.finditer(window):
-        if bisect.bisect_right(fenced, match.start()) % 2:
-            continue  # inside a code block: a shell or Python comment
-        heading = match.group(1).rstrip(" \t#")
-        headings.append(heading)
-        size += len(heading) + 1
-        if size >= HEADINGS_CHARS:
-            break
-    return "\n".join(headings)[:HEADINGS_CHARS], body[:BODY_CHARS]
 
 
 def query_words(query: str) -> list[str]:
@@ -268,6 +266,65 @@ def query_words(query: str) -> list[str]:
     return list(seen)
 
 
+def read_body_head(skill: Skill, max_chars: int = BODY_CHARS) -> str:
+    """The first `max_chars` characters of a skill's body, read from disk: the same
+    text as `read_body(skill)[:max_chars]`, at the cost of a bounded read.
+
+    Reads `max_chars + 4096` bytes (a multi-byte character cut at the end is
+    dropped), enough for ASCII text after a 4 KiB frontmatter. Only when that head
+    does not hold the frontmatter and `max_chars` characters of body (a long
+    frontmatter, text of multi-byte characters) is the whole file read, through
+    `read_body`, which also reports a missing, unreadable or non-UTF-8 file.
+
+    Raises:
+        SkillNotFoundError: the SKILL.md is gone.
+        SkillIOError: it cannot be read, is too large or is not UTF-8.
+    """
+    limit = max_chars + _FRONTMATTER_BYTES
+    try:
+        data = _read_head(skill.path, limit, skill.size)
+    except OSError:
+        return read_body(skill)[:max_chars]  # raises the error that says how to fix it
+    truncated = len(data) == limit
+    text: str | None = None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        if truncated and len(data) - exc.start < 4:
+            # The read cut a multi-byte character: decode up to its first byte.
+            with contextlib.suppress(UnicodeDecodeError):
+                text = data[: exc.start].decode("utf-8-sig")
+    if text is not None:
+        frontmatter, body, _line = split_frontmatter(text)
+        # A body longer than asked is known to hold the first `max_chars`
+        # characters unchanged: CRLF folding can only alter the cut's last one.
+        if not truncated or (frontmatter is not None and len(body) > max_chars):
+            return body[:max_chars]
+    return read_body(skill)[:max_chars]
+
+
+def _read_head(path: str, limit: int, size: int) -> bytes:
+    """At most `limit` bytes from the start of a file, fewer only at its end (or
+    at `size`, its size when discovered).
+
+    Plain `os.read` calls: a buffered file object costs more to set up than
+    reading a few KiB does, and this runs once per skill in an index build. The
+    known size spares the call that would only find the end of the file; a file
+    that grew since has a new version, indexed again on the next sync.
+    """
+    fd = os.open(path, _O_READ)
+    try:
+        data = os.read(fd, limit)
+        while len(data) < min(limit, size):  # a short read
+            more = os.read(fd, limit - len(data))
+            if not more:
+                break
+            data += more
+        return data
+    finally:
+        os.close(fd)
+
+
 def _idf(total: int, df: int) -> float:
     # BM25's IDF as FTS5 computes it, floored like FTS5 does for very common terms.
     return max(math.log((total - df + 0.5) / (df + 0.5)), 1e-6)
@@ -277,13 +334,22 @@ class SkillSearch:
     """Search a catalog by name, path and text; the index lives in `conn`.
 
     `conn` is any SQLite connection: the persistent index file (`_index.connect`),
-    or `sqlite3.connect(":memory:")` for a throwaway index. Bodies are read through
-    `read_body`, only for skills whose file version is not indexed yet.
+    or `sqlite3.connect(":memory:")` for a throwaway index. Bodies are read only for
+    skills whose file version is not indexed yet: through `read_head(skill,
+    BODY_CHARS)` when given (it must return at least the body's first that many
+    characters; `read_body_head` does for skills on disk), else `read_body`.
     """
 
-    def __init__(self, conn: sqlite3.Connection, *, read_body: Callable[[Skill], str]) -> None:
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        *,
+        read_body: Callable[[Skill], str],
+        read_head: Callable[[Skill, int], str] | None = None,
+    ) -> None:
         self._conn = conn
         self._read_body = read_body
+        self._read_head = read_head
         self._state: _State | None = None
         self._schema_ready = False
 
@@ -367,7 +433,11 @@ class SkillSearch:
     def _rule_matches(
         self, state: _State, query: str
     ) -> Iterable[tuple[int, str, Iterable[Skill]]]:
-        yield _TIER_EXACT_PATH, "exact_path", state.by_path.get(_norm_path(query), ())
+        path = _norm_path(query)
+        if "/" in path or "\\" in path:
+            # Every SKILL.md path and folder holds a separator: a query without one
+            # cannot be a path, and needs no path table.
+            yield _TIER_EXACT_PATH, "exact_path", state.paths().get(path, ())
         name = _norm_name(query)
         yield _TIER_EXACT_NAME, "exact_name", state.by_name.get(name, ())
         if len(name) >= 2:
@@ -505,18 +575,18 @@ class SkillSearch:
             r"\b(?:" + "|".join(re.escape(p) for p in sorted(prefixes)) + ")", re.IGNORECASE
         )
         wanted = [state.rowid_by_key.get(skill.key) for skill in skills]
-        texts: dict[int, tuple[str, str]] = {}
+        texts: dict[int, str] = {}
         ids = [i for i in wanted if i is not None]
         if ids:
             marks = ", ".join("?" * len(ids))
-            for rowid, headings, body in self._conn.execute(
-                f"SELECT rowid, headings, body FROM search_text WHERE rowid IN ({marks})", ids
+            for rowid, body in self._conn.execute(
+                f"SELECT id, body FROM search_content WHERE id IN ({marks})", ids
             ):
-                texts[rowid] = (headings or "", body or "")
+                texts[rowid] = body or ""
         out: dict[str, tuple[str, ...]] = {}
         for skill, rowid in zip(skills, wanted, strict=True):
-            headings, body = texts.get(rowid, ("", "")) if rowid is not None else ("", "")
-            values = (skill.name, skill.description, skill.when_to_use or "", headings, body)
+            body = texts.get(rowid, "") if rowid is not None else ""
+            values = (skill.name, skill.description, skill.when_to_use or "", body)
             out[skill.key] = tuple(
                 col for col, value in zip(COLUMNS, values, strict=True) if pattern.search(value)
             )
@@ -528,24 +598,21 @@ class SkillSearch:
         if self._state is not None and self._state.catalog is catalog:
             return self._state
         self._ensure_schema()
-        by_rowid = self._sync(catalog)
-        by_path: dict[str, list[Skill]] = {}
+        by_rowid, total = self._sync(catalog)
         by_name: dict[str, list[Skill]] = {}
         for skill in catalog.skills:
-            for path in {skill.path, skill.real_path, skill.dir}:
-                if path:
-                    by_path.setdefault(_norm_path(path), []).append(skill)
-            for name in {_norm_name(skill.name), _norm_name(skill.qualified_name)}:
-                by_name.setdefault(name, []).append(skill)
-        total = self._conn.execute("SELECT count(*) FROM search_doc").fetchone()[0]
+            name = _norm_name(skill.name)
+            by_name.setdefault(name, []).append(skill)
+            qualified = _norm_name(skill.qualified_name)
+            if qualified != name:
+                by_name.setdefault(qualified, []).append(skill)
         self._state = _State(
             catalog=catalog,
             by_rowid=by_rowid,
             rowid_by_key={skill.key: rowid for rowid, skill in by_rowid.items()},
-            by_path=by_path,
             by_name=by_name,
             names=sorted(by_name),
-            total=int(total),
+            total=total,
         )
         return self._state
 
@@ -569,10 +636,13 @@ class SkillSearch:
                         conn.execute(statement)
                 for statement in _SCHEMA:
                     conn.execute(statement)
-                conn.execute(
-                    "INSERT OR REPLACE INTO search_meta(key, value) VALUES ('version', ?)",
-                    (_INDEX_VERSION,),
-                )
+                if version != _INDEX_VERSION:
+                    # Written only here: a process that finds the index current
+                    # does not take the write lock to open it.
+                    conn.execute(
+                        "INSERT OR REPLACE INTO search_meta(key, value) VALUES ('version', ?)",
+                        (_INDEX_VERSION,),
+                    )
         except sqlite3.OperationalError as exc:
             if "fts5" in str(exc).lower():
                 raise SkillIOError(
@@ -586,8 +656,9 @@ class SkillSearch:
             raise _io_error(conn, "prepare", exc) from exc
         self._schema_ready = True
 
-    def _sync(self, catalog: Catalog) -> dict[int, Skill]:
-        """Bring the FTS rows up to date with `catalog`; map row ids to its skills.
+    def _sync(self, catalog: Catalog) -> tuple[dict[int, Skill], int]:
+        """Bring the FTS rows up to date with `catalog`; map row ids to its skills,
+        and count the rows.
 
         Stale rows are those under one of the catalog's roots whose skill the
         catalog no longer has; rows of other roots (another project sharing the
@@ -622,22 +693,38 @@ class SkillSearch:
             rows = snapshot()
             fresh, stale = plan(rows)
             if fresh or stale:
-                bodies = {skill.key: self._body(skill) for skill in fresh}
-                with _savepoint(conn, "search_sync"):
-                    # Take the write lock first, then re-plan: another process may
-                    # have indexed some of these skills meanwhile.
-                    conn.execute("UPDATE search_meta SET value = value WHERE key = 'version'")
-                    rows = snapshot()
-                    fresh, stale = plan(rows)
-                    self._write(rows, fresh, stale, bodies)
-                rows = snapshot()
+                # A build allocates a few small objects per skill that all live on
+                # until it ends: cyclic collections meanwhile find nothing. As in
+                # discovery, which does the same.
+                gc_was_enabled = gc.isenabled()
+                gc.disable()
+                try:
+                    bodies = {skill.key: self._body(skill) for skill in fresh}
+                    with _savepoint(conn, "search_sync"):
+                        # Take the write lock first, then re-plan: another process
+                        # may have indexed some of these skills meanwhile.
+                        conn.execute("UPDATE search_meta SET value = value WHERE key = 'version'")
+                        rows = snapshot()
+                        fresh, stale = plan(rows)
+                        rows = self._write(rows, fresh, stale, bodies)
+                finally:
+                    if gc_was_enabled:
+                        # What lives on (the caller's catalog, this state) goes to the
+                        # oldest generation unscanned, as after discovery; otherwise
+                        # the full collection the build put off lands on a query.
+                        gc.freeze()
+                        gc.unfreeze()
+                        gc.enable()
         except sqlite3.Error as exc:
             raise _io_error(conn, "update", exc) from exc
-        return {rows[key][0]: skill for key, skill in skills.items() if key in rows}
+        by_rowid = {rows[key][0]: skill for key, skill in skills.items() if key in rows}
+        return by_rowid, len(rows)
 
     def _body(self, skill: Skill) -> str | None:
         try:
-            return self._read_body(skill)
+            if self._read_head is not None:
+                return self._read_head(skill, BODY_CHARS)[:BODY_CHARS]
+            return self._read_body(skill)[:BODY_CHARS]
         except (SkillpackError, OSError):
             # Gone or unreadable since discovery: index what the catalog knows and
             # mark the version unknown so the next catalog retries the body.
@@ -649,40 +736,53 @@ class SkillSearch:
         fresh: list[Skill],
         stale: list[int],
         bodies: dict[str, str | None],
-    ) -> None:
+    ) -> dict[str, tuple[int, int, int, str]]:
+        """Replace the rows of `fresh` and `stale`; return `rows` as they are now."""
         conn = self._conn
         replaced = [rows[skill.key][0] for skill in fresh if skill.key in rows]
         gone = [(rowid,) for rowid in stale + replaced]
+        # External content: the FTS tables read the old text from search_content to
+        # take it out of their index, so its rows go last.
         conn.executemany("DELETE FROM search_head WHERE rowid = ?", gone)
         conn.executemany("DELETE FROM search_text WHERE rowid = ?", gone)
+        conn.executemany("DELETE FROM search_content WHERE id = ?", gone)
         conn.executemany("DELETE FROM search_doc WHERE id = ?", gone)
+        gone_ids = {rowid for (rowid,) in gone}
+        now = {key: row for key, row in rows.items() if row[0] not in gone_ids}
         next_id = conn.execute("SELECT coalesce(max(id), 0) FROM search_doc").fetchone()[0] + 1
         docs = []
-        heads = []
-        texts = []
-        for offset, skill in enumerate(fresh):
-            body = bodies.get(skill.key)
-            if skill.key not in bodies:
-                body = self._body(skill)
-            headings, text = split_body(body or "")
-            rowid = next_id + offset
+        contents = []
+        for rowid, skill in enumerate(fresh, start=next_id):
+            key = skill.key
+            body = bodies[key] if key in bodies else self._body(skill)
             # An unread body is recorded with mtime -1: never equal to a real
             # version, so the next sync reads it again.
             mtime_ns = skill.mtime_ns if body is not None else -1
-            docs.append((rowid, skill.key, skill.root, mtime_ns, skill.size))
-            heads.append((rowid, skill.name, skill.description, skill.when_to_use or ""))
-            texts.append((rowid, headings, text))
+            docs.append((rowid, key, skill.root, mtime_ns, skill.size))
+            contents.append(
+                (rowid, skill.name, skill.description, skill.when_to_use or "", body or "")
+            )
+            now[key] = (rowid, mtime_ns, skill.size, skill.root)
         conn.executemany(
             "INSERT INTO search_doc(id, key, root, mtime_ns, size) VALUES (?, ?, ?, ?, ?)", docs
         )
         conn.executemany(
-            "INSERT INTO search_head(rowid, name, description, when_to_use) VALUES (?, ?, ?, ?)",
-            heads,
+            f"INSERT INTO search_content(id, {', '.join(COLUMNS)}) "
+            f"VALUES (?, {', '.join('?' * len(COLUMNS))})",
+            contents,
         )
-        conn.executemany("INSERT INTO search_text(rowid, headings, body) VALUES (?, ?, ?)", texts)
-        self._refresh_df(len(gone) + len(docs))
+        # Indexed from search_content in SQL: the text crosses from Python once.
+        for table, columns in (("search_head", HEAD_COLUMNS), ("search_text", TEXT_COLUMNS)):
+            names = ", ".join(columns)
+            conn.execute(
+                f"INSERT INTO {table}(rowid, {names}) "
+                f"SELECT id, {names} FROM search_content WHERE id >= ?",
+                (next_id,),
+            )
+        self._refresh_df(len(gone) + len(docs), len(now))
+        return now
 
-    def _refresh_df(self, changed: int) -> None:
+    def _refresh_df(self, changed: int, total: int) -> None:
         """Rebuild the per-table document frequencies once enough has changed.
 
         They only steer which words a table is searched for (a cost budget) and
@@ -692,7 +792,6 @@ class SkillSearch:
         conn = self._conn
         row = conn.execute("SELECT value FROM search_meta WHERE key = 'df_pending'").fetchone()
         pending = int(row[0]) + changed if row else changed
-        total = conn.execute("SELECT count(*) FROM search_doc").fetchone()[0]
         has_df = conn.execute("SELECT 1 FROM search_df LIMIT 1").fetchone() is not None
         if not has_df or pending > _DF_REFRESH * max(total, 1):
             conn.execute("DELETE FROM search_df")
