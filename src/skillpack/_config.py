@@ -40,9 +40,7 @@ import copy
 import datetime
 import os
 import re
-import tempfile
 import threading
-import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -209,7 +207,7 @@ class Config:
         Entries match the name, the qualified name, `<scope>:<name>`, or the skill's
         folder / SKILL.md path (as discovered or real).
         """
-        if not _skill_matches(skill, *self._disabled_keys):
+        if not self.disabled or not _skill_matches(skill, *self._disabled_keys):
             return True
         return _skill_matches(skill, *self._enabled_keys)
 
@@ -349,7 +347,7 @@ def _key_line(text: str, table: str, key: str) -> int | None:
     return None
 
 
-def _decode_error_line(error: tomllib.TOMLDecodeError, text: str) -> int:
+def _decode_error_line(error: ValueError, text: str) -> int:
     found = re.search(r"line (\d+)", str(error))
     if found:
         return int(found.group(1))
@@ -367,8 +365,10 @@ def parse_config(
     """
     text = text.removeprefix("\ufeff")
     try:
+        import tomllib  # only when a config file exists: most runs have none
+
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
+    except ValueError as error:  # tomllib.TOMLDecodeError
         line = _decode_error_line(error, text)
         message = (
             f"Config file {path} is not valid TOML: {error} (line {line}). "
@@ -580,8 +580,10 @@ def _read_for_update(path: Path) -> dict[str, Any]:
             f"_Check its permissions, then retry."
         ) from error
     try:
+        import tomllib
+
         return tomllib.loads(text.removeprefix("\ufeff"))
-    except tomllib.TOMLDecodeError as error:
+    except ValueError as error:  # tomllib.TOMLDecodeError
         raise UsageError(
             f"Config file {path} is not valid TOML ({error}); it was left unchanged. "
             f"Fix the syntax or remove the file, then retry."
@@ -610,6 +612,8 @@ def write_atomic(path: Path, text: str) -> None:
     """
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        import tempfile
+
         fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as error:
         raise SkillIOError(

@@ -6,6 +6,7 @@ filesystem; the discovery layer builds these values, every other layer reads the
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -168,20 +169,25 @@ class Catalog:
     skills: tuple[Skill, ...] = ()
     problems: tuple[Problem, ...] = ()
     roots: tuple[Root, ...] = ()
-    _by_name: Mapping[str, tuple[Skill, ...]] = field(init=False, repr=False, compare=False)
-    _by_key: Mapping[str, Skill] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        ordered = tuple(sorted(self.skills, key=_catalog_order))
-        object.__setattr__(self, "skills", ordered)
+        object.__setattr__(self, "skills", tuple(sorted(self.skills, key=_catalog_order)))
+
+    # The lookup tables are built on first use: listing a catalog needs none of them.
+    @functools.cached_property
+    def _by_name(self) -> Mapping[str, tuple[Skill, ...]]:
         by_name: dict[str, list[Skill]] = {}
-        by_key: dict[str, Skill] = {}
-        for skill in ordered:
+        for skill in self.skills:
             by_name.setdefault(skill.name, []).append(skill)
+        return {name: tuple(group) for name, group in by_name.items()}
+
+    @functools.cached_property
+    def _by_key(self) -> Mapping[str, Skill]:
+        by_key: dict[str, Skill] = {}
+        for skill in self.skills:
             by_key.setdefault(skill.key, skill)
             by_key.setdefault(skill.path, skill)
-        object.__setattr__(self, "_by_name", {k: tuple(v) for k, v in by_name.items()})
-        object.__setattr__(self, "_by_key", by_key)
+        return by_key
 
     def __len__(self) -> int:
         return len(self.skills)

@@ -9,6 +9,28 @@ from __future__ import annotations
 
 def main() -> None:
     """Console-script entry point."""
+    import gc
+    import os
+    import sys
+
+    # A CLI run is short and allocates many long-lived objects (one per skill): the
+    # cyclic collector would only rescan them. Teardown is skipped for the same
+    # reason once every stream is flushed; the index file is committed by then.
+    gc.disable()
     from ._app import cli
 
-    cli(prog_name="skillpack")
+    code: int | str | None
+    try:
+        cli(prog_name="skillpack")
+        code = 0
+    except SystemExit as exit_:
+        code = exit_.code
+    if isinstance(code, str):
+        sys.stderr.write(code + "\n")
+        code = 1
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:
+        code = code or 1
+    os._exit(code or 0)
