@@ -61,6 +61,12 @@ class FileSystemReader:
 
         return read_body(skill)
 
+    def read_body_head(self, skill: Skill, max_chars: int) -> str:
+        """`read_body(skill)[:max_chars]` from a bounded read (what search indexes)."""
+        from ._search import read_body_head
+
+        return read_body_head(skill, max_chars)
+
     def version(self, skill: Skill) -> tuple[int, int]:
         try:
             st = os.stat(skill.path)

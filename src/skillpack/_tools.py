@@ -316,7 +316,10 @@ class SkillTools:
                 conn = self._search_connection
                 if conn is None:
                     conn = _open_search_connection()
-                self._search = SkillSearch(conn, read_body=self.session.reader.read_body)
+                reader = self.session.reader
+                # Readers that can read just the head of a body make index builds cheaper.
+                read_head = getattr(reader, "read_body_head", None)
+                self._search = SkillSearch(conn, read_body=reader.read_body, read_head=read_head)
             return self._search
 
     def _search_tool(self, args: Mapping[str, Any]) -> Any:
