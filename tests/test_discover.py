@@ -9,18 +9,10 @@ from pathlib import Path
 import pytest
 
 from conftest import WriteSkill
-from skillpack import _discover
-from skillpack._discover import (
-    default_roots,
-    discover,
-    list_skill_files,
-    project_dirs,
-    read_body,
-    read_skill_file,
-    system_root_path,
-)
-from skillpack._errors import SkillIOError, SkillNotFoundError, SkillPermissionError
-from skillpack._model import Catalog, Root, Skill
+from skillpack import _load, _walk
+from skillpack._discover import discover
+from skillpack._model import Catalog, Root
+from skillpack._roots import default_roots, project_dirs, system_root_path
 
 
 def run(*roots: Path, **kwargs: object) -> Catalog:
@@ -551,14 +543,14 @@ def test_an_unreadable_file_is_an_error_and_the_rest_loads(
     write_skill("fine")
     (bad / "SKILL.md").chmod(0)
     if os.access(bad / "SKILL.md", os.R_OK):  # root reads anything: deny it by hand
-        real_read = _discover._read_skill_md
+        real_read = _load._read_skill_md
 
         def deny(path: str, limit: int) -> tuple[os.stat_result, bytes | None]:
             if path == str(bad / "SKILL.md"):
                 raise PermissionError(13, "Permission denied", path)
             return real_read(path, limit)
 
-        monkeypatch.setattr(_discover, "_read_skill_md", deny)
+        monkeypatch.setattr(_load, "_read_skill_md", deny)
 
     try:
         catalog = run(tmp_path)
@@ -594,7 +586,7 @@ def test_an_oversized_skill_file_is_reported_without_being_read(
     folder = write_skill("huge", body="x" * (10 * 1024 * 1024))
     fine = write_skill("fine")
     reads: list[str] = []
-    real_read = _discover._read_skill_md
+    real_read = _load._read_skill_md
 
     def spy(path: str, limit: int) -> tuple[os.stat_result, bytes | None]:
         st, data = real_read(path, limit)
@@ -602,7 +594,7 @@ def test_an_oversized_skill_file_is_reported_without_being_read(
             reads.append(path)
         return st, data
 
-    monkeypatch.setattr(_discover, "_read_skill_md", spy)
+    monkeypatch.setattr(_load, "_read_skill_md", spy)
 
     catalog = run(tmp_path)
 
@@ -628,7 +620,7 @@ def test_a_permission_denied_folder_is_a_warning_and_the_rest_loads(
                     raise PermissionError(13, "Permission denied", str(path))
                 return real_scandir(path)
 
-            monkeypatch.setattr(_discover.os, "scandir", deny)
+            monkeypatch.setattr(_walk.os, "scandir", deny)
         catalog = run(tmp_path)
     finally:
         monkeypatch.undo()
@@ -650,182 +642,3 @@ def test_a_broken_symlink_is_ignored(tmp_path: Path, write_skill: WriteSkill) ->
     catalog = run(tmp_path)
 
     assert names(catalog) == ["fine"] and catalog.problems == ()
-
-
-# --------------------------------------------------------------------------- content
-
-
-def only_skill(root: Path) -> Skill:
-    (skill,) = run(root).skills
-    return skill
-
-
-def test_read_body_returns_the_markdown_after_the_frontmatter(
-    tmp_path: Path, write_skill: WriteSkill
-) -> None:
-    write_skill("doc", body="# Title\n\nA --- B\n\n---\n\nafter the rule\n")
-
-    body = read_body(only_skill(tmp_path))
-
-    assert body.lstrip("\n") == "# Title\n\nA --- B\n\n---\n\nafter the rule\n"
-
-
-def test_read_body_of_a_deleted_skill_says_to_rediscover(
-    tmp_path: Path, write_skill: WriteSkill
-) -> None:
-    folder = write_skill("gone")
-    skill = only_skill(tmp_path)
-    (folder / "SKILL.md").unlink()
-
-    with pytest.raises(SkillNotFoundError, match="skillpack list"):
-        read_body(skill)
-
-
-def test_list_skill_files_lists_bundled_files_only(tmp_path: Path, write_skill: WriteSkill) -> None:
-    folder = write_skill(
-        "kit",
-        files={
-            "README.md": "r",
-            "references/guide.md": "g",
-            "scripts/run.sh": "s",
-            ".env": "secret",
-            ".cache/x": "x",
-            "node_modules/m/index.js": "m",
-        },
-    )
-    write_skill("kit/nested", files={"inner.md": "i"})
-    (tmp_path / "outside.md").write_text("o", encoding="utf-8")
-    (folder / "escape.md").symlink_to(tmp_path / "outside.md")
-    (folder / "alias.md").symlink_to(folder / "README.md")
-
-    files, truncated = list_skill_files(only_named(tmp_path, "kit"))
-
-    assert files == ("README.md", "alias.md", "references/guide.md", "scripts/run.sh")
-    assert truncated is False
-
-
-def only_named(root: Path, name: str) -> Skill:
-    (skill,) = run(root).named(name)
-    return skill
-
-
-def test_list_skill_files_is_bounded(tmp_path: Path, write_skill: WriteSkill) -> None:
-    write_skill("many", files={f"f{i:02}.md": "x" for i in range(12)})
-
-    files, truncated = list_skill_files(only_skill(tmp_path), max_files=5)
-
-    assert files == ("f00.md", "f01.md", "f02.md", "f03.md", "f04.md")
-    assert truncated is True
-
-
-@pytest.mark.parametrize(
-    "relpath",
-    [
-        "../other/SKILL.md",
-        "references/../../other/SKILL.md",
-        "/etc/passwd",
-        "%2e%2e/other/SKILL.md",
-        "%252e%252e/other/SKILL.md",
-        "..%2fother%2fSKILL.md",
-        "..\\other\\SKILL.md",
-        "\\etc\\passwd",
-        "C:\\Windows\\win.ini",
-        "guide.md\x00.txt",
-        "guide.md%00",
-        ".env",
-        "escape.md",
-    ],
-    ids=[
-        "dotdot",
-        "dotdot-inside",
-        "absolute",
-        "percent-encoded",
-        "double-encoded",
-        "encoded-slashes",
-        "backslashes",
-        "backslash-absolute",
-        "drive-letter",
-        "nul",
-        "encoded-nul",
-        "hidden",
-        "symlink-outside",
-    ],
-)
-def test_read_skill_file_refuses_paths_leaving_the_skill(
-    tmp_path: Path, write_skill: WriteSkill, relpath: str
-) -> None:
-    write_skill("other")
-    folder = write_skill("kit", files={"guide.md": "ok", ".env": "secret"})
-    (folder / "escape.md").symlink_to(tmp_path / "other" / "SKILL.md")
-
-    with pytest.raises(SkillPermissionError, match="Refused to read"):
-        read_skill_file(only_named(tmp_path, "kit"), relpath)
-
-
-@pytest.mark.parametrize(
-    "relpath",
-    ["references/guide.md", "./references/guide.md", "references\\guide.md", "inner-link.md"],
-    ids=["plain", "dot-prefix", "backslash-separator", "symlink-inside"],
-)
-def test_read_skill_file_reads_files_inside_the_skill(
-    tmp_path: Path, write_skill: WriteSkill, relpath: str
-) -> None:
-    folder = write_skill("kit", files={"references/guide.md": "the guide\n"})
-    (folder / "inner-link.md").symlink_to(folder / "references" / "guide.md")
-
-    assert read_skill_file(only_skill(tmp_path), relpath) == "the guide\n"
-
-
-@pytest.mark.parametrize(
-    ("relpath", "error"),
-    [
-        ("missing.md", SkillNotFoundError),
-        ("references", SkillNotFoundError),
-        ("", SkillNotFoundError),
-        ("big.md", SkillIOError),
-        ("blob.bin", SkillIOError),
-    ],
-    ids=["missing", "folder", "empty", "too-large", "binary"],
-)
-def test_read_skill_file_errors(
-    tmp_path: Path, write_skill: WriteSkill, relpath: str, error: type[Exception]
-) -> None:
-    folder = write_skill("kit", files={"references/a.md": "a", "big.md": "x" * 2000})
-    (folder / "blob.bin").write_bytes(b"\x00\x01\x02")
-
-    with pytest.raises(error, match="kit|big.md|blob.bin"):
-        read_skill_file(only_skill(tmp_path), relpath, max_bytes=1000)
-
-
-@pytest.mark.parametrize(
-    ("length", "limit", "stated", "expected"),
-    [
-        (100, 1000, None, 100),
-        (100, 1000, 100, 100),
-        (100, 1000, 40, 100),
-        (100, 1000, 400, 100),
-        (100, 60, 40, 61),
-        (100, 60, None, 61),
-        (0, 10, 0, 0),
-        (300_000, 8 * 1024 * 1024, 10, 300_000),
-    ],
-    ids=[
-        "size-from-fstat",
-        "size-as-stated",
-        "grew-since-stat",
-        "shrank-since-stat",
-        "grew-past-the-limit",
-        "over-the-limit",
-        "empty",
-        "grew-by-many-steps",
-    ],
-)
-def test_read_bytes_reads_to_the_end_or_one_byte_past_the_limit(
-    tmp_path: Path, length: int, limit: int, stated: int | None, expected: int
-) -> None:
-    path = tmp_path / "file"
-    path.write_bytes(bytes(range(256)) * (length // 256) + b"z" * (length % 256))
-
-    data = _discover._read_bytes(str(path), limit, stated)
-
-    assert data == path.read_bytes()[:expected]

@@ -1,25 +1,22 @@
-"""Splitting, YAML parsing, typing, decoding, Codex metadata and JSON round trips."""
+"""Splitting, YAML parsing, typing, decoding, and the Codex sidecar attached to a skill."""
 
 from __future__ import annotations
 
-import datetime
 import json
 from typing import Any
 
 import pytest
 
+from skillpack._fields import split_list
 from skillpack._frontmatter import (
     MAX_FRONTMATTER_CHARS,
     ParsedSkill,
-    parse_codex_metadata,
     parse_skill,
     parse_skill_bytes,
-    skill_from_dict,
-    skill_to_dict,
     split_frontmatter,
-    split_list,
 )
-from skillpack._model import CodexMetadata, Skill
+from skillpack._model import Skill
+from skillpack._skill_json import skill_to_dict
 
 PATH = "/skills/my-skill/SKILL.md"
 GOOD = "name: my-skill\ndescription: Does things. Use when testing."
@@ -549,65 +546,6 @@ def test_bytes_with_bom_parse_like_text() -> None:
 # ------------------------------------------------------------------------ codex
 
 
-def test_codex_metadata_valid() -> None:
-    codex, problems = parse_codex_metadata(
-        "interface:\n  display_name: My Skill\n  icon_small: ./i.png\n"
-        "dependencies:\n  tools:\n    - type: env_var\n      value: API_KEY\n"
-        "policy:\n  allow_implicit_invocation: false\n",
-        path="/s/agents/openai.yaml",
-    )
-    assert problems == ()
-    assert codex == CodexMetadata(
-        interface={"display_name": "My Skill", "icon_small": "./i.png"},
-        tool_dependencies=({"type": "env_var", "value": "API_KEY"},),
-        allow_implicit_invocation=False,
-    )
-
-
-def test_codex_metadata_broken_yaml_is_a_warning_and_none() -> None:
-    codex, problems = parse_codex_metadata("interface: [oops\n", path="/s/agents/openai.yaml")
-    assert codex is None
-    assert [(p.code, p.severity, p.path) for p in problems] == [
-        ("codex-yaml-invalid", W, "/s/agents/openai.yaml")
-    ]
-
-
-@pytest.mark.parametrize(
-    ("text", "expected", "warnings"),
-    [
-        pytest.param("", None, 0, id="empty"),
-        pytest.param("- a\n", None, 1, id="list"),
-        pytest.param("interface: text\n", CodexMetadata(), 1, id="interface-not-mapping"),
-        pytest.param("dependencies: [a]\n", CodexMetadata(), 1, id="dependencies-not-mapping"),
-        pytest.param("dependencies:\n  tools: x\n", CodexMetadata(), 1, id="tools-not-list"),
-        pytest.param(
-            "dependencies:\n  tools: [x, {type: mcp, value: srv}]\n",
-            CodexMetadata(tool_dependencies=({"type": "mcp", "value": "srv"},)),
-            1,
-            id="tool-entry-not-mapping",
-        ),
-        pytest.param("policy: off\n", CodexMetadata(), 1, id="policy-not-mapping"),
-        pytest.param(
-            "policy:\n  allow_implicit_invocation: 'no'\n",
-            CodexMetadata(allow_implicit_invocation=False),
-            1,
-            id="quoted-bool",
-        ),
-        pytest.param(
-            "policy:\n  allow_implicit_invocation: 7\n", CodexMetadata(), 1, id="number-policy"
-        ),
-        pytest.param("!!python/object:x {}\n", None, 1, id="tag"),
-    ],
-)
-def test_codex_metadata_wrong_types_fail_open(
-    text: str, expected: CodexMetadata | None, warnings: int
-) -> None:
-    codex, problems = parse_codex_metadata(text, path="/s/agents/openai.yaml")
-    assert codex == expected
-    assert len(problems) == warnings
-    assert all(p.code == "codex-yaml-invalid" and p.severity == W for p in problems)
-
-
 def test_codex_yaml_is_attached_to_the_skill_and_its_problems_kept() -> None:
     parsed = parse(
         f"---\n{GOOD}\n---\n",
@@ -620,51 +558,3 @@ def test_codex_yaml_is_attached_to_the_skill_and_its_problems_kept() -> None:
     assert [(p.code, p.severity, p.path) for p in broken.problems] == [
         ("codex-yaml-invalid", W, "/skills/my-skill/agents/openai.yaml")
     ]
-
-
-# ------------------------------------------------------------------------ JSON
-
-
-def test_skill_round_trips_through_json() -> None:
-    parsed = parse(
-        "---\nname: my-skill\ndescription: d\nmetadata:\n  updated: 2026-01-02\n"
-        "  when: 2026-01-02 10:00:00\n  n: .nan\n  raw: !!binary aGk=\n  set: !!set {b, a}\n"
-        "allowed-tools: Read\narguments: [a]\nhooks: {Stop: []}\nx:\n  2: one\n  true: yes\n"
-        "---\nBody\n",
-        codex_yaml="interface: {display_name: X}\ndependencies: {tools: [{type: mcp}]}\n",
-        mtime_ns=5,
-        size=9,
-    )
-    skill = parsed.skill
-    assert skill is not None
-    data = skill_to_dict(skill)
-    text = json.dumps(data, allow_nan=False)
-    again = skill_from_dict(json.loads(text))
-    assert again == skill
-    assert skill_to_dict(again) == data
-    assert skill.metadata["when"] == "2026-01-02T10:00:00"
-    assert skill.metadata["n"] == ".nan"
-    assert skill.metadata["raw"] == "aGk="
-    assert skill.metadata["set"] == ["a", "b"]
-    assert skill.extra == {"x": {"2": "one", "true": True}}
-
-
-def test_skill_to_dict_stringifies_values_of_a_hand_built_skill() -> None:
-    skill = Skill(
-        name="n",
-        description="d",
-        path="/p/n/SKILL.md",
-        dir="/p/n",
-        metadata={"when": datetime.date(2024, 5, 6), 3: 4.5},
-        shadowed_by="/q/n/SKILL.md",
-    )
-    data = json.loads(json.dumps(skill_to_dict(skill)))
-    assert data["metadata"] == {"when": "2024-05-06", "3": 4.5}
-    assert skill_from_dict(data).shadowed_by == "/q/n/SKILL.md"
-
-
-def test_skill_from_dict_refuses_unknown_keys() -> None:
-    data = skill_to_dict(loaded(f"---\n{GOOD}\n---\n"))
-    data["bogus"] = 1
-    with pytest.raises(TypeError):
-        skill_from_dict(data)

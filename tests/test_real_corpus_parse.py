@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from conftest import REAL_SKILLS
-from skillpack._frontmatter import ParsedSkill, parse_skill_bytes, skill_from_dict, skill_to_dict
+from skillpack._frontmatter import ParsedSkill, parse_skill_bytes
 from skillpack._model import Skill
+from skillpack._skill_json import skill_from_dict, skill_to_dict
 
 CORPUS = tuple(sorted(p.relative_to(REAL_SKILLS).as_posix() for p in REAL_SKILLS.rglob("SKILL.md")))
 

@@ -49,6 +49,7 @@ from typing import Any, Literal
 from ._errors import SkillIOError, UsageError
 from ._model import Problem, Skill
 from ._permissions import DECISIONS, Decision, PermissionRules
+from ._roots import project_dirs
 from ._toml_writer import dumps_toml
 
 MultiMention = Literal["choose-one", "all"]
@@ -59,8 +60,6 @@ ConfigScope = Literal["user", "project"]
 
 CONFIG_FILENAME = "config.toml"
 PROJECT_CONFIG_DIR = ".skillpack"
-PROJECT_MARKERS: tuple[str, ...] = (".git", ".jj", ".skillpack")
-"""A directory holding one of these is a project root."""
 
 DEFAULT_BUDGET_FRACTION = 0.02
 DEFAULT_BUDGET_CHARS = 16_000
@@ -106,12 +105,13 @@ def user_config_path() -> Path:
 
 def find_project_root(cwd: str | os.PathLike[str] | None = None) -> Path:
     """The first ancestor of `cwd` (itself included) holding `.git`, `.jj` or
-    `.skillpack`; `cwd` itself when there is none."""
+    `.skillpack`; `cwd` itself when there is none.
+
+    The same rule as repo discovery (`_roots.project_dirs`, whose chain ends at the
+    project root), applied to `cwd` with symlinks resolved.
+    """
     start = Path(cwd if cwd is not None else os.getcwd()).resolve()
-    for candidate in (start, *start.parents):
-        if any((candidate / marker).exists() for marker in PROJECT_MARKERS):
-            return candidate
-    return start
+    return Path(project_dirs(str(start))[-1])
 
 
 def project_config_path(cwd: str | os.PathLike[str] | None = None) -> Path:

@@ -211,18 +211,39 @@ def _memory() -> sqlite3.Connection:
     return conn
 
 
+_FINGERPRINTED: tuple[str, ...] = (
+    # The parser: what a cached parse result is.
+    "_frontmatter.py",
+    "_yaml.py",
+    "_fastyaml.py",
+    "_json_safe.py",
+    "_fields.py",
+    "_codex.py",
+    "_validate.py",
+    "_model.py",
+    # How results are stored: rows, snapshots, JSON-safe values.
+    "_index.py",
+    "_skill_json.py",
+    # What a walk snapshot holds: found files, walk and load problems, its layout.
+    "_walk.py",
+    "_load.py",
+    "_replay.py",
+)
+"""The modules whose code shapes cached values; editing one invalidates the index."""
+
+
 def _fingerprint() -> str:
     """Identity of the code and layout behind cached rows; other rows are discarded.
 
     The package version alone would keep stale rows across edits of an editable
-    install, so the parser modules' own (mtime, size) are part of it, as are the
-    Python version (marshal's format) and the Skill field names (the row layout).
+    install, so the (mtime, size) of the `_FINGERPRINTED` modules are part of it, as
+    are the Python version (marshal's format) and the Skill field names (the row layout).
     """
     from . import __version__
 
     here = Path(__file__).parent
     parts = [__version__, str(SCHEMA_VERSION), sys.version.split()[0], ",".join(_SKILL_FIELDS)]
-    for name in ("_frontmatter.py", "_fastyaml.py", "_validate.py", "_model.py", "_index.py"):
+    for name in _FINGERPRINTED:
         try:
             st = os.stat(here / name)
         except OSError:
@@ -288,7 +309,7 @@ def skill_values(skill: Skill) -> tuple[Any, ...]:
 
 def _json_safe_values(skill: Skill) -> tuple[Any, ...]:
     """`skill_values` built from the JSON-safe form, for values marshal cannot hold."""
-    from ._frontmatter import skill_to_dict
+    from ._skill_json import skill_to_dict
 
     data = skill_to_dict(skill)
     values = [
@@ -371,7 +392,7 @@ class CachedParse(NamedTuple):
 
 
 Snapshot = tuple[Any, ...]
-"""One root's walk as stored (marshal-friendly, built by `_discover`):
+"""One root's walk as stored (marshal-friendly, built by `_replay.WalkRecord.freeze`):
 `(dirs, manifests, walk_problems, entries)` where `dirs` holds `(folder, mtime_ns,
 ctime_ns)` of every folder listed, `manifests` holds `(plugin.json path, (mtime_ns,
 ctime_ns, size) or None)`, `walk_problems` is `problem_values(...)`, and each entry is

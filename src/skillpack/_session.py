@@ -54,10 +54,10 @@ class SkillReader(Protocol):
 
 
 class FileSystemReader:
-    """The default `SkillReader`: the filesystem, through `_discover`'s seam."""
+    """The default `SkillReader`: the filesystem, through `_skill_files.py`."""
 
     def read_body(self, skill: Skill) -> str:
-        from ._discover import read_body
+        from ._skill_files import read_body
 
         return read_body(skill)
 
@@ -78,12 +78,12 @@ class FileSystemReader:
         return st.st_mtime_ns, st.st_size
 
     def list_files(self, skill: Skill) -> tuple[tuple[str, ...], bool]:
-        from ._discover import list_skill_files
+        from ._skill_files import list_skill_files
 
         return list_skill_files(skill)
 
     def read_file(self, skill: Skill, relpath: str) -> str:
-        from ._discover import read_skill_file
+        from ._skill_files import read_skill_file
 
         return read_skill_file(skill, relpath)
 

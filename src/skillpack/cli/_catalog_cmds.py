@@ -155,8 +155,8 @@ def _print_validation(results: list[dict[str, Any]]) -> None:
 @catalog_options
 def show_command(ref: str, catalog: CatalogOptions, as_json: bool) -> None:
     """Show one skill (by name, qualified id or path): metadata, size, files, problems."""
-    from .._discover import list_skill_files
-    from .._frontmatter import skill_to_dict
+    from .._skill_files import list_skill_files
+    from .._skill_json import skill_to_dict
     from .._workspace import lookup_skill, skill_md_path
 
     if os.path.exists(ref) and not catalog.roots:

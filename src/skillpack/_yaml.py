@@ -1,0 +1,154 @@
+"""YAML for SKILL.md frontmatter and Codex sidecars: the safe loader, one retry, error text.
+
+Pure. `load_yaml` reads the subset `_fastyaml.load_simple` is sure about without
+PyYAML; anything else goes to libyaml's `CSafeLoader`, built (and PyYAML imported)
+on first use, so a warm run and `import skillpack` never import `yaml`. When the
+loader refuses a frontmatter, `quote_colon_values` gives the one rewrite worth
+retrying, and `yaml_error_text`/`yaml_fix` say where it failed and how to fix it.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any, Final
+
+from ._fastyaml import load_simple
+
+# Characters that start a YAML node: a value beginning with one is not a plain scalar,
+# so quoting it as a block scalar would change its meaning.
+_YAML_INDICATORS: Final = frozenset("\"'|>[{&*!#%@`")
+_RETRY_LINE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_.-]*)[ \t]*:[ \t]+(.*?)[ \t]*")
+
+
+@functools.cache
+def _yaml_loader() -> Any:
+    """libyaml's safe loader when present (the performance floor is measured with it).
+
+    Safe semantics either way: no python/* tags, no object construction. One change:
+    a value shaped like a date that is not a real date (`2024-13-45`) stays text
+    instead of failing the whole frontmatter, as YAML 1.2 parsers read it. Built on
+    first use: plain frontmatter never needs PyYAML, so it is not imported for it.
+    """
+    import yaml
+
+    base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    class Loader(base):  # type: ignore[misc]
+        pass
+
+    def construct_timestamp(loader: Any, node: Any) -> Any:
+        try:
+            return yaml.SafeLoader.construct_yaml_timestamp(loader, node)
+        except ValueError:
+            return loader.construct_scalar(node)
+
+    Loader.add_constructor("tag:yaml.org,2002:timestamp", construct_timestamp)
+    return Loader
+
+
+@functools.cache
+def yaml_errors() -> tuple[type[BaseException], ...]:
+    """What `load_yaml` raises for a text it cannot read (imports PyYAML: call it only
+    in an `except` clause, which evaluates it only when something was raised)."""
+    import yaml
+
+    return (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError)
+
+
+def normalize(text: str) -> str:
+    """`text` without a leading BOM and with LF line endings, as the readers expect."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    # A CRLF file shows it on its first line; checking there spares a scan of the
+    # whole body. A stray CR elsewhere is tolerated by the split and by YAML.
+    nl = text.find("\n")
+    if nl > 0 and text[nl - 1] == "\r":
+        text = text.replace("\r\n", "\n")
+    return text
+
+
+def load_yaml(source: str) -> Any:
+    """The value of a YAML document, read safely.
+
+    Raises:
+        One of `yaml_errors()`: the text is not YAML the safe loader accepts.
+    """
+    # Most frontmatter is inside the subset `load_simple` reads (same result, a
+    # fraction of the cost); everything else goes to the safe YAML loader.
+    data = load_simple(source)
+    if data is not None:
+        return data
+    import yaml
+
+    return yaml.load(source, Loader=_yaml_loader())
+
+
+def quote_colon_values(source: str) -> tuple[str, list[str]]:
+    """Rewrite top-level `key: a: b` values as block scalars; return the fields changed.
+
+    Agents write `description: Use when: x` unquoted; YAML refuses the second `: `.
+    A plain value's continuation lines (indented) are folded into it, as YAML would,
+    and a `: ` on one of them counts too.
+    """
+    lines = source.split("\n")
+    out: list[str] = []
+    fields: list[str] = []
+    i, n = 0, len(lines)
+    while i < n:
+        line = lines[i]
+        i += 1
+        match = _RETRY_LINE.fullmatch(line)
+        if match is None:
+            out.append(line)
+            continue
+        key, value = match.groups()
+        if not value or value[0] in _YAML_INDICATORS:
+            out.append(line)
+            continue
+        parts = [value]
+        end = i
+        while end < n and lines[end][:1] in (" ", "\t") and lines[end].strip():
+            parts.append(lines[end].strip())
+            end += 1
+        joined = " ".join(parts)
+        if not (": " in joined or ":\t" in joined or joined.endswith(":")):
+            out.append(line)
+            continue
+        out.append(f"{key}: |-")
+        out.append("  " + joined)
+        fields.append(key)
+        i = end
+    return "\n".join(out), fields
+
+
+def yaml_error_text(exc: BaseException, first_line: int) -> tuple[str, int | None]:
+    """(where + what, file line) of a YAML failure; `first_line` is the file line of
+    the document's first line."""
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    problem = getattr(exc, "problem", None)
+    if isinstance(exc, RecursionError):
+        problem = "nesting is too deep"
+    if not problem:
+        problem = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    if mark is None:
+        return f": {problem}", None
+    line = first_line + int(mark.line)
+    return f" at line {line}, column {int(mark.column) + 1}: {problem}", line
+
+
+def yaml_fix(problem: str, source: str) -> str:
+    """How to fix the YAML failure `problem` (from `yaml_error_text`) in `source`."""
+    if "\t" in source and ("token" in problem or "tab" in problem):
+        return "Indent with spaces: YAML does not allow tabs for indentation."
+    if "constructor for the tag" in problem:
+        return (
+            "Remove the tag: frontmatter is plain YAML, and tags such as !!python/object "
+            "or custom !tags are refused."
+        )
+    if "must be in" in problem or "day is out of range" in problem:
+        return 'Quote values that look like dates but are not (e.g. "2024-13-01").'
+    return (
+        "Quote values that contain ': ' or start with a YAML indicator "
+        '([ { & * ! | > @ `), e.g. description: "Use when: ...".'
+    )
