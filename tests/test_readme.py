@@ -16,12 +16,19 @@ def test_readme_python_example_runs(
     blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
     assert blocks, "README has a Python example"
     monkeypatch.chdir(tmp_path)
+    namespace: dict[str, object] = {}  # later blocks build on earlier ones, as a reader would
     for block in blocks:
-        exec(compile(block, str(README), "exec"), {})  # noqa: S102 - the README is ours
+        exec(compile(block, str(README), "exec"), namespace)  # noqa: S102 - the README is ours
     out = capsys.readouterr().out
     assert "<available_skills>" in out
     assert "Using skill: writing-skills" in out
     assert '<skill_content name="writing-skills"' in out
+    result = namespace["result"]
+    assert isinstance(result, dict) and result["ok"] is True
+    assert result["data"]["results"][0]["name"] == "vetting-skills"
+    assert [d["name"] for d in namespace["definitions"]] == [  # type: ignore[attr-defined]
+        "skill_search", "skill_load", "use_skill", "skill_read_file"
+    ]
 
 
 def test_readme_first_screen_has_two_setup_commands() -> None:
