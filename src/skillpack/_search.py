@@ -70,7 +70,7 @@ build's cost, so this is the knob between build time and quality: with
 `MIN_RELEVANCE` 0.72 the eval scores the same at 2,500 characters as at 3,000
 (recall@1 0.861), and loses 2 requests at recall@1 at 2,000."""
 
-HEAD_BUDGET = 1000
+HEAD_BUDGET = 600
 """Per query, most documents whose `search_head` postings are read (sum of the
 searched terms' document frequencies there); the rarest term is always searched."""
 
