@@ -11,7 +11,7 @@ import pytest
 from conftest import WriteSkill
 from skillpack import _load, _walk
 from skillpack._discover import discover
-from skillpack._model import Catalog, Root
+from skillpack._model import Catalog, Root, Scope, Skill
 from skillpack._roots import default_roots, project_dirs, system_root_path
 
 
@@ -642,3 +642,52 @@ def test_a_broken_symlink_is_ignored(tmp_path: Path, write_skill: WriteSkill) ->
     catalog = run(tmp_path)
 
     assert names(catalog) == ["fine"] and catalog.problems == ()
+
+
+def test_catalog_orders_skills_by_scope_then_name_then_path() -> None:
+    def skill(scope: Scope, name: str, path: str) -> Skill:
+        return Skill(name=name, description="x", path=path, dir=os.path.dirname(path), scope=scope)
+
+    given = [
+        skill("user", "b", "/u/b/SKILL.md"),
+        skill("repo", "z", "/r/z/SKILL.md"),
+        skill("user", "a", "/u2/a/SKILL.md"),
+        skill("user", "a", "/u1/a/SKILL.md"),
+        skill("admin", "m", "/a/m/SKILL.md"),
+        skill("repo", "b", "/r/b/SKILL.md"),
+    ]
+    expected = [
+        ("admin", "m", "/a/m/SKILL.md"),
+        ("repo", "b", "/r/b/SKILL.md"),
+        ("repo", "z", "/r/z/SKILL.md"),
+        ("user", "a", "/u1/a/SKILL.md"),
+        ("user", "a", "/u2/a/SKILL.md"),
+        ("user", "b", "/u/b/SKILL.md"),
+    ]
+    for skills in (given, given[::-1]):
+        ordered = Catalog(skills=tuple(skills)).skills
+        assert [(s.scope, s.name, s.path) for s in ordered] == expected
+    one_scope = [s for s in given if s.scope == "user"]
+    assert [s.path for s in Catalog(skills=tuple(one_scope)).skills] == [
+        "/u1/a/SKILL.md",
+        "/u2/a/SKILL.md",
+        "/u/b/SKILL.md",
+    ]
+
+
+def test_collisions_leave_unique_names_alone_and_mark_repeated_ones(
+    tmp_path: Path, write_skill: WriteSkill
+) -> None:
+    write_skill("one/dup")
+    write_skill("one/solo")
+    write_skill("two/dup")
+    write_skill("two/other")
+
+    catalog = run(tmp_path / "one", tmp_path / "two")
+
+    assert {s.name: s.shadowed_by for s in catalog.skills if s.name != "dup"} == {
+        "solo": None,
+        "other": None,
+    }
+    assert [s.shadowed_by is None for s in catalog.named("dup")] == [True, False]
+    assert codes(catalog) == ["name-shadowed"]

@@ -558,3 +558,10 @@ def test_codex_yaml_is_attached_to_the_skill_and_its_problems_kept() -> None:
     assert [(p.code, p.severity, p.path) for p in broken.problems] == [
         ("codex-yaml-invalid", W, "/skills/my-skill/agents/openai.yaml")
     ]
+
+
+def test_parse_skill_takes_the_skill_dir_from_the_caller() -> None:
+    text = "---\nname: a\ndescription: A.\n---\n"
+    given = parse_skill(text, path="/r/a/SKILL.md", skill_dir="/r/a").skill
+    derived = parse_skill(text, path="/r/a/SKILL.md").skill
+    assert given is not None and given == derived and given.dir == "/r/a"

@@ -27,20 +27,25 @@ def resolve_collisions(skills: list[Skill], problems: list[Problem]) -> list[Ski
     `name-ambiguous` warning per name, naming the ids to use), and any lower
     candidates are shadowed by the first winner in catalog order.
     """
+    # Most names occur once: one dict pass finds the repeated ones, and only their
+    # skills are grouped (and only their names sorted).
+    first: dict[str, int] = {}
+    seen = first.setdefault
+    repeated = {s.name for index, s in enumerate(skills) if seen(s.name, index) != index}
+    if not repeated:
+        return list(skills)
     by_name: dict[str, list[int]] = {}
     for index, skill in enumerate(skills):
-        by_name.setdefault(skill.name, []).append(index)
+        if skill.name in repeated:
+            by_name.setdefault(skill.name, []).append(index)
     by_qualified: dict[str, int] = {}
     for indexes in by_name.values():
-        if len(indexes) > 1:
-            for i in indexes:
-                qualified = skills[i].qualified_name
-                by_qualified[qualified] = by_qualified.get(qualified, 0) + 1
+        for i in indexes:
+            qualified = skills[i].qualified_name
+            by_qualified[qualified] = by_qualified.get(qualified, 0) + 1
     result = list(skills)
     for name in sorted(by_name):
         indexes = by_name[name]
-        if len(indexes) < 2:
-            continue
         candidates = sorted(
             (skills[i] for i in indexes), key=lambda s: (precedence(s), s.name, s.path)
         )

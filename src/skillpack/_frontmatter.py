@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from sys import intern
 from typing import Any, Final, NamedTuple
 
 from ._codex import parse_codex_metadata
@@ -28,6 +29,7 @@ from ._json_safe import (
     scalar_text,
 )
 from ._model import CodexMetadata, Problem, Scope, Skill
+from ._skill_build import new_skill
 from ._validate import apply_strict, check_unknown_fields, validate_fields
 from ._yaml import load_yaml, normalize, quote_colon_values, yaml_error_text, yaml_errors, yaml_fix
 
@@ -111,6 +113,7 @@ def parse_skill(
     *,
     path: str,
     dir_name: str | None = None,
+    skill_dir: str | None = None,
     strict: bool = False,
     scope: Scope = "extra",
     rank: int = 0,
@@ -129,6 +132,8 @@ def parse_skill(
         path: Path of the SKILL.md (`Skill.path`; its parent is `Skill.dir`).
         dir_name: Directory name the `name` is checked against; defaults to the
             name of the folder holding `path`.
+        skill_dir: The folder holding `path` (`Skill.dir`), when the caller knows
+            it; defaults to `os.path.dirname(path)`.
         strict: Turn spec warnings into errors and report unknown fields.
         scope, rank, root, plugin, real_path, mtime_ns, size: Copied into the Skill.
         codex_yaml: Text of `agents/openai.yaml` beside the skill, if there is one.
@@ -137,7 +142,8 @@ def parse_skill(
     Returns:
         A `ParsedSkill`; its `skill` is None exactly when a problem is an error.
     """
-    skill_dir = os.path.dirname(path)
+    if skill_dir is None:
+        skill_dir = os.path.dirname(path)
     if dir_name is None:
         dir_name = os.path.basename(skill_dir)
     text = normalize(text)
@@ -239,7 +245,9 @@ def parse_skill(
     budget = Budget(MAX_EXPANDED_CHARS)
     try:
         for raw_key, raw in data.items():
-            key = raw_key if type(raw_key) is str else scalar_text(raw_key)
+            # Interned, every skill's `name`, `description`, ... key is one object: the
+            # index stores it once per snapshot and a warm run decodes it once.
+            key = intern(raw_key) if type(raw_key) is str else scalar_text(raw_key)
             if type(raw) is str:
                 budget.left -= len(raw)
                 value: Any = raw
@@ -304,7 +312,7 @@ def parse_skill(
             fields[attribute] = ()
     if fields.get("metadata") is None:
         fields.pop("metadata", None)
-    skill = Skill(
+    skill = new_skill(
         name=name or dir_name,
         description=description if isinstance(description, str) else "",
         path=path,
@@ -335,6 +343,7 @@ def parse_skill_bytes(
     *,
     path: str,
     dir_name: str | None = None,
+    skill_dir: str | None = None,
     strict: bool = False,
     scope: Scope = "extra",
     rank: int = 0,
@@ -389,6 +398,7 @@ def parse_skill_bytes(
         text,
         path=path,
         dir_name=dir_name,
+        skill_dir=skill_dir,
         strict=strict,
         scope=scope,
         rank=rank,

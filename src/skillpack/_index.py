@@ -23,11 +23,11 @@ import os
 import sqlite3
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import fields
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from ._model import CodexMetadata, Problem, Skill
+from ._skill_build import FAST, FIELDS, compile_constructor
 
 SCHEMA_VERSION = 4
 """`PRAGMA user_version` of an index this code can use; any other value is rebuilt."""
@@ -220,6 +220,7 @@ _FINGERPRINTED: tuple[str, ...] = (
     "_fields.py",
     "_codex.py",
     "_validate.py",
+    "_skill_build.py",
     "_model.py",
     # How results are stored: rows, snapshots, JSON-safe values.
     "_index.py",
@@ -255,42 +256,30 @@ def _fingerprint() -> str:
 
 # A Skill is stored as a marshal-encoded tuple in field order: decoding is about
 # five times faster than JSON plus `Skill(**kwargs)`, which is most of a warm run.
-_SKILL_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Skill))
+_SKILL_FIELDS: tuple[str, ...] = FIELDS
 _CODEX = _SKILL_FIELDS.index("codex")
 _TUPLE_FIELDS = frozenset({"allowed_tools", "disallowed_tools", "arguments", "paths"})
 # One C call reads every field: a Python loop of getattr costs twice as much, and a
 # cold run encodes every skill.
 _GET_VALUES = operator.attrgetter(*_SKILL_FIELDS)
-# Slot descriptors set fields of a frozen instance directly, as pickle does; only
-# valid while Skill has no __post_init__ (checked, with a fallback).
-_SETTERS: tuple[Any, ...] = tuple(vars(Skill)[name].__set__ for name in _SKILL_FIELDS)
-_FAST_BUILD = not hasattr(Skill, "__post_init__")
 
 
 def _compile_builder() -> Callable[[Any], Skill]:
-    """`skill_from_values` as straight-line code, generated as `dataclasses` generates `__init__`.
+    """`skill_from_values` as straight-line code (see `_skill_build`).
 
-    Setting each slot with its own call costs half of a loop over `_SETTERS`, and a
-    warm run builds every skill this way. Unpacking checks the length: a tuple of
-    another shape raises ValueError, anything else TypeError.
+    Unpacking checks the length: a tuple of another shape raises ValueError,
+    anything else TypeError.
     """
-    count = len(_SKILL_FIELDS)
-    names = ", ".join(f"v{i}" for i in range(count))
-    lines = [
-        "def skill_from_values(values):",
-        f"    {names}, = values",
-        f"    if v{_CODEX} is not None:",
-        f"        v{_CODEX} = codex(interface=v{_CODEX}[0], tool_dependencies=v{_CODEX}[1],"
+    names = [f"v{i}" for i in range(len(_SKILL_FIELDS))]
+    prelude = [
+        f"{', '.join(names)}, = values",
+        f"if v{_CODEX} is not None:",
+        f"    v{_CODEX} = codex(interface=v{_CODEX}[0], tool_dependencies=v{_CODEX}[1],"
         f" allow_implicit_invocation=v{_CODEX}[2])",
-        "    skill = new(Skill)",
     ]
-    lines += [f"    set{i}(skill, v{i})" for i in range(count)]
-    lines.append("    return skill")
-    namespace: dict[str, Any] = {"new": object.__new__, "Skill": Skill, "codex": CodexMetadata}
-    namespace.update((f"set{i}", setter) for i, setter in enumerate(_SETTERS))
-    exec("\n".join(lines), namespace)
-    built: Callable[[Any], Skill] = namespace["skill_from_values"]
-    return built
+    return compile_constructor(
+        "skill_from_values(values)", prelude, {"codex": CodexMetadata}, names
+    )
 
 
 def skill_values(skill: Skill) -> tuple[Any, ...]:
@@ -340,7 +329,7 @@ def _skill_from_values(values: Any) -> Skill:
 
 
 skill_from_values: Callable[[Any], Skill] = (
-    _compile_builder() if _FAST_BUILD else _skill_from_values
+    _compile_builder() if FAST else _skill_from_values
 )
 """The Skill that `skill_values` described (after a marshal round trip).
 

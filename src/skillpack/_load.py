@@ -184,6 +184,7 @@ def load_skill_md(
         # A linked folder is an alias: its real folder name is the one the author
         # chose, so name checks use that.
         dir_name=item.real_path.rpartition(os.sep)[0].rpartition(os.sep)[2],
+        skill_dir=item.dir,
         strict=strict,
         scope=item.root.scope,
         rank=item.root.rank,

@@ -10,7 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from skillpack import _errors as errors
+from skillpack._model import CodexMetadata, Skill
 from skillpack.cli._app import cli
+from skillpack.cli._catalog_cmds import skill_summaries_json, skill_summary
 from skillpack.cli._errors import EXIT_CODES
 
 
@@ -177,3 +179,50 @@ def test_docs_cli_md_is_current() -> None:
     assert module.CLI_MD.read_text(encoding="utf-8") == expected, (
         "docs/cli.md is stale: run python docs/gen_cli_help.py"
     )
+
+
+SUMMARY_CASES = {
+    "plain": ({}, True),
+    "plugin": ({"plugin": "tools", "scope": "user"}, True),
+    "shadowed": ({"shadowed_by": "/a/other/SKILL.md", "scope": "repo"}, True),
+    "disabled": ({}, False),
+    "escapes": ({"description": 'Quotes " and \\ back\nslash, tab\t, non-ASCII é 😀'}, True),
+    "model-hidden": ({"disable_model_invocation": True, "user_invocable": False}, True),
+    "codex-hidden": ({"codex": CodexMetadata(allow_implicit_invocation=False)}, True),
+    "codex-allowed": ({"codex": CodexMetadata(allow_implicit_invocation=True)}, True),
+}
+
+
+@pytest.mark.parametrize(("fields", "enabled"), SUMMARY_CASES.values(), ids=SUMMARY_CASES)
+def test_skill_summaries_json_is_json_dumps_of_the_summaries(
+    fields: dict[str, Any], enabled: bool
+) -> None:
+    values: dict[str, Any] = {
+        "name": "pdf-tools",
+        "description": "Fill PDF forms.",
+        "path": "/r/pdf-tools/SKILL.md",
+        "dir": "/r/pdf-tools",
+        **fields,
+    }
+    skill = Skill(**values)
+    other = Skill(name="zip", description="Zip.", path="/r/zip/SKILL.md", dir="/r/zip")
+    expected = json.dumps(
+        [skill_summary(skill, enabled=enabled), skill_summary(other, enabled=True)]
+    )
+    assert skill_summaries_json([skill, other], lambda s: s is other or enabled) == expected
+
+
+def test_skill_summaries_json_without_a_predicate_marks_every_skill_enabled() -> None:
+    skill = Skill(name="a", description="A.", path="/r/a/SKILL.md", dir="/r/a")
+    assert json.loads(skill_summaries_json([skill]))[0]["enabled"] is True
+    assert skill_summaries_json([]) == "[]"
+
+
+def test_list_json_is_compact_ascii_json(write_skill: Any, tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    write_skill("cafe", base=root, description='Café "notes" \\ and 😀 emoji.')
+    write_skill("broken", base=root, text="no frontmatter here\n")
+    out = run("list", "--root", str(root), "--no-user", "--no-system", "--json").stdout
+    assert out == json.dumps(json.loads(out)) + "\n"
+    [skill] = json.loads(out)["skills"]
+    assert skill["description"] == 'Café "notes" \\ and 😀 emoji.'

@@ -23,6 +23,12 @@ def emit_json(data: Any) -> None:
     sys.stdout.write("\n")
 
 
+def emit_json_text(text: str) -> None:
+    """Write one JSON document already encoded as `emit_json` encodes for a pipe."""
+    sys.stdout.write(text)
+    sys.stdout.write("\n")
+
+
 def console(*, stderr: bool = False) -> Any:
     """A rich Console; imported lazily so `--json` runs never load rich."""
     from rich.console import Console
