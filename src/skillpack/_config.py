@@ -407,7 +407,7 @@ def parse_config(
                 code="config-key-unknown",
                 message=(
                     f"Unknown key `{dotted}` in {path}; it is kept but has no effect. "
-                    f"_Check its spelling; known keys: {known}."
+                    f"Check its spelling; known keys: {known}."
                 ),
                 field=dotted,
                 line=_key_line(text, table, key),
