@@ -520,7 +520,7 @@ def _read_layer(
     except OSError as error:
         message = (
             f"Config file {path} cannot be read ({error.strerror or error}). "
-            f"_Check its permissions; its settings are ignored meanwhile."
+            "Check its permissions; its settings are ignored meanwhile."
         )
         problem = Problem(
             path=str(path), severity="error", code="config-unreadable", message=message
@@ -577,7 +577,7 @@ def _read_for_update(path: Path) -> dict[str, Any]:
     except OSError as error:
         raise SkillIOError(
             f"Cannot read config file {path} ({error.strerror or error}). "
-            f"_Check its permissions, then retry."
+            "Check its permissions, then retry."
         ) from error
     try:
         import tomllib
