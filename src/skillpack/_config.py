@@ -618,7 +618,7 @@ def write_atomic(path: Path, text: str) -> None:
     except OSError as error:
         raise SkillIOError(
             f"Cannot create {path.parent} to write {path.name} ({error.strerror or error}). "
-            f"_Check the directory's permissions, then retry."
+            "Check the directory's permissions, then retry."
         ) from error
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
