@@ -117,9 +117,9 @@ def lookup_skill(catalog: Catalog, ref: str) -> Skill:
             "name one by qualified id or path:",
             candidates=ids,
         )
-    from difflib import get_close_matches
+    from ._select import suggest
 
-    close = get_close_matches(ref, catalog.names, n=3, cutoff=0.75)
+    close = suggest(ref, catalog)
     hint = f" Did you mean {', '.join(close)}?" if close else ""
     raise SkillNotFoundError(
         f"No skill named '{ref}'.{hint} Run `skillpack list` to see available skills.",
