@@ -16,7 +16,9 @@ from typing import Any, Literal, Protocol
 
 from . import _errors as errors
 from ._model import SCOPES, Skill
+from ._search import DEFAULT_LIMIT, MAX_LIMIT
 from ._session import Session
+from ._workspace import looks_like_path
 
 ErrorCode = Literal[
     "INVALID_PARAM",
@@ -41,7 +43,6 @@ ERROR_CODES: Mapping[type[errors.SkillpackError], ErrorCode] = {
 }
 
 TOOL_NAMES = ("skill_search", "skill_load", "use_skill", "skill_read_file")
-SEARCH_LIMIT_MAX = 50
 ENUM_MAX = 64
 """Up to this many model-invocable names, the `name` parameter is an enum."""
 
@@ -194,8 +195,8 @@ class SkillTools:
                         "limit": {
                             "type": "integer",
                             "minimum": 1,
-                            "maximum": SEARCH_LIMIT_MAX,
-                            "description": "How many results (default 8).",
+                            "maximum": MAX_LIMIT,
+                            "description": f"How many results (default {DEFAULT_LIMIT}).",
                         },
                         "scope": _string("Only skills from this scope.", list(SCOPES)),
                     },
@@ -323,37 +324,26 @@ class SkillTools:
             return self._search
 
     def _search_tool(self, args: Mapping[str, Any]) -> Any:
+        # `SkillSearch.search` checks limit and scope (UsageError → INVALID_PARAM)
+        # before it touches the index.
         query = _required_str(args, "query")
         limit = args.get("limit")
-        if limit is None:
-            limit = 8
-        if isinstance(limit, bool) or not isinstance(limit, int):
-            raise ToolCallError("INVALID_PARAM", "`limit` must be an integer from 1 to 50.")
-        if not 1 <= limit <= SEARCH_LIMIT_MAX:
-            raise ToolCallError(
-                "INVALID_PARAM", f"`limit` must be from 1 to {SEARCH_LIMIT_MAX}, got {limit}."
-            )
         scope = _optional_str(args, "scope")
-        if scope is not None and scope not in SCOPES:
-            raise ToolCallError(
-                "INVALID_PARAM", f"`scope` must be one of {', '.join(SCOPES)}, got {scope!r}."
-            )
         session = self.session
         searcher = self._searcher()
         with self._lock:  # one sqlite connection: one query at a time
             results = searcher.search(
                 session.catalog,
                 query,
-                limit=limit,
+                limit=DEFAULT_LIMIT if limit is None else limit,
                 scope=scope,
                 is_visible=lambda s: session.is_visible(s) and session.is_enabled(s),
             )
         return {"results": [r.to_dict() for r in results]}
 
-    def _resolve(self, ref: str, *, path: str | None = None) -> Skill:
-        looks_like_path = "/" in ref or ref.endswith("SKILL.md")
-        if path is not None or looks_like_path:
-            return self.session.find(path=path or ref, invoker="model")
+    def _resolve(self, ref: str) -> Skill:
+        if looks_like_path(ref):
+            return self.session.find(path=ref, invoker="model")
         return self.session.find(name=ref, invoker="model")
 
     def _load_tool(self, args: Mapping[str, Any]) -> Any:

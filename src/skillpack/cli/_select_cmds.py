@@ -118,11 +118,12 @@ def load_command(
 def _toggle(ref: str, enabled: bool, *, project: bool, catalog: CatalogOptions,
             as_json: bool) -> None:
     from .._config import set_skill_enabled
-    from .._workspace import lookup_skill
+    from .._workspace import looks_like_path, lookup_skill
 
     ws = catalog.workspace()
     skill = lookup_skill(ws.catalog, ref)
-    target = ref if (":" in ref or "/" in ref) else skill.name
+    # A qualified id or a path is written as given; a bare name as the skill's name.
+    target = ref if (":" in ref or looks_like_path(ref)) else skill.name
     path = set_skill_enabled(
         target, enabled, scope="project" if project else "user", cwd=ws.cwd
     )
