@@ -495,6 +495,27 @@ def test_document_frequencies_are_counted_from_the_index_as_it_is_now() -> None:
     assert (state.text_df[deploy], state.text_df[water]) == (2, 0)
 
 
+def test_a_word_in_too_many_descriptions_is_searched_in_names_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Scoring every description holding a very common word is what made such
+    # queries slow on 10,000 skills; in names the word still says something.
+    monkeypatch.setattr("skillpack._search.HEAD_BUDGET", 3)
+    catalog = catalog_of(
+        [make_skill(f"tool-{i}", "Writes the weekly reports for the team.") for i in range(5)]
+        + [make_skill("reports-mailer", "Sends documents by mail.")]
+    )
+    conn = sqlite3.connect(":memory:")
+    statements: list[str] = []
+    conn.set_trace_callback(statements.append)
+    results = searcher(conn=conn).search(catalog, "reporting")
+
+    assert names(results) == ["reports-mailer"]
+    assert results[0].reasons == ("text_match:name",)
+    head_queries = [s for s in statements if "FROM search_head WHERE" in s]
+    assert head_queries and all("name : \"reporting\"" in q for q in head_queries)
+
+
 def test_a_new_index_sets_a_pending_data_size_that_fits_a_large_build() -> None:
     conn = sqlite3.connect(":memory:")
     searcher(conn=conn).search(DEPLOY_CATALOG, "deploy")

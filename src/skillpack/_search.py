@@ -422,25 +422,36 @@ class SkillSearch:
                     tiers[skill.key] = (tier, skill, [reason])
         texts = self._text_matches(state, query, limit=limit, accept=accept, keep=tiers)
 
-        ranked: list[tuple[tuple[int, float, int, str], SearchResult]] = []
+        no_rule: tuple[int, Skill | None, list[str]] = (_TIER_TEXT, None, [])
+        no_text: tuple[float, Skill | None, tuple[str, ...]] = (0.0, None, ())
+        ranked: list[tuple[int, float, int, str, str]] = []
         for key in tiers.keys() | texts.keys():
-            relevance: float = 0.0
-            columns: tuple[str, ...] = ()
-            if key in texts:
-                relevance, skill, columns = texts[key]
-            tier = _TIER_TEXT
-            reasons: list[str] = []
-            if key in tiers:
-                tier, skill, reasons = tiers[key]
-            score = tier + relevance / (1.0 + relevance)
-            result = SearchResult(
-                skill=skill,
-                score=score,
-                reasons=tuple(reasons) + tuple(f"text_match:{c}" for c in columns),
+            skill = (texts.get(key) or tiers[key])[1]
+            ranked.append(
+                (
+                    -tiers.get(key, no_rule)[0],
+                    -texts.get(key, no_text)[0],
+                    SCOPE_RANK[skill.scope],
+                    skill.path,
+                    key,
+                )
             )
-            ranked.append(((-tier, -relevance, SCOPE_RANK[skill.scope], skill.path), result))
-        ranked.sort(key=lambda item: item[0])
-        return tuple(result for _, result in ranked[:limit])
+        ranked.sort()
+        results = []
+        # Built for the returned rows only: a short name prefix can match thousands.
+        for *_, key in ranked[:limit]:
+            tier, rule_skill, reasons = tiers.get(key, no_rule)
+            relevance, text_skill, columns = texts.get(key, no_text)
+            found = text_skill or rule_skill
+            assert found is not None  # every key is in tiers or texts
+            results.append(
+                SearchResult(
+                    skill=found,
+                    score=tier + relevance / (1.0 + relevance),
+                    reasons=tuple(reasons) + tuple(f"text_match:{c}" for c in columns),
+                )
+            )
+        return tuple(results)
 
     # -- rules ------------------------------------------------------------------
 
@@ -832,7 +843,8 @@ def _starts_word(text: str, prefixes: list[str]) -> bool:
 
 def _head_expression(terms: list[_Term]) -> str:
     """The `search_head` query: the rarest words while their document frequencies
-    add up to at most `HEAD_BUDGET`, and always the rarest one.
+    add up to at most `HEAD_BUDGET`, and always the rarest one (in names only when
+    it alone is over the budget).
 
     A word in a large share of descriptions carries almost no BM25 weight, yet
     would make SQLite score most rows: leaving it out is what keeps a query on
@@ -851,7 +863,13 @@ def _budgeted(terms: list[_Term], dfs: list[int], budget: int, *, force: bool) -
     parts: list[str] = []
     spent = 0
     for df, index in sorted((df, i) for i, df in enumerate(dfs)):
-        if spent + df > budget and (parts or not force):
+        if spent + df > budget:
+            if force and not parts:
+                # Even the rarest word is in too many documents to score them all
+                # (BM25 scores every match; a word in most descriptions weighs next
+                # to nothing there). Searched in names only: matching still reads
+                # its postings, but only the few rows naming it are scored.
+                return f"{HEAD_COLUMNS[0]} : {_phrase(terms[index])}"
             break
         parts.append(_phrase(terms[index]))
         spent += df
