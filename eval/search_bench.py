@@ -8,7 +8,8 @@ CORPUS_DIR is any folder of skills, e.g. one written by
 roots). Everything runs in one process with a warm OS file cache:
 
 * floor: `bench/floor.py`'s walk + read of every SKILL.md + libyaml parse (best of 3);
-* build: the first `SkillSearch.search` against a fresh index file (reads the head
+* build: the first `SkillSearch.search` against a fresh index file opened as skillpack
+  opens its cache (`_index.connect`: WAL, no fsync; reads the head
   of every body with `read_body_head`, fills FTS5), best of 3 fresh files;
 * reopen: the first search of a new `SkillSearch` on the built file (no body read);
 * queries: warm searches, median and p99. The query mix: words sampled from the
@@ -25,7 +26,6 @@ import contextlib
 import json
 import random
 import re
-import sqlite3
 import statistics
 import sys
 import tempfile
@@ -40,11 +40,13 @@ import floor  # noqa: E402 - bench/floor.py, the standalone discovery floor
 
 try:
     from skillpack._discover import discover, read_body
+    from skillpack._index import connect
     from skillpack._model import Root
     from skillpack._search import SkillSearch, read_body_head
 except ImportError:  # run from a checkout without installing
     sys.path.insert(0, str(HERE.parent / "src"))
     from skillpack._discover import discover, read_body
+    from skillpack._index import connect
     from skillpack._model import Root
     from skillpack._search import SkillSearch, read_body_head
 
@@ -104,7 +106,7 @@ def run(corpus: Path, n_queries: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         builds = []
         for attempt in range(3):
-            conn = sqlite3.connect(Path(tmp) / f"index-{attempt}.sqlite", isolation_level=None)
+            conn = connect(Path(tmp) / f"index-{attempt}.sqlite")
             search = SkillSearch(conn, read_body=read_body, read_head=read_body_head)
             started = time.perf_counter()
             search.search(catalog, "warm up", limit=1)
@@ -123,7 +125,7 @@ def run(corpus: Path, n_queries: int) -> dict[str, Any]:
             reads += 1
             return read_body_head(skill, max_chars)
 
-        conn = sqlite3.connect(Path(tmp) / "index-0.sqlite", isolation_level=None)
+        conn = connect(Path(tmp) / "index-0.sqlite")
         search = SkillSearch(conn, read_body=counting, read_head=counting_head)
         started = time.perf_counter()
         search.search(catalog, "warm up", limit=1)

@@ -471,18 +471,19 @@ def test_the_index_stays_consistent_through_changes_and_deletions() -> None:
     assert conn.execute("SELECT count(*) FROM search_content").fetchone()[0] == len(changed)
 
 
+def frequencies(search: SkillSearch, words: list[str]) -> dict[str, tuple[int, int]]:
+    state = search._state
+    assert state is not None
+    return {t.word: (t.head_df, t.text_df) for t in search._terms(state, words)}
+
+
 def test_document_frequencies_are_counted_from_the_index_as_it_is_now() -> None:
     bodies = Bodies({"shipper": "Deploying is easy.", "gardening": "Water daily."})
     search = searcher(bodies)
     search.search(DEPLOY_CATALOG, "deploy water")
-    state = search._state
-    assert state is not None
-    (deploy,) = state.stems["deploy"]
-    (water,) = state.stems["water"]
     # "deploy" in three frontmatters (names and a description), "deploying" in one
     # body; "water" in one description and one body.
-    assert (state.head_df[deploy], state.text_df[deploy]) == (3, 1)
-    assert (state.head_df[water], state.text_df[water]) == (1, 1)
+    assert frequencies(search, ["deploy", "water"]) == {"deploy": (3, 1), "water": (1, 1)}
 
     bodies.bodies["gardening"] = "Deploy the sprinklers."
     changed = catalog_of(
@@ -490,9 +491,55 @@ def test_document_frequencies_are_counted_from_the_index_as_it_is_now() -> None:
         for s in DEPLOY_CATALOG.skills
     )
     search.search(changed, "deploy water")
+    # Now a body holds "deploy" itself: the bodies are searched for that word alone.
+    assert frequencies(search, ["deploy", "water"]) == {"deploy": (3, 1), "water": (1, 0)}
+
+
+@pytest.mark.parametrize(
+    ("body", "query"),
+    [
+        ("Drafted by hand.", "drafts"),
+        ("We are baking bread.", "bake"),
+        ("Deploying twice a day.", "deployed"),
+        ("Deploy it.", "deploying"),
+        ("All libraries are pinned.", "library"),
+        ("The café opens early.", "cafe"),
+        ("THE CAFE OPENS", "café"),
+    ],
+)
+def test_a_query_word_no_body_holds_matches_the_body_forms_of_its_stem(
+    body: str, query: str
+) -> None:
+    catalog = catalog_of([make_skill("alpha", "Unrelated words."), make_skill("beta", "Other.")])
+    search = searcher(Bodies({"alpha": body}))
+    results = search.search(catalog, query)
+    assert names(results) == ["alpha"]
+    assert results[0].reasons == ("text_match:body",)
+    ((_, text_df),) = frequencies(search, [query]).values()
+    assert text_df == 1
+
+
+def test_body_forms_are_the_words_with_the_same_stem_not_every_word_with_the_prefix() -> None:
+    catalog = catalog_of(
+        [make_skill("alpha", "One."), make_skill("beta", "Two."), make_skill("gamma", "Three.")]
+    )
+    search = searcher(Bodies({"alpha": "Testing matters.", "beta": "A testament.", "gamma": "Go."}))
+    assert names(search.search(catalog, "tests")) == ["alpha"]
     state = search._state
     assert state is not None
-    assert (state.text_df[deploy], state.text_df[water]) == (2, 0)
+    (term,) = search._terms(state, ["tests"])
+    assert (term.stem, term.forms, term.text_df) == ("test", ("testing",), 1)
+
+
+def test_a_query_word_some_body_holds_is_searched_as_typed() -> None:
+    # The exact word ranks the skill that uses it; other forms of it do not dilute it.
+    catalog = catalog_of([make_skill("alpha", "One."), make_skill("beta", "Two.")])
+    search = searcher(Bodies({"alpha": "Interrupting people.", "beta": "Interrupts happen."}))
+    assert names(search.search(catalog, "interrupting")) == ["alpha"]
+    state = search._state
+    assert state is not None
+    (term,) = search._terms(state, ["interrupting"])
+    assert (term.forms, term.text_df) == (("interrupting",), 1)
 
 
 def test_a_word_in_too_many_descriptions_is_searched_in_names_only(

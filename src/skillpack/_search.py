@@ -38,6 +38,7 @@ import math
 import os
 import re
 import sqlite3
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -83,18 +84,24 @@ words at the same cost.)"""
 FETCH = 200
 """Rows fetched per table and query, best first, before merging the two scores."""
 
-MIN_RELEVANCE = 0.72
+MIN_RELEVANCE = 0.66
 """A text match needs BM25 / (query IDF mass) of at least this much to be returned.
 Chosen on the eval with `BODY_CHARS` 2,500: 0.70 returns something for one more
 no-fit request, 0.75 and up return nothing for one fit request more."""
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
-"""Both tables are stemmed, so "drafts" finds "draft". (An unstemmed body costs a
-quarter less to tokenize and scores as well on the eval, but a word whose body
-form differs then counts as unmatched in the relevance threshold: with few skills,
-such a request returned nothing.)"""
+"""The frontmatter is stemmed, so "drafts" finds "draft"."""
 
-_INDEX_VERSION = "5"
+TEXT_TOKENIZER = "unicode61 remove_diacritics 2"
+"""The body is not: Porter stemming is a quarter of what tokenizing bodies costs.
+A query word is matched there in every body form sharing its stem instead
+(`_body_forms`), so a body holding "drafted" still matches "drafts"."""
+
+FORMS_MAX = 400
+"""Most body words read per stem when looking for its forms (a short stem such as
+"us" starts hundreds of words; its forms sort among the first)."""
+
+_INDEX_VERSION = "6"
 """Bumped whenever tables, tokenizer or text extraction change: old rows are dropped."""
 
 _FRONTMATTER_BYTES = 4096
@@ -154,7 +161,7 @@ _SCHEMA = (
         content = 'search_content', content_rowid = 'id'
     )""",
     f"""CREATE VIRTUAL TABLE IF NOT EXISTS search_text USING fts5(
-        {", ".join(TEXT_COLUMNS)}, tokenize = '{TOKENIZER}',
+        {", ".join(TEXT_COLUMNS)}, tokenize = '{TEXT_TOKENIZER}',
         content = 'search_content', content_rowid = 'id'
     )""",
     "CREATE VIRTUAL TABLE IF NOT EXISTS search_head_vocab USING fts5vocab(search_head, row)",
@@ -180,12 +187,16 @@ _DROP = (
     "DROP TABLE IF EXISTS search_content",
     "DROP TABLE IF EXISTS search_meta",
 )
-# A scratch FTS table in the connection's temp schema: FTS5 itself stems the query
-# words, so query stems always agree with the index's tokenizer.
+# Scratch FTS tables in the connection's temp schema: FTS5 itself splits and stems
+# the query words, so query tokens and stems always agree with the index's.
 _TEMP_SCHEMA = (
     f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_qtok USING fts5(t, tokenize = '{TOKENIZER}')",
     "CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_qtok_vocab "
     "USING fts5vocab('temp', 'search_qtok', 'instance')",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_qraw "
+    f"USING fts5(t, tokenize = '{TEXT_TOKENIZER}')",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_qraw_vocab "
+    "USING fts5vocab('temp', 'search_qraw', 'instance')",
 )
 
 
@@ -218,12 +229,16 @@ class SearchResult:
 @dataclass(frozen=True, kw_only=True, slots=True)
 class _Term:
     word: str
-    """The query word as typed (lowercased); FTS5 stems it again when matching."""
-    stems: tuple[str, ...]
+    """A query word as FTS5 reads it (lowercased, without diacritics)."""
+    stem: str
+    """Its Porter stem: the term `search_head` holds."""
+    forms: tuple[str, ...]
+    """What `search_text` (not stemmed) is searched for: the word, or when no body
+    holds it, the body words with its stem."""
     head_df: int
     """Documents whose frontmatter holds the stem (0 when unknown to the index)."""
     text_df: int
-    """Documents whose body holds the stem."""
+    """Documents whose body holds one of `forms` (the sum of theirs, at most N)."""
 
 
 @dataclass(kw_only=True, slots=True)
@@ -238,11 +253,15 @@ class _State:
     """Sorted lowercased names, for prefix lookups by bisection."""
     total: int
     """Documents in the FTS table (BM25's N)."""
-    stems: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    tokens: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    """Query word -> its FTS5 tokens as (word, stem), for the words queried so far."""
     head_df: dict[str, int] = field(default_factory=dict)
-    """Document frequencies in `search_head` of the terms queried so far."""
-    text_df: dict[str, int] = field(default_factory=dict)
-    """The same for `search_text`."""
+    """Document frequencies in `search_head` of the stems queried so far."""
+    word_df: dict[str, int] = field(default_factory=dict)
+    """Document frequencies in `search_text` of the query words so far."""
+    forms: dict[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
+    """Stem -> its body forms with their document frequencies in `search_text`
+    (looked up for words no body holds)."""
     by_path: dict[str, list[Skill]] | None = None
     """Built on the first query that looks like a path (`paths`)."""
 
@@ -533,39 +552,55 @@ class SkillSearch:
         return {key: (rel, skill, columns.get(key, ())) for key, (rel, skill) in found.items()}
 
     def _terms(self, state: _State, words: list[str]) -> list[_Term]:
+        """The query's terms, one per distinct stem, first occurrence first.
+
+        In the frontmatter a term is its stem. In the bodies it is the word as
+        typed when some body holds it, else every body word with its stem
+        ("interrupting" finds "interrupts" only when no body says "interrupting"):
+        a rarer exact word ranks the skills that use it, and a word no body holds
+        still counts as matched wherever a form of it is. Counts and forms are
+        looked up when first needed and kept for the catalog's later queries.
+        """
         if not words:
             return []
-        unknown = [w for w in words if w not in state.stems]
+        unknown = [w for w in words if w not in state.tokens]
         if unknown:
-            state.stems.update(self._stem(unknown))
-        stems = sorted({s for w in words for s in state.stems.get(w, ())})
-        for table, df in (
-            ("search_head_vocab", state.head_df),
-            ("search_text_vocab", state.text_df),
-        ):
-            uncounted = [s for s in stems if s not in df]
-            if uncounted:
-                df.update(self._count(table, uncounted))
-        terms = []
+            state.tokens.update(self._tokenize(unknown))
+        pairs: dict[str, str] = {}  # stem -> word
         for word in words:
-            word_stems = state.stems.get(word, ())
-            if word_stems:
-                terms.append(
-                    _Term(
-                        word=word,
-                        stems=word_stems,
-                        head_df=max(state.head_df[s] for s in word_stems),
-                        text_df=max(state.text_df[s] for s in word_stems),
-                    )
+            for token, stem in state.tokens[word]:
+                if len(token) > 1 and token not in _STOP_WORDS:
+                    pairs.setdefault(stem, token)
+        for table, counts, keys in (
+            ("search_head_vocab", state.head_df, list(pairs)),
+            ("search_text_vocab", state.word_df, list(pairs.values())),
+        ):
+            uncounted = [key for key in keys if key not in counts]
+            if uncounted:
+                counts.update(self._count(table, uncounted))
+        unformed = [s for s, w in pairs.items() if not state.word_df[w] and s not in state.forms]
+        if unformed:
+            state.forms.update(self._body_forms(unformed))
+        terms = []
+        for stem, word in pairs.items():
+            forms = ((word, state.word_df[word]),) if state.word_df[word] else state.forms[stem]
+            terms.append(
+                _Term(
+                    word=word,
+                    stem=stem,
+                    forms=tuple(form for form, _df in forms),
+                    head_df=state.head_df[stem],
+                    text_df=min(state.total, sum(df for _form, df in forms)),
                 )
+            )
         return terms
 
     def _count(self, vocab: str, terms: list[str]) -> dict[str, int]:
         """Documents holding each term, from the fts5vocab table `vocab`.
 
         fts5vocab looks each term up in the index and walks its posting list: a
-        fraction of a millisecond for a word in every body of 10,000, against the
-        tens of milliseconds a build would spend counting every term up front.
+        fraction of a millisecond for a word in every document of 10,000, against
+        the tens of milliseconds a build would spend counting every term up front.
         The counts are exact for the index as it is now; they only steer which
         words a table is searched for and the relevance threshold's IDF mass.
         """
@@ -576,24 +611,53 @@ class SkillSearch:
         )
         return counts
 
-    def _stem(self, words: list[str]) -> dict[str, tuple[str, ...]]:
+    def _body_forms(self, stems: list[str]) -> dict[str, tuple[tuple[str, int], ...]]:
+        """The body words whose Porter stem is each of `stems`, with their counts.
+
+        Porter only cuts and rewrites word endings, so a stem's forms start with
+        the stem less a last "e" or "i" ("make" / "making", "deploi" / "deploy"):
+        the body vocabulary is read over that prefix and each word found stemmed.
+        """
+        candidates: dict[str, list[tuple[str, int]]] = {}
+        for stem in stems:
+            prefix = stem[:-1] if stem[-1:] in ("e", "i") and len(stem) > 2 else stem
+            rows = self._conn.execute(
+                "SELECT term, doc FROM search_text_vocab WHERE term >= ? AND term < ? LIMIT ?",
+                (prefix, prefix + "\U0010ffff", FORMS_MAX),
+            ).fetchall()
+            candidates[stem] = rows
+        words = sorted({term for rows in candidates.values() for term, _doc in rows})
+        stem_of = {word: tokens[0][1] for word, tokens in self._tokenize(words).items() if tokens}
+        return {
+            stem: tuple((term, doc) for term, doc in rows if stem_of.get(term) == stem)
+            for stem, rows in candidates.items()
+        }
+
+    def _tokenize(self, words: list[str]) -> dict[str, tuple[tuple[str, str], ...]]:
+        """Each word's FTS5 tokens as (token, stem): what the body and the frontmatter
+        tokenizers make of it. Usually one; a character Python counts as part of a
+        word can be a separator to FTS5."""
         conn = self._conn
-        with _savepoint(conn, "search_stem"):
+        with _savepoint(conn, "search_tokenize"):
             for statement in _TEMP_SCHEMA:
                 conn.execute(statement)
-            conn.execute("DELETE FROM temp.search_qtok")
-            conn.executemany(
-                "INSERT INTO temp.search_qtok(rowid, t) VALUES (?, ?)",
-                [(i + 1, w) for i, w in enumerate(words)],
-            )
-            rows = conn.execute(
-                "SELECT doc, term FROM temp.search_qtok_vocab ORDER BY doc, offset"
-            ).fetchall()
-            conn.execute("DELETE FROM temp.search_qtok")
-        stems: dict[str, list[str]] = {w: [] for w in words}
-        for doc, term in rows:
-            stems[words[doc - 1]].append(term)
-        return {w: tuple(dict.fromkeys(s)) for w, s in stems.items()}
+            rows = [(i + 1, w) for i, w in enumerate(words)]
+            instances = []
+            for table in ("search_qraw", "search_qtok"):
+                conn.execute(f"DELETE FROM temp.{table}")
+                conn.executemany(f"INSERT INTO temp.{table}(rowid, t) VALUES (?, ?)", rows)
+                instances.append(
+                    conn.execute(
+                        f"SELECT doc, offset, term FROM temp.{table}_vocab ORDER BY doc, offset"
+                    ).fetchall()
+                )
+                conn.execute(f"DELETE FROM temp.{table}")
+        tokens: dict[str, list[tuple[str, str]]] = {w: [] for w in words}
+        raw, stemmed = instances
+        # The Porter tokenizer stems what unicode61 splits: the same tokens, in order.
+        for (doc, _offset, token), (_doc, _off, stem) in zip(raw, stemmed, strict=True):
+            tokens[words[doc - 1]].append((token, stem))
+        return {w: tuple(t) for w, t in tokens.items()}
 
     def _matched_columns(
         self, state: _State, terms: list[_Term], skills: list[Skill]
@@ -606,11 +670,11 @@ class SkillSearch:
         """
         if not skills:
             return {}
-        prefixes = {t.word for t in terms}
+        prefixes = {t.word for t in terms} | {form for t in terms for form in t.forms}
         for term in terms:
-            for stem in term.stems:
-                # Porter turns a final "y" into "i" ("deploy" -> "deploi").
-                prefixes.add(stem[:-1] if stem.endswith("i") and len(stem) > 2 else stem)
+            # Porter turns a final "y" into "i" ("deploy" -> "deploi").
+            stem = term.stem
+            prefixes.add(stem[:-1] if stem.endswith("i") and len(stem) > 2 else stem)
         ordered = sorted(prefixes)
         wanted = [state.rowid_by_key.get(skill.key) for skill in skills]
         texts: dict[int, str] = {}
@@ -628,7 +692,7 @@ class SkillSearch:
             out[skill.key] = tuple(
                 col
                 for col, value in zip(COLUMNS, values, strict=True)
-                if _starts_word(value.lower(), ordered)
+                if _starts_word(_folded(value), ordered)
             )
         return out
 
@@ -826,6 +890,16 @@ class SkillSearch:
         return now
 
 
+def _folded(text: str) -> str:
+    """`text` lowercased and, like the tokenizers' `remove_diacritics`, without
+    accents ("Café" -> "cafe")."""
+    lowered = text.lower()
+    if lowered.isascii():
+        return lowered
+    decomposed = unicodedata.normalize("NFKD", lowered)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
 def _starts_word(text: str, prefixes: list[str]) -> bool:
     """Whether a word of `text` (lowercased) starts with one of `prefixes`.
 
@@ -855,11 +929,15 @@ def _head_expression(terms: list[_Term]) -> str:
 
 def _text_expression(terms: list[_Term]) -> str:
     """The `search_text` query: the same rule with `TEXT_BUDGET`, and no forced
-    word: bodies are long, and a common word there matches nearly every skill."""
-    return _budgeted(terms, [t.text_df for t in terms], TEXT_BUDGET, force=False)
+    word: bodies are long, and a common word there matches nearly every skill.
+    A word is searched as any of its body forms."""
+    usable = [t for t in terms if t.forms]
+    return _budgeted(usable, [t.text_df for t in usable], TEXT_BUDGET, force=False, forms=True)
 
 
-def _budgeted(terms: list[_Term], dfs: list[int], budget: int, *, force: bool) -> str:
+def _budgeted(
+    terms: list[_Term], dfs: list[int], budget: int, *, force: bool, forms: bool = False
+) -> str:
     parts: list[str] = []
     spent = 0
     for df, index in sorted((df, i) for i, df in enumerate(dfs)):
@@ -869,17 +947,22 @@ def _budgeted(terms: list[_Term], dfs: list[int], budget: int, *, force: bool) -
                 # (BM25 scores every match; a word in most descriptions weighs next
                 # to nothing there). Searched in names only: matching still reads
                 # its postings, but only the few rows naming it are scored.
-                return f"{HEAD_COLUMNS[0]} : {_phrase(terms[index])}"
+                return f"{HEAD_COLUMNS[0]} : {_quoted(terms[index].word)}"
             break
-        parts.append(_phrase(terms[index]))
+        term = terms[index]
+        if forms:
+            parts.extend(_quoted(form) for form in term.forms)
+        else:
+            parts.append(_quoted(term.word))
         spent += df
     return " OR ".join(parts)
 
 
-def _phrase(term: _Term) -> str:
-    # Words are [^\W_]+ runs, so quoting needs no escaping and keeps FTS5 operators
-    # (AND, OR, NOT, NEAR) and syntax characters inert.
-    return f'"{term.word}"'
+def _quoted(token: str) -> str:
+    """A token as an FTS5 string: operators (AND, OR, NOT, NEAR) and syntax
+    characters inside it stay inert. Tokens come from FTS5's own tokenizers, so
+    each is one term."""
+    return '"' + token.replace('"', '""') + '"'
 
 
 class _savepoint:  # noqa: N801 - used as a context manager, reads like `with`
