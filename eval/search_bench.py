@@ -1,16 +1,25 @@
 """Time skill search on a large corpus: index build against the discovery floor, and
 warm query latency.
 
-    python eval/search_bench.py CORPUS_DIR [--queries 1000] [--json]
+    python eval/search_bench.py CORPUS_DIR [--queries 1000] [--repeat 5] [--json]
 
 CORPUS_DIR is any folder of skills, e.g. one written by
 `python bench/gen_corpus.py OUT --skills 10000` (its `root-*` folders are used as
-roots). Everything runs in one process with a warm OS file cache:
+roots). With a warm OS file cache, each repetition measures back to back:
 
-* floor: `bench/floor.py`'s walk + read of every SKILL.md + libyaml parse (best of 3);
-* build: the first `SkillSearch.search` against a fresh index file opened as skillpack
-  opens its cache (`_index.connect`: WAL, no fsync; reads the head
-  of every body with `read_body_head`, fills FTS5), best of 3 fresh files;
+* floor: `python bench/floor.py ROOT...` as a whole process, the discovery floor
+  of the catalog benchmark (`bench/bench_catalog.py`): scandir walk + read of
+  every SKILL.md + libyaml parse, plus the interpreter start and `import yaml`;
+* floor in process: the same walk, reads and parses inside this process, without
+  that start-up (a stricter comparison, printed for information);
+* build: the first `SkillSearch.search` against a fresh index file opened as
+  skillpack opens its cache (`_index.connect`: WAL, no fsync); it reads the head
+  of every body with `read_body_head` and fills FTS5.
+
+Ratios are of medians over the repetitions, as in the catalog benchmark; the
+median of the per-repetition ratios is printed too (robust to a machine whose
+speed drifts between repetitions). Then:
+
 * reopen: the first search of a new `SkillSearch` on the built file (no body read);
 * queries: warm searches, median and p99. The query mix: words sampled from the
   corpus's own descriptions (3-8 words, the expensive case: common words), skill
@@ -24,6 +33,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import random
 import re
 import statistics
@@ -37,6 +47,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "bench"))
 import floor  # noqa: E402 - bench/floor.py, the standalone discovery floor
+from _common import run_timed  # noqa: E402 - bench/_common.py
 
 try:
     from skillpack._discover import discover, read_body
@@ -56,19 +67,32 @@ def _roots(corpus: Path) -> list[str]:
     return roots or [str(corpus)]
 
 
-def _floor_seconds(roots: list[str]) -> float:
-    best = float("inf")
-    for _ in range(3):
+def _floor_in_process(roots: list[str]) -> float:
+    started = time.perf_counter()
+    for root in roots:
+        for path in floor.walk(root):
+            with open(path, encoding="utf-8") as handle:
+                text = floor.split_frontmatter(handle.read())
+            if text is not None:
+                with contextlib.suppress(floor.yaml.YAMLError):
+                    floor.yaml.load(text, Loader=floor.yaml.CSafeLoader)
+    return time.perf_counter() - started
+
+
+def _floor_process(roots: list[str], cwd: str) -> float:
+    argv = [sys.executable, str(HERE.parent / "bench" / "floor.py"), *roots]
+    return run_timed(argv, env=dict(os.environ), cwd=cwd).seconds
+
+
+def _build(catalog: Any, path: Path) -> float:
+    conn = connect(path)
+    try:
+        search = SkillSearch(conn, read_body=read_body, read_head=read_body_head)
         started = time.perf_counter()
-        for root in roots:
-            for path in floor.walk(root):
-                with open(path, encoding="utf-8") as handle:
-                    text = floor.split_frontmatter(handle.read())
-                if text is not None:
-                    with contextlib.suppress(floor.yaml.YAMLError):
-                        floor.yaml.load(text, Loader=floor.yaml.CSafeLoader)
-        best = min(best, time.perf_counter() - started)
-    return best
+        search.search(catalog, "warm up", limit=1)
+        return time.perf_counter() - started
+    finally:
+        conn.close()
 
 
 def _queries(catalog: Any, count: int, seed: int = 0) -> list[str]:
@@ -94,25 +118,23 @@ def _queries(catalog: Any, count: int, seed: int = 0) -> list[str]:
     return out
 
 
-def run(corpus: Path, n_queries: int) -> dict[str, Any]:
+def run(corpus: Path, n_queries: int, repeat: int = 5) -> dict[str, Any]:
     roots = _roots(corpus)
-    floor_s = _floor_seconds(roots)
     catalog = discover(
         roots=[Root(path=r, scope="extra") for r in roots],
         use_cache=False,
         include_user=False,
         include_system=False,
     )
+    if not catalog.skills:
+        raise SystemExit(f"{corpus}: no skills found (expected root-*/ folders of SKILL.md)")
     with tempfile.TemporaryDirectory() as tmp:
-        builds = []
-        for attempt in range(3):
-            conn = connect(Path(tmp) / f"index-{attempt}.sqlite")
-            search = SkillSearch(conn, read_body=read_body, read_head=read_body_head)
-            started = time.perf_counter()
-            search.search(catalog, "warm up", limit=1)
-            builds.append(time.perf_counter() - started)
-            conn.close()
-
+        _floor_process(roots, tmp)  # untimed: warms the OS file cache
+        floors, floors_in, builds = [], [], []
+        for attempt in range(repeat):
+            floors.append(_floor_process(roots, tmp))
+            floors_in.append(_floor_in_process(roots))
+            builds.append(_build(catalog, Path(tmp) / f"index-{attempt}.sqlite"))
         reads = 0
 
         def counting(skill: Any) -> str:
@@ -141,12 +163,18 @@ def run(corpus: Path, n_queries: int) -> dict[str, Any]:
             results += len(found)
         conn.close()
     timings.sort()
+    median = statistics.median
     return {
         "corpus": str(corpus),
         "skills": len(catalog.skills),
-        "floor_s": floor_s,
-        "build_s_best": min(builds),
-        "build_vs_floor": min(builds) / floor_s,
+        "repeat": repeat,
+        "floor_s": median(floors),
+        "floor_in_process_s": median(floors_in),
+        "build_s": median(builds),
+        "build_s_min": min(builds),
+        "build_vs_floor": median(builds) / median(floors),
+        "build_vs_floor_paired": median(b / f for b, f in zip(builds, floors, strict=True)),
+        "build_vs_floor_in_process": median(builds) / median(floors_in),
         "reopen_first_search_s": reopen_s,
         "reopen_bodies_read": reads,
         "queries": len(queries),
@@ -161,9 +189,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("corpus", type=Path)
     parser.add_argument("--queries", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=5, help="floor/build repetitions")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    report = run(args.corpus, args.queries)
+    report = run(args.corpus, args.queries, args.repeat)
     if args.json:
         print(json.dumps(report, indent=2))
     else:

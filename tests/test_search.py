@@ -452,9 +452,9 @@ def test_the_index_stays_consistent_through_changes_and_deletions() -> None:
     assert names(search.search(catalog_of(changed), "harvest pumpkins")) == ["gardening"]
     # A row taken out of the stored text before the FTS index would leave postings
     # behind: words of the old versions must match exactly the rows holding them.
-    for table, column, word in (
-        ("search_head", "description", "production"),
-        ("search_text", "body", "version"),
+    for table, content, column, word in (
+        ("search_head", "search_content", "description", "production"),
+        ("search_text", "search_body", "body", "version"),
     ):
         matched = {
             r for (r,) in conn.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ?", (word,))
@@ -462,13 +462,14 @@ def test_the_index_stays_consistent_through_changes_and_deletions() -> None:
         holding = {
             r
             for (r,) in conn.execute(
-                f"SELECT id FROM search_content WHERE {column} LIKE ?", (f"%{word}%",)
+                f"SELECT id FROM {content} WHERE {column} LIKE ?", (f"%{word}%",)
             )
         }
         assert matched == holding
         conn.execute(f"INSERT INTO {table}({table}) VALUES ('integrity-check')")
     assert len(holding) == 2
-    assert conn.execute("SELECT count(*) FROM search_content").fetchone()[0] == len(changed)
+    for content in ("search_doc", "search_content", "search_body"):
+        assert conn.execute(f"SELECT count(*) FROM {content}").fetchone()[0] == len(changed)
 
 
 def frequencies(search: SkillSearch, words: list[str]) -> dict[str, tuple[int, int]]:
@@ -639,8 +640,34 @@ FRONTMATTER = b"---\nname: disk\ndescription: A skill on disk.\n---\n"
         b"\xef\xbb\xbf" + FRONTMATTER + b"Body after a BOM. " * 400,
         FRONTMATTER.replace(b"\n", b"\r\n") + b"CRLF line.\r\n" * 600,
         FRONTMATTER + b"x" * 4096,
+        b"---\n---\nEmpty frontmatter.\n",
+        b"---\nname: disk\n---\n",
+        b"---\nname: disk\n---",
+        b"---\nname: disk\n----\nkey: v\n---\nAfter a four-dash line.\n",
+        b"---\nname: disk\n---  \nAfter blanks on the closing line.\n",
+        b"---  \nname: disk\n---\nAfter blanks on the opening line.\n",
+        b"---\nname: disk\n--- x\nkey: v\n---\nAfter a line starting with dashes.\n",
+        b"---\nname: disk\n---\nA CR\r inside the body.\n",
+        b"---\nname: disk\n---\nA body with --- rules\n---\nbelow.\n",
+        FRONTMATTER + "Accents: caf\u00e9, \u2014 dashes.\n".encode(),
     ],
-    ids=["short", "empty-body", "bom", "crlf", "long-ascii"],
+    ids=[
+        "short",
+        "empty-body",
+        "bom",
+        "crlf",
+        "long-ascii",
+        "empty-frontmatter",
+        "nothing-after-closing-line",
+        "closing-line-without-newline",
+        "four-dash-line",
+        "blanks-after-closing",
+        "blanks-after-opening",
+        "dashes-then-text",
+        "cr-in-body",
+        "rules-in-body",
+        "multibyte",
+    ],
 )
 def test_read_body_head_reads_a_bounded_head(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data: bytes
@@ -688,8 +715,16 @@ def test_read_body_head_reports_a_missing_file(tmp_path: Path) -> None:
         read_body_head(skill)
 
 
-def test_read_body_head_reports_text_that_is_not_utf8(tmp_path: Path) -> None:
-    skill = write(tmp_path, FRONTMATTER + b"caf\xe9 au lait\n" * 10)
+@pytest.mark.parametrize(
+    "data",
+    [
+        FRONTMATTER + b"caf\xe9 au lait\n" * 10,
+        b"---\nname: caf\xe9\n---\nA clean body.\n",
+    ],
+    ids=["in-body", "in-frontmatter"],
+)
+def test_read_body_head_reports_text_that_is_not_utf8(tmp_path: Path, data: bytes) -> None:
+    skill = write(tmp_path, data)
 
     with pytest.raises(SkillIOError, match="UTF-8"):
         read_body_head(skill)

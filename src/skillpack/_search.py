@@ -38,6 +38,7 @@ import math
 import os
 import re
 import sqlite3
+import threading
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -82,6 +83,10 @@ matched in the frontmatter only. (600 when the table also held headings from pas
 words at the same cost.)"""
 
 FETCH = 200
+
+READ_AHEAD_MIN = 256
+"""A build with at least this many bodies to read reads them on a worker thread
+while it indexes the frontmatter."""
 """Rows fetched per table and query, best first, before merging the two scores."""
 
 MIN_RELEVANCE = 0.66
@@ -101,7 +106,7 @@ FORMS_MAX = 400
 """Most body words read per stem when looking for its forms (a short stem such as
 "us" starts hundreds of words; its forms sort among the first)."""
 
-_INDEX_VERSION = "6"
+_INDEX_VERSION = "7"
 """Bumped whenever tables, tokenizer or text extraction change: old rows are dropped."""
 
 _FRONTMATTER_BYTES = 4096
@@ -146,12 +151,17 @@ _SCHEMA = (
         mtime_ns INTEGER NOT NULL,
         size INTEGER NOT NULL
     )""",
-    # The text both FTS tables index (their external content), stored once: the
-    # FTS tables keep only their index. Apart from search_doc so that the snapshot
-    # of versions every sync takes does not read the text.
+    # The text the FTS tables index (their external content), stored once: the FTS
+    # tables keep only their index. Apart from search_doc so that the snapshot of
+    # versions every sync takes does not read the text; the bodies apart from the
+    # frontmatter so that a build indexes the frontmatter while it reads bodies.
     f"""CREATE TABLE IF NOT EXISTS search_content (
         id INTEGER PRIMARY KEY,
-        {", ".join(f"{c} TEXT NOT NULL" for c in COLUMNS)}
+        {", ".join(f"{c} TEXT NOT NULL" for c in HEAD_COLUMNS)}
+    )""",
+    f"""CREATE TABLE IF NOT EXISTS search_body (
+        id INTEGER PRIMARY KEY,
+        {", ".join(f"{c} TEXT NOT NULL" for c in TEXT_COLUMNS)}
     )""",
     # Two FTS tables, not one: FTS5 reads a term's whole posting list whatever the
     # column filter, and a word common in bodies has long lists. Split, a query can
@@ -162,7 +172,7 @@ _SCHEMA = (
     )""",
     f"""CREATE VIRTUAL TABLE IF NOT EXISTS search_text USING fts5(
         {", ".join(TEXT_COLUMNS)}, tokenize = '{TEXT_TOKENIZER}',
-        content = 'search_content', content_rowid = 'id'
+        content = 'search_body', content_rowid = 'id'
     )""",
     "CREATE VIRTUAL TABLE IF NOT EXISTS search_head_vocab USING fts5vocab(search_head, row)",
     "CREATE VIRTUAL TABLE IF NOT EXISTS search_text_vocab USING fts5vocab(search_text, row)",
@@ -185,6 +195,7 @@ _DROP = (
     "DROP TABLE IF EXISTS search_df",
     "DROP TABLE IF EXISTS search_doc",
     "DROP TABLE IF EXISTS search_content",
+    "DROP TABLE IF EXISTS search_body",
     "DROP TABLE IF EXISTS search_meta",
 )
 # Scratch FTS tables in the connection's temp schema: FTS5 itself splits and stems
@@ -319,14 +330,14 @@ def read_body_head(skill: Skill, max_chars: int = BODY_CHARS) -> str:
     except OSError:
         return read_body(skill)[:max_chars]  # raises the error that says how to fix it
     truncated = len(data) == limit
-    text: str | None = None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        if truncated and len(data) - exc.start < 4:
-            # The read cut a multi-byte character: decode up to its first byte.
-            with contextlib.suppress(UnicodeDecodeError):
-                text = data[: exc.start].decode("utf-8-sig")
+    body_at = _plain_body_start(data)
+    if body_at > 0:
+        # The common file: split on bytes, decode only the body.
+        body = _decode_cut(data[body_at:], truncated, "utf-8")
+        if body is not None and (not truncated or len(body) > max_chars):
+            return body[:max_chars]
+        return read_body(skill)[:max_chars]
+    text = _decode_cut(data, truncated, "utf-8-sig")
     if text is not None:
         frontmatter, body, _line = split_frontmatter(text)
         # A body longer than asked is known to hold the first `max_chars`
@@ -334,6 +345,38 @@ def read_body_head(skill: Skill, max_chars: int = BODY_CHARS) -> str:
         if not truncated or (frontmatter is not None and len(body) > max_chars):
             return body[:max_chars]
     return read_body(skill)[:max_chars]
+
+
+def _plain_body_start(data: bytes) -> int:
+    """Where the body starts in a file head of the plain kind, else -1.
+
+    Plain: no BOM and no carriage return, a first line that is exactly `---`, and
+    a first line starting with `---` after it that is exactly `---` too, in valid
+    UTF-8. `split_frontmatter` finds the same body in such a head; anything else
+    (CRLF, blanks after a `---`, a `----` line) is left to it.
+    """
+    if not data.startswith(b"---\n") or b"\r" in data:
+        return -1
+    close = data.find(b"\n---", 3)
+    if close < 0 or data[close + 4 : close + 5] != b"\n":
+        return -1
+    try:
+        data[:close].decode("utf-8")
+    except UnicodeDecodeError:
+        return -1
+    return close + 5
+
+
+def _decode_cut(data: bytes, truncated: bool, encoding: str) -> str | None:
+    """`data` decoded; when a bounded read cut a multi-byte character at its end,
+    the text before that character. None when it is not valid UTF-8."""
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        if truncated and len(data) - exc.start < 4:
+            with contextlib.suppress(UnicodeDecodeError):
+                return data[: exc.start].decode(encoding)
+    return None
 
 
 def _read_head(path: str, limit: int, size: int) -> bytes:
@@ -682,7 +725,7 @@ class SkillSearch:
         if ids:
             marks = ", ".join("?" * len(ids))
             for rowid, body in self._conn.execute(
-                f"SELECT id, body FROM search_content WHERE id IN ({marks})", ids
+                f"SELECT id, body FROM search_body WHERE id IN ({marks})", ids
             ):
                 texts[rowid] = body or ""
         out: dict[str, tuple[str, ...]] = {}
@@ -807,14 +850,13 @@ class SkillSearch:
                 gc_was_enabled = gc.isenabled()
                 gc.disable()
                 try:
-                    bodies = {skill.key: self._body(skill) for skill in fresh}
                     with _savepoint(conn, "search_sync"):
                         # Take the write lock first, then re-plan: another process
                         # may have indexed some of these skills meanwhile.
                         conn.execute("UPDATE search_meta SET value = value WHERE key = 'version'")
                         rows = snapshot()
                         fresh, stale = plan(rows)
-                        rows = self._write(rows, fresh, stale, bodies)
+                        rows = self._write(rows, fresh, stale)
                 finally:
                     if gc_was_enabled:
                         # What lives on (the caller's catalog, this state) goes to the
@@ -843,51 +885,116 @@ class SkillSearch:
         rows: Mapping[str, tuple[int, int, int, str]],
         fresh: list[Skill],
         stale: list[int],
-        bodies: dict[str, str | None],
     ) -> dict[str, tuple[int, int, int, str]]:
-        """Replace the rows of `fresh` and `stale`; return `rows` as they are now."""
+        """Replace the rows of `fresh` and `stale`; return `rows` as they are now.
+
+        The bodies of a large build are read on a worker thread while SQLite
+        indexes the frontmatter (`_ReadAhead`).
+        """
         conn = self._conn
         replaced = [rows[skill.key][0] for skill in fresh if skill.key in rows]
         gone = [(rowid,) for rowid in stale + replaced]
-        # External content: the FTS tables read the old text from search_content to
-        # take it out of their index, so its rows go last.
+        # External content: the FTS tables read the old text from search_content
+        # and search_body to take it out of their index, so those rows go last.
         conn.executemany("DELETE FROM search_head WHERE rowid = ?", gone)
         conn.executemany("DELETE FROM search_text WHERE rowid = ?", gone)
         conn.executemany("DELETE FROM search_content WHERE id = ?", gone)
+        conn.executemany("DELETE FROM search_body WHERE id = ?", gone)
         conn.executemany("DELETE FROM search_doc WHERE id = ?", gone)
         gone_ids = {rowid for (rowid,) in gone}
         now = {key: row for key, row in rows.items() if row[0] not in gone_ids}
         next_id = conn.execute("SELECT coalesce(max(id), 0) FROM search_doc").fetchone()[0] + 1
+        ids = range(next_id, next_id + len(fresh))
+        conn.executemany(
+            f"INSERT INTO search_content(id, {', '.join(HEAD_COLUMNS)}) "
+            f"VALUES (?, {', '.join('?' * len(HEAD_COLUMNS))})",
+            [
+                (rowid, skill.name, skill.description, skill.when_to_use or "")
+                for rowid, skill in zip(ids, fresh, strict=True)
+            ],
+        )
+        # Started only now: a statement per row (executemany) waits for the GIL
+        # after each row, so the reads overlap one long statement instead.
+        with _ReadAhead(fresh, self._body) as read_ahead:
+            _index_rows(conn, "search_head", "search_content", HEAD_COLUMNS, next_id)
+            bodies = read_ahead.result()
         docs = []
-        contents = []
-        for rowid, skill in enumerate(fresh, start=next_id):
-            key = skill.key
-            body = bodies[key] if key in bodies else self._body(skill)
+        texts = []
+        for rowid, skill, body in zip(ids, fresh, bodies, strict=True):
             # An unread body is recorded with mtime -1: never equal to a real
             # version, so the next sync reads it again.
             mtime_ns = skill.mtime_ns if body is not None else -1
-            docs.append((rowid, key, skill.root, mtime_ns, skill.size))
-            contents.append(
-                (rowid, skill.name, skill.description, skill.when_to_use or "", body or "")
-            )
-            now[key] = (rowid, mtime_ns, skill.size, skill.root)
+            docs.append((rowid, skill.key, skill.root, mtime_ns, skill.size))
+            texts.append((rowid, body or ""))
+            now[skill.key] = (rowid, mtime_ns, skill.size, skill.root)
         conn.executemany(
             "INSERT INTO search_doc(id, key, root, mtime_ns, size) VALUES (?, ?, ?, ?, ?)", docs
         )
-        conn.executemany(
-            f"INSERT INTO search_content(id, {', '.join(COLUMNS)}) "
-            f"VALUES (?, {', '.join('?' * len(COLUMNS))})",
-            contents,
-        )
-        # Indexed from search_content in SQL: the text crosses from Python once.
-        for table, columns in (("search_head", HEAD_COLUMNS), ("search_text", TEXT_COLUMNS)):
-            names = ", ".join(columns)
-            conn.execute(
-                f"INSERT INTO {table}(rowid, {names}) "
-                f"SELECT id, {names} FROM search_content WHERE id >= ?",
-                (next_id,),
-            )
+        conn.executemany("INSERT INTO search_body(id, body) VALUES (?, ?)", texts)
+        _index_rows(conn, "search_text", "search_body", TEXT_COLUMNS, next_id)
         return now
+
+
+def _index_rows(
+    conn: sqlite3.Connection, table: str, content: str, columns: tuple[str, ...], first_id: int
+) -> None:
+    """Index the rows of `content` from `first_id` on in the FTS table `table`: in
+    SQL, so the text crosses from Python once, and in one statement, so FTS5
+    writes one segment."""
+    names = ", ".join(columns)
+    conn.execute(
+        f"INSERT INTO {table}(rowid, {names}) SELECT id, {names} FROM {content} WHERE id >= ?",
+        (first_id,),
+    )
+
+
+class _ReadAhead:
+    """The bodies of the skills a build writes, read on a worker thread.
+
+    Reading is Python and holds the GIL; indexing the frontmatter meanwhile is one
+    SQLite statement that releases it, so on two cores the reads cost a large
+    build little. A small build reads on the calling thread, in `result`: a thread
+    costs more than it saves there. `read` may run on the worker thread.
+    """
+
+    def __init__(self, skills: list[Skill], read: Callable[[Skill], str | None]) -> None:
+        self._skills = skills
+        self._read = read
+        self._bodies: list[str | None] = []
+        self._error: BaseException | None = None
+        self._stop = False
+        self._thread: threading.Thread | None = None
+        if len(skills) >= READ_AHEAD_MIN:
+            self._thread = threading.Thread(
+                target=self._run, name="skillpack-search-read-ahead", daemon=True
+            )
+            self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            for skill in self._skills:
+                if self._stop:
+                    return
+                self._bodies.append(self._read(skill))
+        except BaseException as exc:  # raised again on the calling thread by `result`
+            self._error = exc
+
+    def result(self) -> list[str | None]:
+        """Each skill's body, in order; None where it could not be read."""
+        if self._thread is None:
+            return [self._read(skill) for skill in self._skills]
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._bodies
+
+    def __enter__(self) -> _ReadAhead:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stop = True  # the write failed before `result`: stop reading
+        if self._thread is not None:
+            self._thread.join()
 
 
 def _folded(text: str) -> str:
