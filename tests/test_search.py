@@ -7,6 +7,7 @@ import gc
 import importlib.util
 import sqlite3
 import sys
+import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -541,6 +542,50 @@ def test_a_query_word_some_body_holds_is_searched_as_typed() -> None:
     assert state is not None
     (term,) = search._terms(state, ["interrupting"])
     assert (term.forms, term.text_df) == (("interrupting",), 1)
+
+
+class ThreadRecordingBodies(Bodies):
+    def __init__(self, bodies: dict[str, str] | None = None) -> None:
+        super().__init__(bodies)
+        self.threads: set[str] = set()
+
+    def __call__(self, skill: Skill) -> str:
+        self.threads.add(threading.current_thread().name)
+        return super().__call__(skill)
+
+
+def test_a_large_build_reads_bodies_on_a_worker_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("skillpack._search.READ_AHEAD_MIN", 3)
+    bodies = ThreadRecordingBodies({"gardening": "Prune the roses in spring."})
+    results = searcher(bodies).search(DEPLOY_CATALOG, "prune roses")
+
+    assert names(results) == ["gardening"]
+    assert bodies.threads == {"skillpack-search-read-ahead"}
+    assert sorted(bodies.reads) == sorted(s.name for s in DEPLOY_CATALOG.skills)
+
+
+def test_a_small_build_reads_bodies_on_the_calling_thread() -> None:
+    bodies = ThreadRecordingBodies()
+    searcher(bodies).search(DEPLOY_CATALOG, "deploy")
+
+    assert bodies.threads == {threading.current_thread().name}
+
+
+@pytest.mark.parametrize("read_ahead_min", [1, 1000], ids=["worker-thread", "calling-thread"])
+def test_a_failing_body_read_fails_the_build_and_leaves_the_index_as_it_was(
+    monkeypatch: pytest.MonkeyPatch, read_ahead_min: int
+) -> None:
+    monkeypatch.setattr("skillpack._search.READ_AHEAD_MIN", read_ahead_min)
+    conn = sqlite3.connect(":memory:")
+
+    def broken(skill: Skill) -> str:
+        raise RuntimeError(f"reader bug on {skill.name}")
+
+    with pytest.raises(RuntimeError, match="reader bug"):
+        SkillSearch(conn, read_body=broken).search(DEPLOY_CATALOG, "deploy")
+    assert conn.execute("SELECT count(*) FROM search_doc").fetchone()[0] == 0
+    # The next searcher on the same connection builds the index from scratch.
+    assert names(searcher(conn=conn).search(DEPLOY_CATALOG, "tomato"))[0] == "gardening"
 
 
 def test_a_word_in_too_many_descriptions_is_searched_in_names_only(

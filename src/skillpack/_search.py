@@ -120,6 +120,8 @@ _TIER_TEXT = 0
 _O_READ = os.O_RDONLY | getattr(os, "O_BINARY", 0)  # O_BINARY: no newline translation on Windows
 
 _WORD = re.compile(r"[^\W_]+")
+# The combining diacritical marks blocks: what NFKD splits off accented letters.
+_COMBINING_MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 _NAME_SEP = re.compile(r"[\s_]+")
 
 # Words that say nothing about which skill fits a request. Kept small on purpose:
@@ -1003,8 +1005,7 @@ def _folded(text: str) -> str:
     lowered = text.lower()
     if lowered.isascii():
         return lowered
-    decomposed = unicodedata.normalize("NFKD", lowered)
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
+    return _COMBINING_MARKS.sub("", unicodedata.normalize("NFKD", lowered))
 
 
 def _starts_word(text: str, prefixes: list[str]) -> bool:
