@@ -103,8 +103,9 @@ A query word is matched there in every body form sharing its stem instead
 (`_body_forms`), so a body holding "drafted" still matches "drafts"."""
 
 FORMS_MAX = 400
-"""Most body words read per stem when looking for its forms (a short stem such as
-"us" starts hundreds of words; its forms sort among the first)."""
+"""Most body words read per stem when looking for its forms (each costs a walk of
+its posting list): bounds the lookup for a short stem ("re" starts hundreds of
+words, 6 ms at 10,000 skills); forms sorting past it are not searched."""
 
 _INDEX_VERSION = "7"
 """Bumped whenever tables, tokenizer or text extraction change: old rows are dropped."""
