@@ -84,7 +84,10 @@ def _floor_process(roots: list[str], cwd: str) -> float:
     return run_timed(argv, env=dict(os.environ), cwd=cwd).seconds
 
 
-def _build(catalog: Any, path: Path) -> float:
+def _build(catalog: Any, path: Path, *, keep: bool = False) -> float:
+    """Seconds of a first search on a fresh index file at `path`. The file is then
+    deleted unless `keep`: each build finds the disk as a single one would (the
+    tens of MB an earlier build left to write back slowed later ones by a fifth)."""
     conn = connect(path)
     try:
         search = SkillSearch(conn, read_body=read_body, read_head=read_body_head)
@@ -93,6 +96,9 @@ def _build(catalog: Any, path: Path) -> float:
         return time.perf_counter() - started
     finally:
         conn.close()
+        if not keep:
+            for leftover in path.parent.glob(path.name + "*"):
+                leftover.unlink()
 
 
 def _queries(catalog: Any, count: int, seed: int = 0) -> list[str]:
@@ -134,7 +140,8 @@ def run(corpus: Path, n_queries: int, repeat: int = 5) -> dict[str, Any]:
         for attempt in range(repeat):
             floors.append(_floor_process(roots, tmp))
             floors_in.append(_floor_in_process(roots))
-            builds.append(_build(catalog, Path(tmp) / f"index-{attempt}.sqlite"))
+            last = attempt == repeat - 1
+            builds.append(_build(catalog, Path(tmp) / f"index-{attempt}.sqlite", keep=last))
         reads = 0
 
         def counting(skill: Any) -> str:
@@ -147,7 +154,7 @@ def run(corpus: Path, n_queries: int, repeat: int = 5) -> dict[str, Any]:
             reads += 1
             return read_body_head(skill, max_chars)
 
-        conn = connect(Path(tmp) / "index-0.sqlite")
+        conn = connect(Path(tmp) / f"index-{repeat - 1}.sqlite")
         search = SkillSearch(conn, read_body=counting, read_head=counting_head)
         started = time.perf_counter()
         search.search(catalog, "warm up", limit=1)
@@ -175,6 +182,9 @@ def run(corpus: Path, n_queries: int, repeat: int = 5) -> dict[str, Any]:
         "build_vs_floor": median(builds) / median(floors),
         "build_vs_floor_paired": median(b / f for b, f in zip(builds, floors, strict=True)),
         "build_vs_floor_in_process": median(builds) / median(floors_in),
+        "floor_runs_s": [round(f, 4) for f in floors],
+        "floor_in_process_runs_s": [round(f, 4) for f in floors_in],
+        "build_runs_s": [round(b, 4) for b in builds],
         "reopen_first_search_s": reopen_s,
         "reopen_bodies_read": reads,
         "queries": len(queries),
@@ -197,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(report, indent=2))
     else:
         for key, value in report.items():
-            print(f"{key:24} {value:.4g}" if isinstance(value, float) else f"{key:24} {value}")
+            print(f"{key:25} {value:.4g}" if isinstance(value, float) else f"{key:25} {value}")
     return 0
 
 
