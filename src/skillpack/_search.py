@@ -416,7 +416,8 @@ class SkillSearch:
     or `sqlite3.connect(":memory:")` for a throwaway index. Bodies are read only for
     skills whose file version is not indexed yet: through `read_head(skill,
     BODY_CHARS)` when given (it must return at least the body's first that many
-    characters; `read_body_head` does for skills on disk), else `read_body`.
+    characters; `read_body_head` does for skills on disk), else `read_body`. A
+    build of `READ_AHEAD_MIN` or more skills calls them on a worker thread.
     """
 
     def __init__(
