@@ -155,6 +155,34 @@ def test_search_json_shape(skills: Path) -> None:
     assert set(data["results"][0]) >= {"name", "path", "score", "reasons"}
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("search", "fill pdf forms"),
+        ("resolve", "$pdf-forms fill it"),
+        ("render",),
+        ("load", "pdf-forms"),
+    ],
+    ids=lambda c: c[0],
+)
+def test_a_missing_root_is_warned_about_on_stderr(
+    skills: Path, tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    # Without the warning a mistyped --root reads as "no such skill".
+    missing = tmp_path / "no-such-folder"
+    result = run(*command, "--root", str(skills), "--root", str(missing), "--no-user",
+                 "--no-system", "--json")
+    json.loads(result.stdout)  # the JSON output is unchanged
+    assert result.stderr.count("warning") == 1
+    assert f"Skill root {missing} (extra scope) does not exist" in result.stderr
+
+
+def test_list_reports_a_missing_root_once_among_its_problems(tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-folder"
+    result = run("list", "--root", str(missing), "--no-user", "--no-system")
+    assert result.output.count(f"Skill root {missing}") == 1
+
+
 def test_usage_errors_exit_2() -> None:
     result = CliRunner().invoke(cli, ["list", "--bogus"])
     assert result.exit_code == 2

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -11,8 +11,10 @@ import click
 
 from .. import __version__
 from ._errors import handle_errors
+from ._output import warn
 
 if TYPE_CHECKING:
+    from .._model import Problem
     from .._session import Session
     from .._workspace import Workspace
 
@@ -27,27 +29,42 @@ class CatalogOptions:
     no_system: bool
     no_cache: bool
 
-    def workspace(self) -> Workspace:
+    def workspace(self, *, warn_missing_roots: bool = True) -> Workspace:
+        """The discovered workspace. A `--root` that is not a folder is warned about
+        on stderr unless the caller prints the catalog's problems itself."""
         from .._workspace import open_workspace
 
-        return open_workspace(
+        workspace = open_workspace(
             cwd=self.cwd,
             roots=self.roots,
             include_user=not self.no_user,
             include_system=not self.no_system,
             use_cache=not self.no_cache,
         )
+        if warn_missing_roots:
+            _warn_missing_roots(workspace.problems)
+        return workspace
 
     def session(self) -> Session:
+        """A session over the discovered catalog; a `--root` that is not a folder
+        is warned about on stderr (otherwise a typo reads as "no such skill")."""
         from .._session import Session
 
-        return Session.open(
+        session = Session.open(
             cwd=self.cwd,
             roots=self.roots,
             include_user=not self.no_user,
             include_system=not self.no_system,
             use_cache=not self.no_cache,
         )
+        _warn_missing_roots(session.catalog.problems)
+        return session
+
+
+def _warn_missing_roots(problems: Iterable[Problem]) -> None:
+    for problem in problems:
+        if problem.code == "root-missing":
+            warn(problem.message)
 
 
 def catalog_options(func: Callable[..., Any]) -> Callable[..., Any]:

@@ -77,7 +77,7 @@ def _shorten(text: str, width: int) -> str:
 @catalog_options
 def list_command(catalog: CatalogOptions, as_json: bool) -> None:
     """List every discovered skill, with problems and the roots searched."""
-    ws = catalog.workspace()
+    ws = catalog.workspace(warn_missing_roots=False)  # listed with the other problems
     skills = ws.catalog
     if as_json:
         problems = [p.to_dict() for p in skills.problems]

@@ -68,6 +68,11 @@ def print_problems(problems: Sequence[Problem]) -> None:
         )
 
 
+def warn(message: str) -> None:
+    """Print a warning on stderr: stdout (and `--json` output) stays as it is."""
+    sys.stderr.write(f"skillpack: warning: {message}\n")
+
+
 def fail(message: str, *, code: int = 1) -> None:
     """Print `message` on stderr and exit with `code`."""
     sys.stderr.write(f"skillpack: {message}\n")
