@@ -83,24 +83,26 @@ matched in the frontmatter only. (600 when the table also held headings from pas
 words at the same cost.)"""
 
 FETCH = 200
+"""Rows fetched per table and query, best first, before merging the two scores."""
 
 READ_AHEAD_MIN = 256
 """A build with at least this many bodies to read reads them on a worker thread
 while it indexes the frontmatter."""
-"""Rows fetched per table and query, best first, before merging the two scores."""
 
 MIN_RELEVANCE = 0.66
 """A text match needs BM25 / (query IDF mass) of at least this much to be returned.
-Chosen on the eval with `BODY_CHARS` 2,500: 0.70 returns something for one more
-no-fit request, 0.75 and up return nothing for one fit request more."""
+Chosen on the eval with `BODY_CHARS` 2,500 and unstemmed bodies: 0.65 returns
+something for one more no-fit request, 0.68 and up return nothing for one fit
+request more."""
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 """The frontmatter is stemmed, so "drafts" finds "draft"."""
 
 TEXT_TOKENIZER = "unicode61 remove_diacritics 2"
 """The body is not: Porter stemming is a quarter of what tokenizing bodies costs.
-A query word is matched there in every body form sharing its stem instead
-(`_body_forms`), so a body holding "drafted" still matches "drafts"."""
+A query word is matched there as typed when some body holds it, else as every
+body word sharing its stem (`_body_forms`), so a body holding "drafted" still
+matches "drafts"."""
 
 FORMS_MAX = 400
 """Most body words read per stem when looking for its forms (each costs a walk of
