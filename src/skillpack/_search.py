@@ -490,36 +490,23 @@ class SkillSearch:
                     tiers[skill.key] = (tier, skill, [reason])
         texts = self._text_matches(state, query, limit=limit, accept=accept, keep=tiers)
 
-        no_rule: tuple[int, Skill | None, list[str]] = (_TIER_TEXT, None, [])
-        no_text: tuple[float, Skill | None, tuple[str, ...]] = (0.0, None, ())
-        ranked: list[tuple[int, float, int, str, str]] = []
+        ranked = []
         for key in tiers.keys() | texts.keys():
-            skill = (texts.get(key) or tiers[key])[1]
-            ranked.append(
-                (
-                    -tiers.get(key, no_rule)[0],
-                    -texts.get(key, no_text)[0],
-                    SCOPE_RANK[skill.scope],
-                    skill.path,
-                    key,
-                )
+            tier, skill, reasons = tiers.get(key) or (_TIER_TEXT, texts[key][1], [])
+            relevance, _skill, columns = texts.get(key) or (0.0, skill, ())
+            order = (-tier, -relevance, SCOPE_RANK[skill.scope], skill.path)
+            ranked.append((order, skill, tier, relevance, reasons, columns))
+        ranked.sort(key=lambda candidate: candidate[0])
+        # Results are built for the returned rows only: a short name prefix can
+        # match thousands of skills.
+        return tuple(
+            SearchResult(
+                skill=skill,
+                score=tier + relevance / (1.0 + relevance),
+                reasons=tuple(reasons) + tuple(f"text_match:{c}" for c in columns),
             )
-        ranked.sort()
-        results = []
-        # Built for the returned rows only: a short name prefix can match thousands.
-        for *_, key in ranked[:limit]:
-            tier, rule_skill, reasons = tiers.get(key, no_rule)
-            relevance, text_skill, columns = texts.get(key, no_text)
-            found = text_skill or rule_skill
-            assert found is not None  # every key is in tiers or texts
-            results.append(
-                SearchResult(
-                    skill=found,
-                    score=tier + relevance / (1.0 + relevance),
-                    reasons=tuple(reasons) + tuple(f"text_match:{c}" for c in columns),
-                )
-            )
-        return tuple(results)
+            for _order, skill, tier, relevance, reasons, columns in ranked[:limit]
+        )
 
     # -- rules ------------------------------------------------------------------
 
@@ -675,10 +662,11 @@ class SkillSearch:
                 (prefix, prefix + "\U0010ffff", FORMS_MAX),
             ).fetchall()
             candidates[stem] = rows
+        # Vocabulary words are single body tokens already: only their stems are needed.
         words = sorted({term for rows in candidates.values() for term, _doc in rows})
-        stem_of = {word: tokens[0][1] for word, tokens in self._tokenize(words).items() if tokens}
+        (stems_of,) = self._scratch_tokens(words, "search_qtok")
         return {
-            stem: tuple((term, doc) for term, doc in rows if stem_of.get(term) == stem)
+            stem: tuple((term, doc) for term, doc in rows if stems_of[term] == [stem])
             for stem, rows in candidates.items()
         }
 
@@ -686,27 +674,31 @@ class SkillSearch:
         """Each word's FTS5 tokens as (token, stem): what the body and the frontmatter
         tokenizers make of it. Usually one; a character Python counts as part of a
         word can be a separator to FTS5."""
+        raw, stemmed = self._scratch_tokens(words, "search_qraw", "search_qtok")
+        # The Porter tokenizer stems what unicode61 splits: the same tokens, in order.
+        return {word: tuple(zip(raw[word], stemmed[word], strict=True)) for word in words}
+
+    def _scratch_tokens(self, words: list[str], *tables: str) -> list[dict[str, list[str]]]:
+        """Each word's tokens by the tokenizer of each scratch FTS table in `tables`."""
         conn = self._conn
+        found = []
         with _savepoint(conn, "search_tokenize"):
             for statement in _TEMP_SCHEMA:
                 conn.execute(statement)
-            rows = [(i + 1, w) for i, w in enumerate(words)]
-            instances = []
-            for table in ("search_qraw", "search_qtok"):
+            for table in tables:
                 conn.execute(f"DELETE FROM temp.{table}")
-                conn.executemany(f"INSERT INTO temp.{table}(rowid, t) VALUES (?, ?)", rows)
-                instances.append(
-                    conn.execute(
-                        f"SELECT doc, offset, term FROM temp.{table}_vocab ORDER BY doc, offset"
-                    ).fetchall()
+                conn.executemany(
+                    f"INSERT INTO temp.{table}(rowid, t) VALUES (?, ?)",
+                    [(i + 1, w) for i, w in enumerate(words)],
                 )
+                tokens: dict[str, list[str]] = {w: [] for w in words}
+                for doc, term in conn.execute(
+                    f"SELECT doc, term FROM temp.{table}_vocab ORDER BY doc, offset"
+                ):
+                    tokens[words[doc - 1]].append(term)
                 conn.execute(f"DELETE FROM temp.{table}")
-        tokens: dict[str, list[tuple[str, str]]] = {w: [] for w in words}
-        raw, stemmed = instances
-        # The Porter tokenizer stems what unicode61 splits: the same tokens, in order.
-        for (doc, _offset, token), (_doc, _off, stem) in zip(raw, stemmed, strict=True):
-            tokens[words[doc - 1]].append((token, stem))
-        return {w: tuple(t) for w, t in tokens.items()}
+                found.append(tokens)
+        return found
 
     def _matched_columns(
         self, state: _State, terms: list[_Term], skills: list[Skill]
@@ -1036,36 +1028,31 @@ def _head_expression(terms: list[_Term]) -> str:
     would make SQLite score most rows: leaving it out is what keeps a query on
     10,000 skills within a couple of milliseconds.
     """
-    return _budgeted(terms, [t.head_df for t in terms], HEAD_BUDGET, force=True)
+    return _budgeted([(t.head_df, (t.word,)) for t in terms], HEAD_BUDGET, force=True)
 
 
 def _text_expression(terms: list[_Term]) -> str:
     """The `search_text` query: the same rule with `TEXT_BUDGET`, and no forced
     word: bodies are long, and a common word there matches nearly every skill.
     A word is searched as any of its body forms."""
-    usable = [t for t in terms if t.forms]
-    return _budgeted(usable, [t.text_df for t in usable], TEXT_BUDGET, force=False, forms=True)
+    return _budgeted([(t.text_df, t.forms) for t in terms if t.forms], TEXT_BUDGET, force=False)
 
 
-def _budgeted(
-    terms: list[_Term], dfs: list[int], budget: int, *, force: bool, forms: bool = False
-) -> str:
+def _budgeted(words: list[tuple[int, tuple[str, ...]]], budget: int, *, force: bool) -> str:
+    """An FTS5 OR of `words`, each (document frequency, its tokens), rarest first
+    while their frequencies add up to at most `budget`."""
     parts: list[str] = []
     spent = 0
-    for df, index in sorted((df, i) for i, df in enumerate(dfs)):
+    for df, tokens in sorted(words, key=lambda word: word[0]):
         if spent + df > budget:
             if force and not parts:
                 # Even the rarest word is in too many documents to score them all
                 # (BM25 scores every match; a word in most descriptions weighs next
                 # to nothing there). Searched in names only: matching still reads
                 # its postings, but only the few rows naming it are scored.
-                return f"{HEAD_COLUMNS[0]} : {_quoted(terms[index].word)}"
+                return f"{HEAD_COLUMNS[0]} : {_quoted(tokens[0])}"
             break
-        term = terms[index]
-        if forms:
-            parts.extend(_quoted(form) for form in term.forms)
-        else:
-            parts.append(_quoted(term.word))
+        parts.extend(_quoted(token) for token in tokens)
         spent += df
     return " OR ".join(parts)
 
