@@ -75,7 +75,11 @@ def walk(root: str) -> list[str]:
     return found
 
 
-def main(roots: list[str]) -> int:
+def scan(roots: list[str]) -> dict[str, int]:
+    """Walk `roots`, read every SKILL.md and parse its frontmatter: the floor's work.
+
+    Returns the counts `main` prints.
+    """
     found = parsed = valid = 0
     for root in roots:
         for path in walk(root):
@@ -94,7 +98,11 @@ def main(roots: list[str]) -> int:
             description = data.get("description")
             if isinstance(description, str) and description.strip():
                 valid += 1
-    print(json.dumps({"found": found, "parsed": parsed, "valid": valid}))
+    return {"found": found, "parsed": parsed, "valid": valid}
+
+
+def main(roots: list[str]) -> int:
+    print(json.dumps(scan(roots)))
     return 0
 
 
