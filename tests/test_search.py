@@ -473,10 +473,15 @@ def test_the_index_stays_consistent_through_changes_and_deletions() -> None:
         assert conn.execute(f"SELECT count(*) FROM {content}").fetchone()[0] == len(changed)
 
 
-def frequencies(search: SkillSearch, words: list[str]) -> dict[str, tuple[int, int]]:
+def terms_of(search: SkillSearch, words: list[str]) -> list[Any]:
+    """The query terms `search` makes of `words` for the catalog it last searched."""
     state = search._state
     assert state is not None
-    return {t.word: (t.head_df, t.text_df) for t in search._terms(state, words)}
+    return search._terms(state, words)
+
+
+def frequencies(search: SkillSearch, words: list[str]) -> dict[str, tuple[int, int]]:
+    return {t.word: (t.head_df, t.text_df) for t in terms_of(search, words)}
 
 
 def test_document_frequencies_are_counted_from_the_index_as_it_is_now() -> None:
@@ -527,9 +532,7 @@ def test_body_forms_are_the_words_with_the_same_stem_not_every_word_with_the_pre
     )
     search = searcher(Bodies({"alpha": "Testing matters.", "beta": "A testament.", "gamma": "Go."}))
     assert names(search.search(catalog, "tests")) == ["alpha"]
-    state = search._state
-    assert state is not None
-    (term,) = search._terms(state, ["tests"])
+    (term,) = terms_of(search, ["tests"])
     assert (term.stem, term.forms, term.text_df) == ("test", ("testing",), 1)
 
 
@@ -538,9 +541,7 @@ def test_a_query_word_some_body_holds_is_searched_as_typed() -> None:
     catalog = catalog_of([make_skill("alpha", "One."), make_skill("beta", "Two.")])
     search = searcher(Bodies({"alpha": "Interrupting people.", "beta": "Interrupts happen."}))
     assert names(search.search(catalog, "interrupting")) == ["alpha"]
-    state = search._state
-    assert state is not None
-    (term,) = search._terms(state, ["interrupting"])
+    (term,) = terms_of(search, ["interrupting"])
     assert (term.forms, term.text_df) == (("interrupting",), 1)
 
 
