@@ -41,7 +41,7 @@ def timed(func: Callable[[], Any], runs: int) -> Stats:
 def build_message(catalog: Any, size: int, seed: int) -> str:
     """~`size` chars of realistic text: skill bodies (code fences, `$VARS`, amounts)
     with a few real mentions, a near miss and an unknown id sprinkled in."""
-    from skillpack._discover import read_body
+    from skillpack.discovery._discover import read_body
 
     rng = random.Random(seed)
     skills = list(catalog.skills)
@@ -61,10 +61,10 @@ def measure(work: Path, runs: int) -> dict[str, Any]:
     import os
 
     os.environ.update(isolated_env(work))
-    from skillpack._discover import discover
     from skillpack._model import Root
-    from skillpack._render import render_catalog
-    from skillpack._select import resolve_message
+    from skillpack.discovery._discover import discover
+    from skillpack.render._render import render_catalog
+    from skillpack.select._resolve import resolve_message
 
     small = ensure_corpus(work / "corpora", 1000)
     large = ensure_corpus(work / "corpora", 10_000)

@@ -49,16 +49,16 @@ import floor  # noqa: E402 - bench/floor.py, the standalone discovery floor
 from _common import run_timed  # noqa: E402 - bench/_common.py
 
 try:
-    from skillpack._discover import discover, read_body
-    from skillpack._index import connect
     from skillpack._model import Root
-    from skillpack._search import SkillSearch, read_body_head
+    from skillpack.discovery._discover import discover, read_body
+    from skillpack.index._cache import connect
+    from skillpack.index._search import SkillSearch, read_body_head
 except ImportError:  # run from a checkout without installing
     sys.path.insert(0, str(HERE.parent / "src"))
-    from skillpack._discover import discover, read_body
-    from skillpack._index import connect
     from skillpack._model import Root
-    from skillpack._search import SkillSearch, read_body_head
+    from skillpack.discovery._discover import discover, read_body
+    from skillpack.index._cache import connect
+    from skillpack.index._search import SkillSearch, read_body_head
 
 
 def _roots(corpus: Path) -> list[str]:

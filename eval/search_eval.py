@@ -40,14 +40,14 @@ TOP = 10
 """Results asked of each ranker; MRR counts a correct skill only within these."""
 
 try:
-    from skillpack._discover import discover, read_body
     from skillpack._model import Catalog, Root, Skill
-    from skillpack._search import SkillSearch
+    from skillpack.discovery._discover import discover, read_body
+    from skillpack.index._search import SkillSearch
 except ImportError:  # run from a checkout without installing
     sys.path.insert(0, str(HERE.parent / "src"))
-    from skillpack._discover import discover, read_body
     from skillpack._model import Catalog, Root, Skill
-    from skillpack._search import SkillSearch
+    from skillpack.discovery._discover import discover, read_body
+    from skillpack.index._search import SkillSearch
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

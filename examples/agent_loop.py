@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from skillpack import Session
-from skillpack._tools import SkillTools
+from skillpack.runtime._tools import SkillTools
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -25,7 +25,7 @@ def test_public_names_are_exactly_all() -> None:
 def test_import_is_cheap_and_loads_no_heavy_modules() -> None:
     code = (
         "import sys, skillpack; "
-        "heavy = {'yaml', 'sqlite3', 'click', 'rich', 'skillpack._discover', 'tomllib'}; "
+        "heavy = {'yaml', 'sqlite3', 'click', 'rich', 'skillpack.discovery._discover', 'tomllib'}; "
         "print(sorted(heavy & set(sys.modules)))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

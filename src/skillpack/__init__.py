@@ -21,30 +21,30 @@ from ._errors import (
 from ._model import Catalog, CodexMetadata, Problem, Root, Skill
 
 if TYPE_CHECKING:
-    from ._config import Config, load_config
-    from ._discover import discover, read_body
-    from ._frontmatter import parse_skill
-    from ._memory import MemorySkills
-    from ._render import render_catalog
-    from ._select import resolve_message
-    from ._session import Session, Turn
-    from ._tools import SkillTools
+    from .config._config import Config, load_config
+    from .discovery._discover import discover, read_body
+    from .discovery._memory import MemorySkills
+    from .parse._frontmatter import parse_skill
+    from .render._render import render_catalog
+    from .runtime._session import Session, Turn
+    from .runtime._tools import SkillTools
+    from .select._resolve import resolve_message
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 # name -> module holding it; loaded on first attribute access (PEP 562).
 _LAZY = {
-    "Config": "._config",
-    "MemorySkills": "._memory",
-    "Session": "._session",
-    "SkillTools": "._tools",
-    "Turn": "._session",
-    "discover": "._discover",
-    "load_config": "._config",
-    "parse_skill": "._frontmatter",
-    "read_body": "._discover",
-    "render_catalog": "._render",
-    "resolve_message": "._select",
+    "Config": ".config._config",
+    "MemorySkills": ".discovery._memory",
+    "Session": ".runtime._session",
+    "SkillTools": ".runtime._tools",
+    "Turn": ".runtime._session",
+    "discover": ".discovery._discover",
+    "load_config": ".config._config",
+    "parse_skill": ".parse._frontmatter",
+    "read_body": ".discovery._discover",
+    "render_catalog": ".render._render",
+    "resolve_message": ".select._resolve",
 }
 
 

@@ -1,7 +1,5 @@
-"""The `skillpack` command line: a thin adapter over the library API.
-
-Commands translate options into core calls and core values into JSON or a table;
-no command holds logic of its own.
+"""Surface: the `skillpack` command line, a thin adapter over the library API (click + rich).
+Imports runtime and below; commands translate options into core calls, nothing more.
 """
 
 from __future__ import annotations

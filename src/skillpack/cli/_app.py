@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .. import __version__
+from .._version import __version__
 from ._errors import handle_errors
 from ._output import warn
 
 if TYPE_CHECKING:
     from .._model import Problem
-    from .._session import Session
-    from .._workspace import Workspace
+    from ..runtime._session import Session
+    from ..runtime._workspace import Workspace
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -32,7 +32,7 @@ class CatalogOptions:
     def workspace(self, *, warn_missing_roots: bool = True) -> Workspace:
         """The discovered workspace. A `--root` that is not a folder is warned about
         on stderr unless the caller prints the catalog's problems itself."""
-        from .._workspace import open_workspace
+        from ..runtime._workspace import open_workspace
 
         workspace = open_workspace(
             cwd=self.cwd,
@@ -48,7 +48,7 @@ class CatalogOptions:
     def session(self) -> Session:
         """A session over the discovered catalog; a `--root` that is not a folder
         is warned about on stderr (otherwise a typo reads as "no such skill")."""
-        from .._session import Session
+        from ..runtime._session import Session
 
         session = Session.open(
             cwd=self.cwd,

@@ -132,7 +132,7 @@ def _validation_roots(path: str) -> tuple[Root, str | None]:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (stable shape).")
 def validate_command(paths: tuple[str, ...], strict: bool, as_json: bool) -> None:
     """Check skill folders, SKILL.md files or whole trees; exit 1 on any error."""
-    from .._discover import discover
+    from ..discovery._discover import discover
 
     results: list[dict[str, Any]] = []
     for path in paths:
@@ -204,9 +204,9 @@ def _print_validation(results: list[dict[str, Any]]) -> None:
 @catalog_options
 def show_command(ref: str, catalog: CatalogOptions, as_json: bool) -> None:
     """Show one skill (by name, qualified id or path): metadata, size, files, problems."""
-    from .._skill_files import list_skill_files
-    from .._skill_json import skill_to_dict
-    from .._workspace import lookup_skill, skill_md_path
+    from ..discovery._skill_files import list_skill_files
+    from ..parse._skill_json import skill_to_dict
+    from ..runtime._workspace import lookup_skill, skill_md_path
 
     if os.path.exists(ref) and not catalog.roots:
         # A path outside every root is still worth showing: make its folder a root.

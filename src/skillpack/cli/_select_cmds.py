@@ -93,7 +93,7 @@ def load_command(
     as_json: bool,
 ) -> None:
     """Print the injection for one skill (by name, qualified id or path)."""
-    from .._workspace import looks_like_path
+    from ..runtime._workspace import looks_like_path
 
     session = catalog.session()
     if looks_like_path(ref):
@@ -117,8 +117,8 @@ def load_command(
 
 def _toggle(ref: str, enabled: bool, *, project: bool, catalog: CatalogOptions,
             as_json: bool) -> None:
-    from .._config import set_skill_enabled
-    from .._workspace import looks_like_path, lookup_skill
+    from ..config._config import set_skill_enabled
+    from ..runtime._workspace import looks_like_path, lookup_skill
 
     ws = catalog.workspace()
     skill = lookup_skill(ws.catalog, ref)
@@ -181,7 +181,7 @@ def search_command(
     """Search skills the model may use, ranked, with the reasons for each match."""
     import sqlite3
 
-    from .._tools import SkillTools
+    from ..runtime._tools import SkillTools
 
     session = catalog.session()
     conn = sqlite3.connect(":memory:") if catalog.no_cache else None

@@ -1,0 +1,78 @@
+"""What the walk hands to loading: a found SKILL.md, a discovery problem, a walk record.
+
+Shared by `_walk.py` (which finds), `_load.py` (which loads) and `_replay.py` (which
+replays a recorded walk), so none of them imports another for these.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from .._model import Problem, Root, Severity, Skill
+from ..index._snapshot import problem_values, skill_values
+
+
+def problem(path: str, severity: Severity, code: str, message: str) -> Problem:
+    """A discovery problem (no field, no line: it is about a file or folder)."""
+    return Problem(path=path, severity=severity, code=code, message=message)
+
+
+class Found(NamedTuple):
+    """A SKILL.md located by the walk, with everything needed to load it.
+
+    A NamedTuple rather than a dataclass: one is built per skill per run.
+    """
+
+    path: str
+    dir: str
+    real_path: str
+    root: Root
+    plugin: str | None
+    mtime_ns: int
+    """With `size` and `ino`: the file's stat, -1 until `load_skill_md` takes it."""
+    size: int
+    ino: int
+    codex_path: str | None
+    codex_sig: str
+    agents: bool
+    """The folder has an `agents/` subfolder (where the Codex sidecar lives)."""
+
+
+class WalkRecord:
+    """What a fresh walk of one root saw, so the next run can replay it with `stat`s.
+
+    Not reusable when a symlink was involved (its target can change while no
+    folder does), a folder could not be listed, or a file belonged to an earlier root.
+    """
+
+    __slots__ = ("dirs", "items", "manifests", "problems", "reusable")
+
+    def __init__(self) -> None:
+        self.dirs: list[tuple[str, int, int]] = []
+        self.manifests: list[tuple[str, tuple[int, int, int] | None]] = []
+        self.problems: list[Problem] = []
+        self.items: list[tuple[Found, Skill | None, tuple[Problem, ...]]] = []
+        self.reusable = True
+
+    def freeze(self) -> tuple[Any, ...]:
+        """The walk as an index snapshot (laid out as `index._snapshot.Snapshot`)."""
+        return (
+            tuple(self.dirs),
+            tuple(self.manifests),
+            problem_values(self.problems),
+            tuple(
+                (
+                    snapshot_item(item),
+                    None if skill is None else skill_values(skill),
+                    problem_values(file_problems) if file_problems else (),
+                )
+                for item, skill, file_problems in self.items
+            ),
+        )
+
+
+def snapshot_item(item: Found) -> tuple[Any, ...]:
+    """`item` without its root (the snapshot's key names it): `_index.Snapshot`'s item."""
+    return item[:3] + item[4:]
+
+

@@ -1,0 +1,100 @@
+"""Skills held in memory: a catalog and a `SkillReader` without a filesystem.
+
+The in-memory twin of the filesystem seam, for tests and for hosts that keep skills
+in a database or ship them inside another package. Files are given as a mapping of
+absolute POSIX paths to text; every `…/SKILL.md` is a skill.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import threading
+from collections.abc import Mapping
+
+from .._errors import SkillNotFoundError, SkillPermissionError
+from .._model import Catalog, Problem, Root, Scope, Skill
+from ..parse._frontmatter import parse_skill, split_frontmatter
+
+
+class MemorySkills:
+    """A mutable set of in-memory files that yields catalogs and reads like the disk."""
+
+    def __init__(self, files: Mapping[str, str] | None = None, *, scope: Scope = "extra") -> None:
+        self._files: dict[str, str] = {}
+        self._versions: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self.scope: Scope = scope
+        for path, text in (files or {}).items():
+            self.write(path, text)
+
+    def write(self, path: str, text: str) -> None:
+        """Add or change a file; a changed SKILL.md gets a new version."""
+        path = posixpath.normpath(path)
+        with self._lock:
+            self._files[path] = text
+            self._versions[path] = self._versions.get(path, 0) + 1
+
+    def remove(self, path: str) -> None:
+        with self._lock:
+            self._files.pop(posixpath.normpath(path), None)
+
+    def catalog(self, *, strict: bool = False) -> Catalog:
+        """Parse every SKILL.md into a catalog (one root, scope `self.scope`)."""
+        with self._lock:
+            files = dict(self._files)
+            versions = dict(self._versions)
+        skills: list[Skill] = []
+        problems: list[Problem] = []
+        for path in sorted(p for p in files if posixpath.basename(p) == "SKILL.md"):
+            parsed = parse_skill(
+                files[path],
+                path=path,
+                strict=strict,
+                scope=self.scope,
+                root="/",
+                real_path=path,
+                mtime_ns=versions[path],
+                size=len(files[path].encode("utf-8")),
+            )
+            problems.extend(parsed.problems)
+            if parsed.skill is not None:
+                skills.append(parsed.skill)
+        root = Root(path="/", scope=self.scope)
+        return Catalog(skills=tuple(skills), problems=tuple(problems), roots=(root,))
+
+    # -- SkillReader ------------------------------------------------------------
+
+    def _text(self, path: str) -> str:
+        with self._lock:
+            text = self._files.get(path)
+        if text is None:
+            raise SkillNotFoundError(f"No file {path} in this in-memory skill set.")
+        return text
+
+    def read_body(self, skill: Skill) -> str:
+        return split_frontmatter(self._text(skill.path)).body
+
+    def version(self, skill: Skill) -> tuple[int, int]:
+        text = self._text(skill.path)
+        with self._lock:
+            return self._versions.get(skill.path, 0), len(text.encode("utf-8"))
+
+    def list_files(self, skill: Skill) -> tuple[tuple[str, ...], bool]:
+        prefix = skill.dir.rstrip("/") + "/"
+        with self._lock:
+            paths = sorted(p for p in self._files if p.startswith(prefix) and p != skill.path)
+        return tuple(p[len(prefix):] for p in paths), False
+
+    def read_file(self, skill: Skill, relpath: str) -> str:
+        if not relpath or relpath.startswith("/") or "\0" in relpath:
+            raise SkillPermissionError(
+                f"Refused to read {relpath!r} for skill '{skill.name}': give a path "
+                "relative to the skill folder."
+            )
+        target = posixpath.normpath(posixpath.join(skill.dir, relpath))
+        if not target.startswith(skill.dir.rstrip("/") + "/"):
+            raise SkillPermissionError(
+                f"Refused to read {relpath!r} for skill '{skill.name}': it leaves the "
+                f"skill folder {skill.dir}."
+            )
+        return self._text(target)

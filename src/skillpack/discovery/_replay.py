@@ -1,0 +1,169 @@
+"""Replaying a root's recorded walk from the index with `stat` calls only.
+
+A fresh walk fills a `_found.WalkRecord` (every folder's times, every plugin
+manifest's signature, every file it loaded); the index stores it frozen, laid out
+as `index._snapshot.Snapshot`. The next run serves the root from that snapshot when
+no folder changed, `stat`ing each SKILL.md and loading only the ones that did.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from typing import TYPE_CHECKING, Any
+
+from .._model import Problem, Root, Skill
+from ..index._snapshot import (
+    ITEM_AGENTS,
+    ITEM_CODEX_SIG,
+    ITEM_DIR,
+    ITEM_INO,
+    ITEM_MTIME,
+    ITEM_PATH,
+    ITEM_REAL,
+    ITEM_SIZE,
+    SnapshotItem,
+    problem_values,
+    problems_from_values,
+    skill_from_values,
+    skill_values,
+)
+from ._found import Found, snapshot_item
+from ._load import load_skill_md
+from ._walk import codex_sidecar, file_sig
+
+if TYPE_CHECKING:
+    from ..index._cache import SkillCache
+
+Limits = tuple[int, int, int, bool]
+"""(max_depth, max_dirs, max_file_bytes, strict): everything that shapes a root's walk."""
+
+
+def snapshot_key(root: Root, limits: Limits) -> str:
+    """The index key of a root's snapshot: the root and every limit that shapes its walk."""
+    parts = (root.path, root.scope, root.rank, root.plugin, root.follow_symlinks, *limits)
+    return "\0".join(map(str, parts))
+
+
+def _folders_unchanged(dirs: Any, manifests: Any) -> bool:
+    """Whether every folder and plugin manifest of a snapshot is as recorded.
+
+    A folder's (mtime, ctime) change whenever an entry is added, removed or
+    renamed, so unchanged folders mean the walk would find the same SKILL.md files.
+    """
+    try:
+        stat_ = os.stat
+        for path, mtime_ns, ctime_ns in dirs:
+            st = stat_(path)
+            if st.st_mtime_ns != mtime_ns or st.st_ctime_ns != ctime_ns:
+                return False
+        return all(file_sig(path) == sig for path, sig in manifests)
+    except (OSError, ValueError, TypeError):
+        return False
+
+
+def _reload(
+    root: Root, item_values: tuple[Any, ...], st: os.stat_result, codex: tuple[str | None, str]
+) -> Found:
+    """The `Found` of a snapshot item whose file changed, with its new stat."""
+    item = SnapshotItem._make(item_values)
+    return Found(
+        path=item.path,
+        dir=item.dir,
+        real_path=item.real_path,
+        root=root,
+        plugin=item.plugin,
+        mtime_ns=st.st_mtime_ns,
+        size=st.st_size,
+        ino=st.st_ino,
+        codex_path=codex[0],
+        codex_sig=codex[1],
+        agents=item.agents,
+    )
+
+
+def replay_root(
+    root: Root,
+    limits: Limits,
+    *,
+    cache: SkillCache,
+    claimed: set[str],
+    skills: list[Skill],
+    problems: list[Problem],
+) -> bool:
+    """Serve one root from its snapshot when no folder in it changed; else False.
+
+    Each file is still `stat`ed: a changed one is loaded (parsed if the parse cache
+    misses too) and the snapshot rewritten. Nothing is added to `skills`,
+    `problems` or `claimed` unless the whole root replays.
+    """
+    key = snapshot_key(root, limits)
+    snapshot = cache.snapshot(key)
+    if snapshot is None:
+        return False
+    try:
+        dirs, manifests, walk_problems, entries = snapshot
+    except (ValueError, TypeError):
+        return False
+    if not _folders_unchanged(dirs, manifests):
+        return False
+    max_file_bytes, strict = limits[2], limits[3]
+    out_skills: list[Skill] = []
+    out_problems = list(problems_from_values(walk_problems))
+    reals: list[str] = []
+    kept: list[Any] = []
+    changed = False
+    stat_ = os.stat
+    is_regular = stat.S_ISREG
+    # Once per skill on every warm run: fields are read by the offsets
+    # `index._snapshot` names, and unpacked only for a file that changed.
+    for entry in entries:
+        item_values, values, file_values = entry
+        real = item_values[ITEM_REAL]
+        if real in claimed:
+            return False  # an earlier root now holds this file: walk afresh
+        try:
+            st = stat_(item_values[ITEM_PATH])
+        except OSError:
+            return False
+        if not is_regular(st.st_mode):
+            return False
+        codex = codex_sidecar(item_values[ITEM_DIR]) if item_values[ITEM_AGENTS] else (None, "")
+        reals.append(real)
+        if (
+            st.st_mtime_ns == item_values[ITEM_MTIME]
+            and st.st_size == item_values[ITEM_SIZE]
+            and st.st_ino == item_values[ITEM_INO]
+            and codex[1] == item_values[ITEM_CODEX_SIG]
+        ):
+            if values is not None:
+                out_skills.append(skill_from_values(values))
+            if file_values:
+                out_problems.extend(problems_from_values(file_values))
+            kept.append(entry)
+            continue
+        loaded, skill, file_problems = load_skill_md(
+            _reload(root, item_values, st, codex),
+            cache=cache,
+            strict=strict,
+            max_file_bytes=max_file_bytes,
+        )
+        if loaded is None:
+            return False  # gone since the `stat`: walk afresh
+        if skill is not None:
+            out_skills.append(skill)
+        out_problems.extend(file_problems)
+        kept.append(
+            (
+                snapshot_item(loaded),
+                None if skill is None else skill_values(skill),
+                problem_values(file_problems),
+            )
+        )
+        changed = True
+    claimed.update(reals)
+    skills.extend(out_skills)
+    problems.extend(out_problems)
+    if changed:
+        cache.store_snapshot(key, root.path, (dirs, manifests, walk_problems, tuple(kept)))
+    return True

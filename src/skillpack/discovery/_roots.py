@@ -1,0 +1,140 @@
+"""Roots and scopes: where skills are looked for, and in which precedence.
+
+The repo roots come from the folders between cwd and the project root
+(`project_dirs`, which `_config.find_project_root` shares), the user roots from the
+home folder, the admin root from `$SKILLPACK_ADMIN_DIR` and the system root from the
+package. `default_roots` puts them in precedence order (DESIGN §3); the stat calls
+here (does the folder exist, is this the project root) are the only I/O.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .._model import Root, Scope
+
+REPO_SKILL_DIRS: tuple[str, ...] = (
+    ".agents/skills",
+    ".claude/skills",
+    ".opencode/skills",
+    ".codex/skills",
+)
+"""Skill roots looked for in every folder from cwd up to the project root, in rank order."""
+
+PROJECT_MARKERS: tuple[str, ...] = (".git", ".jj", ".skillpack")
+"""An ancestor holding one of these is the project root (repo discovery stops there)."""
+
+
+def _user_home() -> Path:
+    home = os.environ.get("SKILLPACK_HOME")
+    return Path(home) if home else Path.home()
+
+
+def _admin_dir() -> str:
+    configured = os.environ.get("SKILLPACK_ADMIN_DIR")
+    if configured:
+        return configured
+    if sys.platform == "win32":
+        return os.path.join(os.environ.get("PROGRAMDATA", r"C:\ProgramData"), "skillpack", "skills")
+    return "/etc/skillpack/skills"
+
+
+def project_dirs(cwd: str) -> tuple[str, ...]:
+    """Folders from `cwd` up to the project root, nearest first.
+
+    The project root is the first folder (cwd included) holding `.git`, `.jj` or
+    `.skillpack`; when no ancestor has one, only `cwd` is searched, so running in
+    an arbitrary folder never picks up skills from unrelated parents. The last
+    folder is the project root, which is how `_config.find_project_root` finds it.
+    """
+    start = os.path.abspath(cwd)
+    chain: list[str] = []
+    current = start
+    while True:
+        chain.append(current)
+        if any(os.path.exists(os.path.join(current, m)) for m in PROJECT_MARKERS):
+            return tuple(chain)
+        parent = os.path.dirname(current)
+        if parent == current:
+            return (start,)
+        current = parent
+
+
+def user_root_paths() -> tuple[str, ...]:
+    """The user-scope roots, in rank order (they may not exist)."""
+    home = _user_home()
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    config = Path(xdg) if xdg else home / ".config"
+    return (
+        str(home / ".agents" / "skills"),
+        str(home / ".claude" / "skills"),
+        str(config / "skillpack" / "skills"),
+    )
+
+
+def system_root_path() -> str:
+    """The folder of skills bundled with the package."""
+    return str(Path(__file__).parent.parent / "skills")
+
+
+def default_roots(
+    *,
+    cwd: str | None = None,
+    extra_roots: Sequence[str] = (),
+    include_user: bool = True,
+    include_system: bool = True,
+    include_repo: bool = True,
+    include_admin: bool = True,
+    repo_skills_dir: bool = False,
+) -> tuple[Root, ...]:
+    """The roots to discover, highest precedence first (DESIGN §3).
+
+    Default roots that do not exist are left out (that is normal). Extra roots are
+    always kept, so that `discover` can report a missing one as `root-missing`.
+    A folder that is both a repo root and a user root (cwd is the home folder) is
+    a user root. Ranks: repo roots are ranked by distance from cwd, then by their
+    position in `REPO_SKILL_DIRS` (`skills/` last); user roots in the order
+    `~/.agents/skills`, `~/.claude/skills`, XDG; extra roots in the order given.
+    Distinct ranks mean a copy of a skill in two tool folders is *shadowed*, not
+    ambiguous: a bare name still resolves.
+
+    Args:
+        cwd: Where repo discovery starts (default: the current directory).
+        extra_roots: Roots of scope `extra`, in precedence order.
+        include_user: Add `~/.agents/skills`, `~/.claude/skills` and
+            `$XDG_CONFIG_HOME/skillpack/skills` (`~` is `$SKILLPACK_HOME` when set).
+        include_system: Add the skills bundled with skillpack.
+        include_repo: Add the repo roots from cwd up to the project root.
+        include_admin: Add `$SKILLPACK_ADMIN_DIR`, else `/etc/skillpack/skills`.
+        repo_skills_dir: Also treat `skills/` in each repo folder as a root.
+    """
+    roots: list[Root] = []
+    seen: set[str] = set()
+
+    def add(path: str, scope: Scope, rank: int, *, must_exist: bool = True) -> None:
+        path = os.path.abspath(os.path.expanduser(path))
+        if path in seen or (must_exist and not os.path.isdir(path)):
+            return
+        seen.add(path)
+        roots.append(Root(path=path, scope=scope, rank=rank, follow_symlinks=scope != "system"))
+
+    users = user_root_paths() if include_user else ()
+    if include_admin:
+        add(_admin_dir(), "admin", 0)
+    if include_repo:
+        seen.update(os.path.abspath(u) for u in users)
+        subdirs = REPO_SKILL_DIRS + (("skills",) if repo_skills_dir else ())
+        for level, base in enumerate(project_dirs(cwd or os.getcwd())):
+            for index, sub in enumerate(subdirs):
+                add(os.path.join(base, sub), "repo", level * len(subdirs) + index)
+        seen.difference_update(os.path.abspath(u) for u in users)
+    for rank, extra in enumerate(extra_roots):
+        add(extra, "extra", rank, must_exist=False)
+    for rank, user in enumerate(users):
+        add(user, "user", rank)
+    if include_system:
+        add(system_root_path(), "system", 0)
+    return tuple(roots)

@@ -1,0 +1,183 @@
+"""A loaded skill's content on disk: its body, its bundled files, one file as text.
+
+Later layers (sessions, tools, search) read skill content only through these, and
+they keep every access inside the skill's folder: absolute paths, `..` (also
+percent-encoded or with backslashes), hidden files and symlinks leaving the folder
+are refused.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections import deque
+
+from .._errors import SkillIOError, SkillNotFoundError, SkillPermissionError
+from .._model import Skill
+from ._load import DEFAULT_MAX_FILE_BYTES, read_bytes
+from ._walk import NOISE_DIRS, SKILL_FILE
+
+
+def read_body(skill: Skill, *, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> str:
+    """The Markdown body of a skill, re-read from disk (frontmatter removed).
+
+    Raises:
+        SkillNotFoundError: the SKILL.md is gone.
+        SkillIOError: it cannot be read, is too large or is not UTF-8.
+    """
+    try:
+        data = read_bytes(skill.path, max_bytes)
+    except FileNotFoundError:
+        raise SkillNotFoundError(
+            f"Skill '{skill.name}' is gone: {skill.path} no longer exists. Run discovery "
+            "again (`skillpack list`) to refresh the catalog."
+        ) from None
+    except OSError as exc:
+        raise SkillIOError(
+            f"Cannot read {skill.path}: {exc.strerror or exc}. Check its permissions."
+        ) from exc
+    if len(data) > max_bytes:
+        raise SkillIOError(
+            f"{skill.path} is over {max_bytes} bytes; move long material into references/."
+        )
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise SkillIOError(
+            f"{skill.path} is not valid UTF-8 ({exc}); re-save it as UTF-8."
+        ) from exc
+    from ..parse._frontmatter import split_frontmatter
+
+    _frontmatter, body, _line = split_frontmatter(text)
+    return body
+
+
+def list_skill_files(skill: Skill, *, max_files: int = 200) -> tuple[tuple[str, ...], bool]:
+    """Relative POSIX paths of the files bundled with a skill, never read.
+
+    Top-level files first, then each subfolder breadth-first, names sorted. The
+    SKILL.md itself, hidden entries, noise folders, nested skills (subfolders with
+    their own SKILL.md), folder symlinks and file symlinks leaving the skill folder
+    are left out. At most `max_files` files and as many folders are visited.
+
+    Returns:
+        The paths, and whether the listing was cut short by the limits.
+    """
+    base_real = os.path.realpath(skill.dir)
+    files: list[str] = []
+    queue: deque[tuple[str, str]] = deque([(skill.dir, "")])
+    folders = 0
+    while queue:
+        if len(files) >= max_files or folders >= max_files:
+            return tuple(files[:max_files]), True
+        folder, prefix = queue.popleft()
+        folders += 1
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue
+        if prefix and any(e.name == SKILL_FILE for e in entries):
+            continue  # a nested skill owns its own files
+        for entry in entries:
+            name = entry.name
+            if name[0] == "." or name in NOISE_DIRS or (not prefix and name == SKILL_FILE):
+                continue
+            rel = f"{prefix}{name}"
+            try:
+                if entry.is_symlink():
+                    if entry.is_dir() or not _inside(os.path.realpath(entry.path), base_real):
+                        continue
+                    if entry.is_file():
+                        files.append(rel)
+                elif entry.is_dir():
+                    queue.append((entry.path, f"{rel}/"))
+                elif entry.is_file():
+                    files.append(rel)
+            except OSError:
+                continue
+    truncated = len(files) > max_files
+    return tuple(files[:max_files]), truncated
+
+
+def _inside(path: str, base: str) -> bool:
+    return path == base or path.startswith(base.rstrip(os.sep) + os.sep)
+
+
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+def _refuse(skill: Skill, relpath: str, why: str) -> SkillPermissionError:
+    return SkillPermissionError(
+        f"Refused to read {relpath!r} from skill '{skill.name}': {why}. Only files inside "
+        f"{skill.dir} can be read; give a relative path such as 'references/guide.md'."
+    )
+
+
+def read_skill_file(skill: Skill, relpath: str, *, max_bytes: int = 1_000_000) -> str:
+    """One bundled file of a skill as text, confined to the skill's folder.
+
+    Raises:
+        SkillPermissionError: the path is absolute, climbs out with `..` (also
+            percent-encoded or with backslashes), holds a NUL, names a hidden
+            file, or is a symlink resolving outside the skill folder.
+        SkillNotFoundError: no such file in the skill.
+        SkillIOError: the file is over `max_bytes`, not UTF-8 text, or unreadable.
+    """
+    if "\x00" in relpath:
+        raise _refuse(skill, relpath, "the path contains a NUL character")
+    # Check every spelling an attacker might rely on being decoded later.
+    spellings = {relpath}
+    decoded = relpath
+    from urllib.parse import unquote
+
+    for _ in range(3):
+        decoded = unquote(decoded)
+        spellings.add(decoded)
+    for spelling in spellings:
+        if "\x00" in spelling:
+            raise _refuse(skill, relpath, "the path contains an encoded NUL character")
+        normal = spelling.replace("\\", "/")
+        if normal.startswith("/") or _DRIVE.match(normal):
+            raise _refuse(skill, relpath, "the path is absolute")
+        parts = [p for p in normal.split("/") if p not in ("", ".")]
+        if ".." in parts:
+            raise _refuse(skill, relpath, "the path climbs out of the folder with '..'")
+        if any(p.startswith(".") for p in parts):
+            raise _refuse(skill, relpath, "hidden files are not served")
+    parts = [p for p in relpath.replace("\\", "/").split("/") if p not in ("", ".")]
+    if not parts:
+        raise SkillNotFoundError(
+            f"No file given for skill '{skill.name}'; pass a path such as "
+            "'references/guide.md' (see the skill's file listing)."
+        )
+    candidate = os.path.join(skill.dir, *parts)
+    if not _inside(os.path.realpath(candidate), os.path.realpath(skill.dir)):
+        raise _refuse(skill, relpath, "it is a symlink that resolves outside the skill folder")
+    try:
+        st = os.stat(candidate)
+    except OSError:
+        st = None
+    if st is None or not stat.S_ISREG(st.st_mode):
+        raise SkillNotFoundError(
+            f"Skill '{skill.name}' has no file {'/'.join(parts)!r} in {skill.dir}. "
+            "See the skill's file listing for what it bundles."
+        )
+    if st.st_size > max_bytes:
+        raise SkillIOError(
+            f"{candidate} is {st.st_size} bytes, over the {max_bytes}-byte limit for one "
+            "read; open it outside the agent or ask for a smaller file."
+        )
+    try:
+        data = read_bytes(candidate, max_bytes)
+    except OSError as exc:
+        raise SkillIOError(f"Cannot read {candidate}: {exc.strerror or exc}.") from exc
+    if len(data) > max_bytes:
+        raise SkillIOError(f"{candidate} grew over the {max_bytes}-byte limit while read.")
+    if b"\x00" in data:
+        raise SkillIOError(f"{candidate} is a binary file; only text files can be read.")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise SkillIOError(f"{candidate} is not UTF-8 text ({exc}).") from exc

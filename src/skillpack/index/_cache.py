@@ -1,0 +1,540 @@
+"""The persistent index: one SQLite file that caches parsed skills.
+
+It holds one snapshot per walked root (`SkillCache`): the folders seen with their
+times, and each SKILL.md with its stat and its parse. A root whose folders are
+unchanged is replayed from it without a walk, and a SKILL.md whose `(real path,
+mtime_ns, size, inode)` is unchanged is served from it: no read, no YAML, not even
+`import yaml`. The search layer (`_search.py`) keeps its FTS5 tables in the same
+file (tables prefixed `search_`); `PRAGMA user_version` is the schema version of
+the whole file, so a change to either module's tables bumps `SCHEMA_VERSION`.
+
+The cache is never the source of truth: any failure (corrupt file, foreign
+database, newer schema, a lock held too long, a read-only disk) degrades to
+re-parsing, with at most one warning problem, and never changes what discovery
+returns.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import marshal
+import os
+import sqlite3
+import sys
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from .._model import Problem, Skill
+from ._snapshot import (
+    ITEM_CODEX_SIG,
+    ITEM_PATH,
+    ITEM_REAL,
+    ITEM_STAT,
+    SKILL_FIELDS,
+    marshal_safe,
+    problems_from_values,
+    skill_from_values,
+)
+
+SCHEMA_VERSION = 4
+"""`PRAGMA user_version` of an index this code can use; any other value is rebuilt."""
+
+BUSY_TIMEOUT_MS = 2000
+"""How long a writer waits for another process's write lock before skipping."""
+
+_SCHEMA = (
+    """
+CREATE TABLE IF NOT EXISTS skill_cache_roots (
+    key TEXT PRIMARY KEY,
+    root TEXT NOT NULL,
+    strict INTEGER NOT NULL,
+    replay INTEGER NOT NULL,
+    snapshot BLOB NOT NULL
+)""",
+    """
+CREATE TABLE IF NOT EXISTS skill_cache_meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+)""",
+)
+
+
+def _user_home() -> Path:
+    home = os.environ.get("SKILLPACK_HOME")
+    return Path(home) if home else Path.home()
+
+
+def _user_cache_dir() -> Path:
+    if sys.platform == "darwin":
+        return _user_home() / "Library" / "Caches" / "skillpack"
+    if sys.platform == "win32":
+        local = os.environ.get("LOCALAPPDATA")
+        base = Path(local) if local else _user_home() / "AppData" / "Local"
+        return base / "skillpack" / "Cache"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else _user_home() / ".cache") / "skillpack"
+
+
+def index_path(cache_dir: str | None = None) -> Path:
+    """Where the index file lives.
+
+    `cache_dir` when given, else `$SKILLPACK_CACHE_DIR`, else the platform's user
+    cache dir (`$XDG_CACHE_HOME/skillpack` or `~/.cache/skillpack` on Linux,
+    `~/Library/Caches/skillpack` on macOS, `%LOCALAPPDATA%\\skillpack\\Cache` on
+    Windows).
+    """
+    if cache_dir:
+        base = Path(cache_dir)
+    elif os.environ.get("SKILLPACK_CACHE_DIR"):
+        base = Path(os.environ["SKILLPACK_CACHE_DIR"])
+    else:
+        base = _user_cache_dir()
+    return base / "index.sqlite3"
+
+
+def _warning(path: Path | str, code: str, message: str) -> Problem:
+    return Problem(path=str(path), severity="warning", code=code, message=message)
+
+
+# The file is a cache that can always be rebuilt, so it is never synced: a crash
+# of the process cannot damage a WAL database; a crash of the whole machine can,
+# and a damaged file is then found (at open or at use) and rebuilt. Syncing cost a
+# cold run more than encoding its rows.
+_SYNCHRONOUS = "OFF"
+_PAGE_SIZE = 16384
+
+
+def _open(path: Path) -> sqlite3.Connection:
+    """Open and migrate; raises sqlite3.DatabaseError when the file is unusable."""
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        conn.execute(f"PRAGMA synchronous = {_SYNCHRONOUS}")
+        if version == SCHEMA_VERSION:
+            return conn
+        if version != 0:
+            raise _Unusable(f"schema version {version}, expected {SCHEMA_VERSION}")
+        tables = [
+            row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        ]
+        if any(not name.startswith(("skill_cache", "search_")) for name in tables):
+            raise _Unusable("it holds tables skillpack did not create")
+        # A fresh file (or one being created by another process right now): set
+        # it up in one write transaction so two creators serialize on the lock.
+        # WAL lets readers run while another process writes; it is stored in the
+        # file, so only its creator sets it. So is the page size, which must come
+        # first: a root's snapshot is one blob of about 1 KB per skill, and 16 KiB
+        # pages store it in a quarter of the pages (half the time to write).
+        conn.execute(f"PRAGMA page_size = {_PAGE_SIZE}")
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _SCHEMA:
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return conn
+    except BaseException:
+        conn.close()
+        raise
+
+
+class _Unusable(Exception):
+    """The file is a valid SQLite database this version cannot use."""
+
+
+def _remove(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(f"{path}{suffix}")
+
+
+def connect(path: Path | str, *, problems: list[Problem] | None = None) -> sqlite3.Connection:
+    """Open the index at `path`, creating or rebuilding it as needed. Never raises.
+
+    A corrupt file, a foreign database or another schema version is deleted and
+    rebuilt (an `index-rebuilt` warning is appended to `problems`). When even that
+    fails (read-only disk, a directory in the way), an in-memory database with the
+    same schema is returned and a warning says the cache is off for this run.
+
+    The connection is in autocommit mode (`isolation_level=None`): callers open
+    their own transactions with `BEGIN`.
+    """
+    path = Path(path)
+    sink = problems if problems is not None else []
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return _open(path)
+    except sqlite3.OperationalError as exc:
+        if _is_busy(exc):
+            # Another process holds the lock (creating or rebuilding the file):
+            # its file is fine, so leave it alone and parse without the cache.
+            return _memory()
+        reason = str(exc)
+    except (sqlite3.DatabaseError, _Unusable) as exc:
+        reason = str(exc)
+    except OSError as exc:
+        reason = f"{exc.strerror or exc}"
+    try:
+        _remove(path)
+        conn = _open(path)
+    except (sqlite3.Error, _Unusable, OSError) as exc:
+        sink.append(
+            _warning(
+                path,
+                "index-rebuilt",
+                f"The skill index at {path} could not be used ({reason}) nor recreated "
+                f"({exc}); running without a persistent cache. Check that the folder is "
+                "writable, or set SKILLPACK_CACHE_DIR to another folder.",
+            )
+        )
+        return _memory()
+    sink.append(
+        _warning(
+            path,
+            "index-rebuilt",
+            f"The skill index at {path} was unusable ({reason}) and has been rebuilt; "
+            "skills are re-parsed once. Nothing to fix unless this repeats.",
+        )
+    )
+    return conn
+
+
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    message = str(exc).lower()
+    return "locked" in message or "busy" in message
+
+
+def _memory() -> sqlite3.Connection:
+    """A throwaway index with the real schema: callers need no special case."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    for statement in _SCHEMA:
+        conn.execute(statement)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    return conn
+
+
+_FINGERPRINTED: tuple[str, ...] = (
+    # The parser, every module of it: what a cached parse result is.
+    "parse",
+    "_model.py",
+    # How results are stored: rows, snapshots, JSON-safe values.
+    "index/_cache.py",
+    "index/_snapshot.py",
+    # What a walk snapshot holds: found files, walk and load problems.
+    "discovery/_found.py",
+    "discovery/_walk.py",
+    "discovery/_load.py",
+    "discovery/_replay.py",
+)
+"""Package-relative files (a folder: each of its modules) whose code shapes cached
+values; editing one invalidates the index. A path that does not exist is an error."""
+
+
+def _fingerprinted_files() -> list[Path]:
+    package = Path(__file__).parent.parent
+    files: list[Path] = []
+    for name in _FINGERPRINTED:
+        path = package / name
+        files.extend(sorted(path.glob("*.py")) if path.is_dir() else [path])
+    return files
+
+
+def _fingerprint() -> str:
+    """Identity of the code and layout behind cached rows; other rows are discarded.
+
+    The package version alone would keep stale rows across edits of an editable
+    install, so the (mtime, size) of the `_FINGERPRINTED` modules are part of it, as
+    are the Python version (marshal's format) and the Skill field names (the row layout).
+    """
+    from .._version import __version__
+
+    parts = [__version__, str(SCHEMA_VERSION), sys.version.split()[0], ",".join(SKILL_FIELDS)]
+    for path in _fingerprinted_files():
+        try:
+            st = os.stat(path)
+        except OSError:
+            parts.append(f"{path.name}:-")
+            continue
+        parts.append(f"{path.name}:{st.st_mtime_ns}:{st.st_size}")
+    return "|".join(parts)
+
+
+class CachedParse(NamedTuple):
+    """A parse result as stored: location fields are those of the run that stored it.
+
+    A NamedTuple rather than a dataclass: one is built per skill per warm run.
+    """
+
+    skill: Skill | None
+    problems: tuple[Problem, ...]
+
+
+_BAD_ROW = (ValueError, TypeError, EOFError, IndexError)
+
+
+class SkillCache:
+    """One snapshot per walked root: the replay of its walk and the parse cache.
+
+    - `snapshot(key)` returns a root's stored walk so that discovery can serve an
+      unchanged root with `stat` calls only (the caller checks the folder times).
+      Keys name the root, its scope, rank, plugin, symlink policy and the walk
+      limits; a root whose walk cannot be replayed (it holds symlinks, a folder
+      could not be listed, a file belonged to an earlier root) is stored anyway,
+      marked not replayable, because its parses are still good.
+    - `lookup(key)` serves the stored parse of one file version. Entries of every
+      snapshot of the same strictness are the parse cache, found by real path and
+      valid while the path, mtime_ns, size, inode and Codex sidecar match. Scope,
+      rank, root and plugin are not part of the match: the caller re-applies them,
+      because reaching the same file from another root changes them but not the parse.
+
+    One blob per root is the whole layout: a cold run encodes each skill once and
+    writes a handful of rows. The snapshot of the root being walked is searched
+    first; the others are loaded only when a file is not in it. Writes are
+    buffered and committed in one transaction by `commit()`.
+    """
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        *,
+        strict: bool,
+        path: Path | None = None,
+        problems: list[Problem] | None = None,
+    ) -> None:
+        self._conn = conn
+        self._strict = int(strict)
+        self._path = path
+        self._problems = problems
+        self._damaged = False
+        self._checked: bool | None = None
+        self._stale = False
+        self._decoded: set[str] = set()
+        """Keys of the snapshots decoded in this run."""
+        self._pending: list[Any] = []
+        """Entries of decoded snapshots not yet added to `_parses`."""
+        self._parses: dict[str, Any] = {}
+        """real path -> snapshot entry."""
+        self._all_loaded = False
+        self._writes: list[tuple[str, str, int, int, bytes]] = []
+        self.hits = 0
+        """Number of parses served from the index in this run."""
+
+    @classmethod
+    def open(
+        cls,
+        cache_dir: str | None = None,
+        *,
+        strict: bool = False,
+        problems: list[Problem] | None = None,
+    ) -> SkillCache:
+        """Open the index file under `cache_dir` (see `index_path`).
+
+        Warnings go to `problems`: the file could not be used, or it turned out
+        damaged while in use (it is then deleted when the cache is closed, so the
+        next run rebuilds it).
+        """
+        path = index_path(cache_dir)
+        conn = connect(path, problems=problems)
+        return cls(conn, strict=strict, path=path, problems=problems)
+
+    def _failed(self, exc: sqlite3.Error) -> None:
+        """Note a failed query; a damaged file is reported once and removed on `close`.
+
+        Busy, locked, read-only and I/O errors are `OperationalError`s and pass:
+        the next run may well succeed. A plain `DatabaseError` is SQLite saying
+        the file is malformed, which no later run would fix.
+        """
+        if type(exc) is not sqlite3.DatabaseError or self._damaged:
+            return
+        self._damaged = True
+        if self._problems is not None and self._path is not None:
+            self._problems.append(
+                _warning(
+                    self._path,
+                    "index-rebuilt",
+                    f"The skill index at {self._path} is damaged ({exc}); it was deleted "
+                    "and is rebuilt on the next run, which re-parses skills once. Nothing "
+                    "to fix unless this repeats.",
+                )
+            )
+
+    def _current(self) -> bool:
+        """Whether the rows come from this code (checked once); stale rows are ignored."""
+        if self._checked is None:
+            try:
+                row = self._conn.execute(
+                    "SELECT value FROM skill_cache_meta WHERE key = 'parser'"
+                ).fetchone()
+                self._checked = row is not None and row[0] == _fingerprint()
+            except sqlite3.Error as exc:
+                self._failed(exc)
+                self._checked = False
+            # Rows from other code are treated as absent; the next commit clears them.
+            self._stale = not self._checked
+        return self._checked
+
+    def snapshot(self, key: str) -> tuple[Any, ...] | None:
+        """The stored walk of one root (`_snapshot.Snapshot`) if it can be replayed, else None.
+
+        Read with its own query, so a fully unchanged run decodes each root once and
+        never touches the other rows. Its entries also serve `lookup`.
+        """
+        if not self._current():
+            return None
+        try:
+            row = self._conn.execute(
+                "SELECT replay, snapshot FROM skill_cache_roots WHERE key = ?", (key,)
+            ).fetchone()
+            if row is None:
+                return None
+            snapshot = marshal.loads(row[1])
+            entries = snapshot[3]
+        except sqlite3.Error as exc:
+            self._failed(exc)
+            return None
+        except _BAD_ROW:
+            return None
+        self._decoded.add(key)
+        self._pending.append(entries)
+        return snapshot if row[0] else None
+
+    def store_snapshot(
+        self, key: str, root: str, snapshot: tuple[Any, ...], *, replay: bool = True
+    ) -> None:
+        """Buffer one root's walk for `commit()`; `replay=False` keeps only its parses."""
+        try:
+            blob = marshal.dumps(snapshot)
+        except ValueError:
+            try:
+                blob = marshal.dumps(marshal_safe(snapshot))
+            except (ValueError, TypeError):
+                return
+        self._writes.append((key, root, self._strict, int(replay), blob))
+
+    def _index_pending(self) -> None:
+        parses = self._parses
+        for entries in self._pending:
+            try:
+                for entry in entries:
+                    # The first snapshot decoded (the root being walked) wins.
+                    parses.setdefault(entry[0][ITEM_REAL], entry)
+            except _BAD_ROW:
+                continue
+        self._pending.clear()
+
+    def _load_all(self) -> None:
+        """Add the entries of every other snapshot of this strictness."""
+        self._all_loaded = True
+        if not self._current():
+            return
+        try:
+            rows = self._conn.execute(
+                "SELECT key, snapshot FROM skill_cache_roots WHERE strict = ?", (self._strict,)
+            ).fetchall()
+        except sqlite3.Error as exc:
+            self._failed(exc)
+            return
+        for key, blob in rows:
+            if key in self._decoded:
+                continue
+            try:
+                self._pending.append(marshal.loads(blob)[3])
+            except _BAD_ROW:
+                continue
+            self._decoded.add(key)
+        self._index_pending()
+
+    def knows(self, real_path: str) -> bool:
+        """Whether some version of this file has a stored parse (so a `stat` may pay off)."""
+        if self._pending:
+            self._index_pending()
+        if real_path in self._parses:
+            return True
+        if self._all_loaded:
+            return False
+        self._load_all()
+        return real_path in self._parses
+
+    def lookup(self, key: tuple[str, str, int, int, int, str]) -> CachedParse | None:
+        """The stored parse of this exact file version, or None to parse it.
+
+        `key` is `(real_path, path, mtime_ns, size, ino, codex_sig)` of the file as found.
+        """
+        if self._pending:
+            self._index_pending()
+        entry = self._parses.get(key[0])
+        if entry is None and not self._all_loaded:
+            self._load_all()
+            entry = self._parses.get(key[0])
+        if entry is None:
+            return None
+        try:
+            item, values, file_problems = entry
+            if (
+                item[ITEM_PATH] != key[1]
+                or item[ITEM_STAT] != key[2:5]
+                or item[ITEM_CODEX_SIG] != key[5]
+            ):
+                return None
+            skill = skill_from_values(values) if values is not None else None
+            problems = problems_from_values(file_problems)
+        except _BAD_ROW:
+            return None  # a damaged entry: parse again, the next snapshot replaces it
+        self.hits += 1
+        return CachedParse(skill, problems)
+
+    def stored_files(self) -> frozenset[str]:
+        """Real paths of every SKILL.md with a stored parse at this strictness."""
+        if not self._all_loaded:
+            self._load_all()
+        self._index_pending()
+        return frozenset(self._parses)
+
+    def commit(self) -> None:
+        """Write buffered snapshots in one transaction; skip quietly if the lock is busy.
+
+        Skipping is correct: the rows are a cache, and this run's result was built
+        from the files themselves.
+        """
+        self._current()
+        if self._damaged or not (self._stale or self._writes):
+            return
+        conn = self._conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                if self._stale:
+                    conn.execute("DELETE FROM skill_cache_roots")
+                    conn.execute(
+                        "INSERT OR REPLACE INTO skill_cache_meta (key, value) VALUES ('parser', ?)",
+                        (_fingerprint(),),
+                    )
+                conn.executemany(
+                    "INSERT OR REPLACE INTO skill_cache_roots (key, root, strict, replay,"
+                    " snapshot) VALUES (?, ?, ?, ?, ?)",
+                    self._writes,
+                )
+                conn.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            self._failed(exc)
+        self._writes.clear()
+        self._stale = False
+
+    def close(self) -> None:
+        """Close the connection (pending writes are dropped; call `commit` first).
+
+        A file found damaged is deleted here, once this run no longer needs it.
+        """
+        self._conn.close()
+        if self._damaged and self._path is not None:
+            with contextlib.suppress(OSError):
+                _remove(self._path)

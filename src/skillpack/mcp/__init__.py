@@ -1,0 +1,3 @@
+"""Surface: the `skillpack mcp` server (official `mcp` SDK, an optional extra).
+Imports runtime and below; nothing imports it but the CLI.
+"""

@@ -1,0 +1,412 @@
+"""Split a SKILL.md into frontmatter and body, and parse it into a `Skill`.
+
+Pure: text in, `ParsedSkill` (a `Skill` or None, the body, the problems) out. The
+pieces live beside it: `_yaml.py` loads the YAML (with one retry), `_json_safe.py`
+copies values within a budget, `_fields.py` types each known field, `_codex.py`
+reads the Codex sidecar, and the spec rules themselves live in `_validate.py`.
+Discovery reads the bytes and calls `parse_skill_bytes` once per SKILL.md, so this
+is the hot path of a cold discovery: the split uses plain string searches (never a
+regex over the body), YAML goes through libyaml's `CSafeLoader`, and work that only
+matters for problems (line numbers, suggestions) happens only when there is a problem.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from sys import intern
+from typing import Any, Final, NamedTuple
+
+from .._model import CodexMetadata, Problem, Scope, Skill
+from ._codex import parse_codex_metadata
+from ._fields import EMPTY_TUPLE_FIELDS, FIELD_HANDLERS, FRONTMATTER_FIRST_LINE, Reader
+from ._json_safe import (
+    MAX_EXPANDED_CHARS,
+    MAX_NESTING,
+    Budget,
+    TooLarge,
+    json_safe,
+    kind_of,
+    scalar_text,
+)
+from ._skill_build import new_skill
+from ._validate import apply_strict, check_unknown_fields, validate_fields
+from ._yaml import load_yaml, normalize, quote_colon_values, yaml_error_text, yaml_errors, yaml_fix
+
+MAX_FRONTMATTER_CHARS: Final = 256 * 1024
+"""Frontmatter longer than this is refused (`frontmatter-too-large`) before parsing."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ParsedSkill:
+    """The result of parsing one SKILL.md."""
+
+    skill: Skill | None
+    """The skill; None when any problem has severity `error` (in strict mode too)."""
+    body: str
+    """The Markdown after the closing `---` (LF line endings, no BOM); the whole text
+    when the file has no complete frontmatter; "" for undecodable bytes."""
+    problems: tuple[Problem, ...]
+
+
+class FrontmatterSplit(NamedTuple):
+    """`split_frontmatter`'s result; unpacks as `(frontmatter, body, body_line)`."""
+
+    frontmatter: str | None
+    """The text between the `---` lines, or None when there is no complete frontmatter."""
+    body: str
+    """What follows the closing `---` line (the whole text when there is no frontmatter)."""
+    body_line: int
+    """1-based line of the file where `body` starts."""
+
+
+# ---------------------------------------------------------------------------- split
+
+_OK, _MISSING, _UNCLOSED = 0, 1, 2
+
+
+def _split(text: str) -> tuple[int, str, str, int]:
+    """(status, frontmatter, body, body_line) of normalized text."""
+    nl = text.find("\n")
+    first = text if nl < 0 else text[:nl]
+    if first.rstrip(" \t\r") != "---":
+        return _MISSING, "", text, 1
+    if nl < 0:
+        return _UNCLOSED, "", text, 1
+    # Only a line that is exactly `---` (plus trailing blanks) closes: `a---b`,
+    # `----` and indented `---` inside block scalars do not.
+    i = text.find("\n---", nl)
+    while i >= 0:
+        start = i + 4
+        end = text.find("\n", start)
+        tail = text[start:] if end < 0 else text[start:end]
+        if not tail or not tail.strip(" \t\r"):
+            frontmatter = text[nl + 1 : i] if i > nl else ""
+            body = "" if end < 0 else text[end + 1 :]
+            return _OK, frontmatter, body, text.count("\n", 0, i + 1) + 2
+        if end < 0:
+            break
+        i = text.find("\n---", end)
+    return _UNCLOSED, "", text, 1
+
+
+def split_frontmatter(text: str) -> FrontmatterSplit:
+    """Split SKILL.md text into (frontmatter, body, body_line).
+
+    The first line must be `---` (a BOM, trailing blanks and CRLF are tolerated); the
+    frontmatter ends at the next line that is exactly `---`. Without a complete
+    frontmatter, `frontmatter` is None and the whole text is the body.
+    """
+    status, frontmatter, body, body_line = _split(normalize(text))
+    return FrontmatterSplit(frontmatter if status == _OK else None, body, body_line)
+
+
+# ---------------------------------------------------------------------------- parse
+
+
+def _error(path: str, code: str, message: str, *, line: int | None = None) -> Problem:
+    return Problem(path=path, severity="error", code=code, message=message, line=line)
+
+
+def parse_skill(
+    text: str,
+    *,
+    path: str,
+    dir_name: str | None = None,
+    skill_dir: str | None = None,
+    strict: bool = False,
+    scope: Scope = "extra",
+    rank: int = 0,
+    root: str = "",
+    plugin: str | None = None,
+    real_path: str = "",
+    mtime_ns: int = 0,
+    size: int = 0,
+    codex_yaml: str | None = None,
+    codex_path: str | None = None,
+) -> ParsedSkill:
+    """Parse the text of one SKILL.md into a `Skill` plus problems.
+
+    Args:
+        text: The file's text (a BOM and CRLF line endings are tolerated).
+        path: Path of the SKILL.md (`Skill.path`; its parent is `Skill.dir`).
+        dir_name: Directory name the `name` is checked against; defaults to the
+            name of the folder holding `path`.
+        skill_dir: The folder holding `path` (`Skill.dir`), when the caller knows
+            it; defaults to `os.path.dirname(path)`.
+        strict: Turn spec warnings into errors and report unknown fields.
+        scope, rank, root, plugin, real_path, mtime_ns, size: Copied into the Skill.
+        codex_yaml: Text of `agents/openai.yaml` beside the skill, if there is one.
+        codex_path: Path of that file, for its problems.
+
+    Returns:
+        A `ParsedSkill`; its `skill` is None exactly when a problem is an error.
+    """
+    if skill_dir is None:
+        skill_dir = os.path.dirname(path)
+    if dir_name is None:
+        dir_name = os.path.basename(skill_dir)
+    text = normalize(text)
+    status, source, body, body_line = _split(text)
+    if status == _MISSING:
+        return _failed(
+            body,
+            _error(
+                path,
+                "frontmatter-missing",
+                f"{path} does not start with a `---` line, so it has no YAML frontmatter; "
+                f"add `---`, `name: {dir_name}`, `description: ...` and a closing `---` "
+                "at the top of the file.",
+                line=1,
+            ),
+        )
+    if status == _UNCLOSED:
+        return _failed(
+            body,
+            _error(
+                path,
+                "frontmatter-unclosed",
+                f"the frontmatter of {path} opened by `---` on line 1 is never closed; add "
+                "a line containing only `---` after the last field.",
+                line=1,
+            ),
+        )
+    if len(source) > MAX_FRONTMATTER_CHARS:
+        return _failed(
+            body,
+            _error(
+                path,
+                "frontmatter-too-large",
+                f"the frontmatter of {path} is {len(source)} characters, over the "
+                f"{MAX_FRONTMATTER_CHARS}-character limit; move long text into the body "
+                "or into files the body links to.",
+                line=FRONTMATTER_FIRST_LINE,
+            ),
+        )
+
+    problems: list[Problem] = []
+    try:
+        data = load_yaml(source)
+    except yaml_errors() as exc:
+        rewritten, retried = quote_colon_values(source)
+        data = None
+        if retried:
+            try:
+                data = load_yaml(rewritten)
+            except yaml_errors():
+                retried = []
+        if not retried:
+            where, line = yaml_error_text(exc, FRONTMATTER_FIRST_LINE)
+            fix = yaml_fix(where, source)
+            return _failed(
+                body,
+                _error(
+                    path,
+                    "yaml-invalid",
+                    f"the frontmatter of {path} is not valid YAML{where}. {fix}",
+                    line=line,
+                ),
+            )
+        fields_text = ", ".join(f"'{key}'" for key in retried)
+        problems.append(
+            Problem(
+                path=path,
+                severity="warning",
+                code="yaml-retried",
+                field=retried[0],
+                line=Reader(path, source, problems).line_of(retried[0]),
+                message=(
+                    f"the frontmatter of {path} is not valid YAML as written: the value of "
+                    f"{fields_text} contains ': '. It was read as a block scalar; quote the "
+                    f'value (e.g. {retried[0]}: "...") so every YAML parser reads it.'
+                ),
+            )
+        )
+
+    if data is None:
+        # `---\n---`: an empty mapping, which then lacks a description.
+        data = {}
+    if not isinstance(data, dict):
+        return _failed(
+            body,
+            _error(
+                path,
+                "frontmatter-not-mapping",
+                f"the frontmatter of {path} is a {kind_of(data)}, not a mapping of fields; "
+                "write it as `key: value` lines (name: ..., description: ...).",
+                line=FRONTMATTER_FIRST_LINE,
+            ),
+        )
+
+    reader = Reader(path, source, problems)
+    fields: dict[str, Any] = {}
+    frontmatter: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    budget = Budget(MAX_EXPANDED_CHARS)
+    try:
+        for raw_key, raw in data.items():
+            # Interned, every skill's `name`, `description`, ... key is one object: the
+            # index stores it once per snapshot and a warm run decodes it once.
+            key = intern(raw_key) if type(raw_key) is str else scalar_text(raw_key)
+            if type(raw) is str:
+                budget.left -= len(raw)
+                value: Any = raw
+            else:
+                value = json_safe(raw, budget, 1)
+            frontmatter[key] = value
+            handler = FIELD_HANDLERS.get(key)
+            if handler is None:
+                extra[key] = value
+            else:
+                handler(reader, raw, value, key, fields)
+        if budget.left < 0:
+            raise TooLarge("aliases")
+    except TooLarge as exc:
+        reason = (
+            f"nests more than {MAX_NESTING} levels deep or refers to itself through an "
+            "alias; flatten it"
+            if exc.reason == "nesting"
+            else f"expands to more than {MAX_EXPANDED_CHARS} characters through YAML "
+            "aliases (*name); write the values out instead of aliasing them"
+        )
+        return _failed(
+            body,
+            _error(
+                path,
+                "frontmatter-too-large",
+                f"the frontmatter of {path} {reason}.",
+                line=FRONTMATTER_FIRST_LINE,
+            ),
+        )
+
+    name: str | None = fields.pop("name", None)
+    description: object = fields.pop("description", None)
+    body_chars = len(body)
+    body_lines = body.count("\n") + (1 if body and body[-1] != "\n" else 0)
+    problems += validate_fields(
+        path=path,
+        dir_name=dir_name,
+        name=name,
+        description=description,
+        compatibility=fields.get("compatibility"),
+        body_lines=body_lines,
+        body_chars=body_chars,
+        body_line=body_line,
+        line_of=reader.line_of,
+    )
+    if strict and extra:
+        problems += check_unknown_fields(extra, path=path, line_of=reader.line_of)
+
+    codex: CodexMetadata | None = None
+    if codex_yaml is not None:
+        codex, codex_problems = parse_codex_metadata(
+            codex_yaml, path=codex_path or os.path.join(skill_dir, "agents", "openai.yaml")
+        )
+        problems += codex_problems
+
+    final = apply_strict(problems) if strict else tuple(problems)
+    if any(p.severity == "error" for p in final):
+        return ParsedSkill(skill=None, body=body, problems=final)
+    for attribute in EMPTY_TUPLE_FIELDS:
+        if attribute in fields and fields[attribute] is None:
+            fields[attribute] = ()
+    if fields.get("metadata") is None:
+        fields.pop("metadata", None)
+    skill = new_skill(
+        name=name or dir_name,
+        description=description if isinstance(description, str) else "",
+        path=path,
+        dir=skill_dir,
+        real_path=real_path,
+        scope=scope,
+        rank=rank,
+        root=root,
+        plugin=plugin,
+        extra=extra,
+        frontmatter=frontmatter,
+        codex=codex,
+        body_lines=body_lines,
+        body_chars=body_chars,
+        mtime_ns=mtime_ns,
+        size=size,
+        **fields,
+    )
+    return ParsedSkill(skill=skill, body=body, problems=final)
+
+
+def _failed(body: str, problem: Problem) -> ParsedSkill:
+    return ParsedSkill(skill=None, body=body, problems=(problem,))
+
+
+def parse_skill_bytes(
+    data: bytes,
+    *,
+    path: str,
+    dir_name: str | None = None,
+    skill_dir: str | None = None,
+    strict: bool = False,
+    scope: Scope = "extra",
+    rank: int = 0,
+    root: str = "",
+    plugin: str | None = None,
+    real_path: str = "",
+    mtime_ns: int = 0,
+    size: int = 0,
+    codex_yaml: str | None = None,
+    codex_path: str | None = None,
+) -> ParsedSkill:
+    """Decode the bytes of a SKILL.md as UTF-8 (BOM allowed) and `parse_skill` them.
+
+    NUL bytes give `file-binary`; UTF-16 or other undecodable bytes give
+    `encoding-invalid`. Keywords are those of `parse_skill`.
+    """
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return _failed(
+            "",
+            _error(
+                path,
+                "encoding-invalid",
+                f"{path} is encoded as UTF-16; re-save it as UTF-8.",
+                line=1,
+            ),
+        )
+    if b"\x00" in data:
+        return _failed(
+            "",
+            _error(
+                path,
+                "file-binary",
+                f"{path} contains NUL bytes, so it is not a text file; a SKILL.md must be "
+                "UTF-8 Markdown. Replace it with the skill's text.",
+            ),
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        return _failed(
+            "",
+            _error(
+                path,
+                "encoding-invalid",
+                f"{path} is not valid UTF-8 (byte 0x{data[exc.start]:02x} on line {line}); "
+                "re-save it as UTF-8.",
+                line=line,
+            ),
+        )
+    return parse_skill(
+        text,
+        path=path,
+        dir_name=dir_name,
+        skill_dir=skill_dir,
+        strict=strict,
+        scope=scope,
+        rank=rank,
+        root=root,
+        plugin=plugin,
+        real_path=real_path,
+        mtime_ns=mtime_ns,
+        size=size,
+        codex_yaml=codex_yaml,
+        codex_path=codex_path,
+    )

@@ -1,0 +1,156 @@
+"""Placeholder substitution in a skill body (DESIGN §5), pure: text in, text out.
+
+Recognised placeholders, replaced in one left-to-right pass (a substituted value is
+never scanned again, so an argument that contains `$1` stays as typed):
+
+- `$ARGUMENTS`: the raw argument string, exactly as given.
+- `$ARGUMENTS[N]` and `$N`: the N-th argument, 0-based, split shell-style
+  (`shlex.split`; unbalanced quotes fall back to splitting on whitespace). An index
+  past the last argument stays literal.
+- `$name` and `${name}`: a named argument; the i-th name in the skill's `arguments`
+  frontmatter takes the i-th positional argument. A missing one stays literal.
+- `${SKILL_DIR}` (alias `${CLAUDE_SKILL_DIR}`) and `${SESSION_ID}` (alias
+  `${CLAUDE_SESSION_ID}`); left literal when no value is known.
+- `\\$` before a recognised placeholder escapes it: the backslash is dropped and the
+  placeholder is kept as written. Before anything else the backslash stays, so shell
+  snippets such as `echo \\$HOME` are not altered.
+
+Everything else, including unknown `${FOO}`, stays literal. Substitution happens
+everywhere in the body, fenced code included, as Claude Code does; authors escape
+with `\\$` where they need a literal placeholder.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Sequence
+from functools import lru_cache
+
+from .._model import Skill
+
+__all__ = ["argument_names", "split_arguments", "substitute"]
+
+_SKILL_DIR_KEYS = frozenset({"SKILL_DIR", "CLAUDE_SKILL_DIR"})
+_SESSION_KEYS = frozenset({"SESSION_ID", "CLAUDE_SESSION_ID"})
+_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+# Names that would collide with the built-in placeholders are not usable as argument names.
+_BUILTIN_KEYS = _SKILL_DIR_KEYS | _SESSION_KEYS
+_RESERVED_NAMES = frozenset({"ARGUMENTS"}) | _BUILTIN_KEYS
+
+_BASE_PATTERN = (
+    r"(?P<esc>\\)?\$(?:"
+    r"ARGUMENTS\[(?P<index>\d+)\]"
+    r"|(?P<all>ARGUMENTS)(?!\w)"
+    r"|(?P<num>\d+)(?!\w)"
+    r"|\{(?P<braced>[A-Za-z_][A-Za-z0-9_-]*)\}"
+)
+
+
+def split_arguments(args: str) -> tuple[str, ...]:
+    """Split an argument string shell-style (quotes group words, nothing is expanded).
+
+    Unbalanced quotes cannot be split shell-style; the string is then split on
+    whitespace so the caller still gets every word.
+    """
+    if not args.strip():
+        return ()
+    try:
+        return tuple(shlex.split(args))
+    except ValueError:
+        return tuple(args.split())
+
+
+def argument_names(names: Sequence[str]) -> dict[str, int]:
+    """Map each usable argument name to its 0-based position.
+
+    A name is usable when it looks like an identifier (letters, digits, `_`, `-`, not
+    starting with a digit) and is not a built-in placeholder; the others keep their
+    position but are never substituted. The first occurrence of a repeated name wins.
+    """
+    positions: dict[str, int] = {}
+    for position, name in enumerate(names):
+        if _NAME_RE.fullmatch(name) and name not in _RESERVED_NAMES:
+            positions.setdefault(name, position)
+    return positions
+
+
+@lru_cache(maxsize=256)
+def _pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    if not names:
+        return re.compile(_BASE_PATTERN + ")")
+    # Longest first so `$file_name` is not read as `$file` followed by `_name`.
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.compile(_BASE_PATTERN + rf"|(?P<named>{alternatives})(?![\w\[])" + ")")
+
+
+def substitute(
+    body: str,
+    *,
+    args: str = "",
+    skill: Skill | None = None,
+    skill_dir: str = "",
+    session_id: str = "",
+) -> str:
+    """Apply the placeholder substitutions of DESIGN §5 to a skill body.
+
+    Args:
+        body: The SKILL.md body (frontmatter already removed).
+        args: The raw argument string given with the invocation.
+        skill: The skill, for its named `arguments` and its directory.
+        skill_dir: The skill's base directory; defaults to `skill.dir`.
+        session_id: The current session id; `${SESSION_ID}` stays literal when empty.
+
+    Returns:
+        The body with placeholders replaced. When `args` is not blank and no argument
+        placeholder was replaced, `"\\n\\nARGUMENTS: <args>"` is appended so the
+        arguments still reach the model.
+    """
+    positional = split_arguments(args)
+    named = argument_names(skill.arguments) if skill is not None else {}
+    directory = skill_dir or (skill.dir if skill is not None else "")
+    used_argument = False
+
+    def replace(match: re.Match[str]) -> str:
+        nonlocal used_argument
+        text = match.group(0)
+        braced = match.group("braced")
+        if braced is not None and braced not in named and braced not in _BUILTIN_KEYS:
+            # Not a placeholder at all (`${FOO}`): leave it, backslash included.
+            return text
+        if match.group("esc"):
+            return text[1:]
+        if braced is not None and braced not in named:
+            value = _builtin_value(braced, directory, session_id)
+            return text if value is None else value
+        if match.group("all") is not None:
+            used_argument = True
+            return args
+        if braced is not None:
+            position = named[braced]
+        elif (name := match.groupdict().get("named")) is not None:
+            position = named[name]
+        else:
+            position = int(match.group("index") or match.group("num"))
+        value = _nth(positional, position)
+        if value is None:
+            return text
+        used_argument = True
+        return value
+
+    result = _pattern(tuple(named)).sub(replace, body)
+    if args.strip() and not used_argument:
+        result += f"\n\nARGUMENTS: {args}"
+    return result
+
+
+def _builtin_value(key: str, skill_dir: str, session_id: str) -> str | None:
+    if key in _SKILL_DIR_KEYS:
+        return skill_dir or None
+    if key in _SESSION_KEYS:
+        return session_id or None
+    return None
+
+
+def _nth(values: Sequence[str], position: int) -> str | None:
+    return values[position] if position < len(values) else None

@@ -1,0 +1,520 @@
+"""Per-conversation state over a catalog: enable state, permissions, loaded versions.
+
+A `Session` is what a host embeds. It turns a user message into activations and
+injections (`prepare_turn`), renders the catalog prompt within budget
+(`catalog_prompt`), loads skills for the model's tool calls (`load`), and says which
+tools a leading skill allows (`active_tools`). Every method is safe to call from
+several threads: state changes happen under one lock, and each call works on one
+snapshot of the catalog, so a concurrent `reload` is seen whole or not at all.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, TypeVar
+
+from .._errors import SkillIOError, UsageError
+from .._model import Catalog, Skill
+from ..config._config import Config
+from ..render._render import (
+    CatalogFormat,
+    RenderedCatalog,
+    catalog_budget,
+    render_catalog,
+    render_injection,
+    render_reminder,
+)
+from ..select._resolve import Activation, Diagnostic, Resolution, find_skill, resolve_message
+from ._permissions import AskCallback, PermissionGate
+
+Invoker = Literal["user", "model"]
+ToolT = TypeVar("ToolT")
+
+
+class SkillReader(Protocol):
+    """Where a session reads skill bodies and bundled files from (the I/O seam).
+
+    The default reads the filesystem; tests and hosts with skills in memory pass
+    their own.
+    """
+
+    def read_body(self, skill: Skill) -> str: ...
+
+    def version(self, skill: Skill) -> tuple[int, int]:
+        """`(mtime_ns, size)` of the SKILL.md now."""
+        ...
+
+    def list_files(self, skill: Skill) -> tuple[tuple[str, ...], bool]: ...
+
+    def read_file(self, skill: Skill, relpath: str) -> str: ...
+
+
+class FileSystemReader:
+    """The default `SkillReader`: the filesystem, through `_skill_files.py`."""
+
+    def read_body(self, skill: Skill) -> str:
+        from ..discovery._skill_files import read_body
+
+        return read_body(skill)
+
+    def read_body_head(self, skill: Skill, max_chars: int) -> str:
+        """`read_body(skill)[:max_chars]` from a bounded read (what search indexes)."""
+        from ..index._search import read_body_head
+
+        return read_body_head(skill, max_chars)
+
+    def version(self, skill: Skill) -> tuple[int, int]:
+        try:
+            st = os.stat(skill.path)
+        except OSError as exc:
+            raise SkillIOError(
+                f"Cannot read {skill.path}: {exc.strerror or exc}. "
+                "The skill may have been moved or deleted; run `skillpack list` to refresh."
+            ) from exc
+        return st.st_mtime_ns, st.st_size
+
+    def list_files(self, skill: Skill) -> tuple[tuple[str, ...], bool]:
+        from ..discovery._skill_files import list_skill_files
+
+        return list_skill_files(skill)
+
+    def read_file(self, skill: Skill, relpath: str) -> str:
+        from ..discovery._skill_files import read_skill_file
+
+        return read_skill_file(skill, relpath)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Turn:
+    """What `prepare_turn` decided for one message."""
+
+    activations: tuple[Activation, ...]
+    injections: tuple[str, ...]
+    """One `<skill_content>` block (or a short reminder) per activation, in order."""
+    diagnostics: tuple[Diagnostic, ...]
+    lines: tuple[str, ...]
+    """Visible lines for the transcript, e.g. `Using skill: pdf-forms`."""
+    text: str
+    """The task text left once the mentions or the slash command are taken out."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "activations": [a.to_dict() for a in self.activations],
+            "injections": list(self.injections),
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+            "lines": list(self.lines),
+            "text": self.text,
+        }
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Injection:
+    """One skill loaded into context."""
+
+    skill: Skill
+    text: str
+    """The rendered `<skill_content>` block, or a reminder when `reminder` is set."""
+    reminder: bool
+    """True when this version was already injected earlier in the session."""
+
+
+@dataclass(kw_only=True)
+class _State:
+    enabled: dict[str, bool] = field(default_factory=dict)
+    injected: dict[str, tuple[int, int]] = field(default_factory=dict)
+    leading: list[Skill] = field(default_factory=list)
+    invocations: list[Skill] = field(default_factory=list)
+
+
+class Session:
+    """One conversation's view of a catalog. Thread-safe."""
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        *,
+        config: Config | None = None,
+        reader: SkillReader | None = None,
+        session_id: str | None = None,
+        ask: AskCallback | None = None,
+        remember_permissions: bool = False,
+        loader: Callable[[], Catalog] | None = None,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        """Create a session.
+
+        Args:
+            catalog: The skills this session works with.
+            config: Enable state, budgets, permissions and `multi_mention`.
+            reader: Where bodies and files are read (default: the filesystem).
+            session_id: Substituted for `${SESSION_ID}`; a random id by default.
+            ask: Host callback for permission rules that say `ask`.
+            remember_permissions: Persist "always"/"never" answers to the user config.
+            loader: Re-discovers the catalog for `reload()`.
+            cwd: Base directory for relative paths in `[$name](path)` links.
+            env: Environment to read `SKILLS_PROMPT_CHAR_BUDGET` from (default os.environ).
+        """
+        self._catalog = catalog
+        self._config = config if config is not None else Config()
+        self._reader: SkillReader = reader if reader is not None else FileSystemReader()
+        self.session_id = session_id or uuid.uuid4().hex
+        self._loader = loader
+        self._cwd = cwd
+        self._env = env
+        self._lock = threading.RLock()
+        self._state = _State()
+        remember = _persist_permission if remember_permissions else None
+        self._gate = PermissionGate(self._config.permissions, ask=ask, remember=remember)
+
+    # -- construction -----------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        *,
+        cwd: str | None = None,
+        roots: Sequence[str] = (),
+        include_user: bool = True,
+        include_system: bool = True,
+        use_cache: bool = True,
+        **kwargs: Any,
+    ) -> Session:
+        """Discover skills the way the CLI does (config + every scope) and open a session."""
+        from ._workspace import Workspace, open_workspace
+
+        def load() -> Workspace:
+            return open_workspace(
+                cwd=cwd,
+                roots=roots,
+                include_user=include_user,
+                include_system=include_system,
+                use_cache=use_cache,
+            )
+
+        ws = load()
+        return cls(
+            ws.catalog, config=ws.config, loader=lambda: load().catalog, cwd=ws.cwd, **kwargs
+        )
+
+    # -- catalog and state ------------------------------------------------------
+
+    @property
+    def catalog(self) -> Catalog:
+        return self._catalog
+
+    @property
+    def config(self) -> Config:
+        return self._config
+
+    @property
+    def permissions(self) -> PermissionGate:
+        return self._gate
+
+    @property
+    def reader(self) -> SkillReader:
+        return self._reader
+
+    def reload(self, catalog: Catalog | None = None) -> Catalog:
+        """Swap in a new catalog (given, or re-discovered with the session's loader)."""
+        if catalog is None:
+            if self._loader is None:
+                raise SkillIOError(
+                    "This session has no loader to re-discover skills with; "
+                    "pass the new catalog to reload(catalog) or open it with Session.open()."
+                )
+            catalog = self._loader()
+        with self._lock:
+            self._catalog = catalog
+        return catalog
+
+    def is_enabled(self, skill: Skill) -> bool:
+        with self._lock:
+            override = self._state.enabled.get(skill.key)
+        if override is not None:
+            return override
+        return self._config.is_enabled(skill)
+
+    def set_enabled(self, skill: Skill, enabled: bool) -> None:
+        """Enable or disable a skill for this session only (config is not written)."""
+        with self._lock:
+            self._state.enabled[skill.key] = enabled
+
+    def is_visible(self, skill: Skill) -> bool:
+        """False when a permission rule denies the skill: it is then absent everywhere."""
+        return self._gate.visible(skill)
+
+    def model_skills(self, catalog: Catalog | None = None) -> tuple[Skill, ...]:
+        """Skills the model may see: enabled, permitted, model-invocable, not shadowed."""
+        catalog = catalog or self._catalog
+        return tuple(
+            s
+            for s in catalog.skills
+            if s.model_invocable
+            and s.shadowed_by is None
+            and self.is_enabled(s)
+            and self.is_visible(s)
+        )
+
+    # -- layer 1: the catalog ---------------------------------------------------
+
+    def render_catalog(
+        self,
+        *,
+        format: CatalogFormat = "xml",
+        context_window: int | None = None,
+        budget_chars: int | None = None,
+        include_location: bool = True,
+    ) -> RenderedCatalog:
+        """The catalog text plus a report of what the budget shortened or omitted."""
+        env = self._env if self._env is not None else os.environ
+        budget = catalog_budget(
+            context_window=context_window,
+            budget_chars=budget_chars,
+            env_override=env.get("SKILLS_PROMPT_CHAR_BUDGET"),
+            fraction=self._config.budget_fraction,
+            fallback_chars=self._config.budget_chars,
+        )
+        return render_catalog(
+            self.model_skills(),
+            format=format,
+            budget_chars=budget,
+            include_location=include_location,
+        )
+
+    def catalog_prompt(
+        self,
+        *,
+        context_window: int | None = None,
+        budget_chars: int | None = None,
+        format: CatalogFormat = "xml",
+    ) -> str:
+        """The catalog text for the system prompt, within budget."""
+        return self.render_catalog(
+            format=format, context_window=context_window, budget_chars=budget_chars
+        ).text
+
+    # -- selection --------------------------------------------------------------
+
+    def resolve(self, text: str, *, invoker: Invoker = "user") -> Resolution:
+        """Mentions and slash commands in `text`, resolved without loading anything."""
+        return resolve_message(
+            text,
+            self._catalog,
+            invoker=invoker,
+            is_enabled=self.is_enabled,
+            is_visible=self.is_visible,
+            multi_mention=self._config.multi_mention,
+            base_dir=self._cwd,
+        )
+
+    def prepare_turn(self, text: str, *, invoker: Invoker = "user") -> Turn:
+        """Resolve `text` and inject every activated skill's instructions.
+
+        A new user turn also clears the chain of leading skills (see `active_tools`).
+        """
+        resolution = self.resolve(text, invoker=invoker)
+        injections = []
+        if invoker == "user":
+            self.end_turn()
+        for activation in resolution.activations:
+            injection = self.inject(activation.skill, args=activation.args)
+            injections.append(injection.text)
+        return Turn(
+            activations=resolution.activations,
+            injections=tuple(injections),
+            diagnostics=resolution.diagnostics,
+            lines=resolution.lines,
+            text=resolution.text,
+        )
+
+    def find(
+        self,
+        *,
+        name: str | None = None,
+        path: str | None = None,
+        invoker: Invoker = "model",
+    ) -> Skill:
+        """One skill by path or name, checked for enable state and invocation control."""
+        return find_skill(
+            self._catalog,
+            name=name,
+            path=path,
+            invoker=invoker,
+            is_enabled=self.is_enabled,
+            is_visible=self.is_visible,
+            base_dir=self._cwd,
+        )
+
+    # -- layer 2: injection -----------------------------------------------------
+
+    def inject(self, skill: Skill, *, args: str = "", action: str = "load") -> Injection:
+        """Render `skill` for the context, or a reminder if this version is already there.
+
+        Raises:
+            SkillPermissionError: a permission rule (or the host's answer) refuses it.
+        """
+        self._gate.require(skill, action)
+        version = self._reader.version(skill)
+        with self._lock:
+            seen = self._state.injected.get(skill.key)
+            if all(s.key != skill.key for s in self._state.leading):
+                self._state.leading.append(skill)
+        if seen == version and not args:
+            return Injection(skill=skill, text=render_reminder(skill), reminder=True)
+        body = self._reader.read_body(skill)
+        files, truncated = self._reader.list_files(skill)
+        text = render_injection(
+            skill,
+            body,
+            args=args,
+            session_id=self.session_id,
+            files=files,
+            files_truncated=truncated,
+        )
+        with self._lock:
+            self._state.injected[skill.key] = version
+        return Injection(skill=skill, text=text, reminder=False)
+
+    def load(
+        self,
+        *,
+        name: str | None = None,
+        path: str | None = None,
+        args: str = "",
+        invoker: Invoker = "model",
+    ) -> Injection:
+        """Find a skill by path or name and inject it (path wins over name)."""
+        return self.inject(self.find(name=name, path=path, invoker=invoker), args=args)
+
+    def forget(self, skill: Skill) -> None:
+        """Drop the record that `skill` was injected, so the next load sends it whole."""
+        with self._lock:
+            self._state.injected.pop(skill.key, None)
+
+    def compacted(self, *, kept: Sequence[str] = ()) -> None:
+        """Tell the session the host compacted its context.
+
+        Injections whose text the compaction dropped are forgotten, so loading those
+        skills again sends their whole body instead of a reminder that would point at
+        text the model no longer has. `kept` lists SKILL.md paths whose injections
+        survived compaction verbatim.
+        """
+        keep = set(kept)
+        with self._lock:
+            for key in list(self._state.injected):
+                if key not in keep:
+                    del self._state.injected[key]
+
+    def inspect(self, *, include_skills: bool = False) -> dict[str, Any]:
+        """The session's catalog status: counts, what is loaded, what leads, problems."""
+        catalog = self._catalog
+        visible = self.model_skills(catalog)
+        with self._lock:
+            injected = dict(self._state.injected)
+            leading = [s.qualified_name for s in self._state.leading]
+        loaded = []
+        for key, (mtime_ns, size) in sorted(injected.items()):
+            skill = catalog.at_path(key)
+            loaded.append(
+                {
+                    "name": skill.name if skill else None,
+                    "path": skill.path if skill else key,
+                    "mtime_ns": mtime_ns,
+                    "size": size,
+                }
+            )
+        data: dict[str, Any] = {
+            "session_id": self.session_id,
+            "counts": {
+                "skills": len(catalog.skills),
+                "in_model_catalog": len(visible),
+                "disabled": sum(1 for s in catalog.skills if not self.is_enabled(s)),
+                "denied": sum(1 for s in catalog.skills if not self.is_visible(s)),
+                "problems": len(catalog.problems),
+            },
+            "loaded": loaded,
+            "leading": leading,
+            "roots": [r.to_dict() for r in catalog.roots],
+        }
+        if include_skills:
+            visible_keys = {s.key for s in visible}
+            data["skills"] = [
+                {
+                    "name": s.name,
+                    "qualified_name": s.qualified_name,
+                    "path": s.path,
+                    "scope": s.scope,
+                    "enabled": self.is_enabled(s),
+                    "visible": self.is_visible(s),
+                    "in_model_catalog": s.key in visible_keys,
+                }
+                for s in catalog.skills
+            ]
+        return data
+
+    # -- skill-invokes-skill ------------------------------------------------------
+
+    def push_invocation(self, skill: Skill) -> None:
+        """Record that `skill` runs now (`use_skill`); a skill already running is a cycle.
+
+        Raises:
+            UsageError: `skill` is already on the invocation chain of this turn.
+        """
+        with self._lock:
+            chain = self._state.invocations
+            if any(s.key == skill.key for s in chain):
+                names = " -> ".join([*(s.name for s in chain), skill.name])
+                raise UsageError(
+                    f"Skill '{skill.name}' is already running in this turn ({names}); "
+                    "a skill cannot invoke itself, directly or through other skills. "
+                    "Continue with the instructions already loaded."
+                )
+            chain.append(skill)
+
+    def pop_invocation(self, skill: Skill) -> None:
+        """Take `skill` off the invocation chain (a forked run finished)."""
+        with self._lock:
+            chain = self._state.invocations
+            for i in range(len(chain) - 1, -1, -1):
+                if chain[i].key == skill.key:
+                    del chain[i]
+                    break
+
+    def end_turn(self) -> None:
+        """Start a new user turn: no skill leads, the invocation chain is empty."""
+        with self._lock:
+            self._state.leading.clear()
+            self._state.invocations.clear()
+
+    # -- tools while a skill leads ----------------------------------------------
+
+    @property
+    def leading(self) -> tuple[Skill, ...]:
+        """Skills activated since the last user turn, first one leading."""
+        with self._lock:
+            return tuple(self._state.leading)
+
+    def active_tools(
+        self, all_tools: Sequence[ToolT], *, tool_name: Callable[[ToolT], str] | None = None
+    ) -> list[ToolT]:
+        """The tools a host should offer while the current skills lead.
+
+        `allowed-tools` of every leading skill that declares it narrows the set (the
+        intersection); `disallowed-tools` removes tools. Entries such as
+        `Bash(git add:*)` allow the tool `Bash`; with no declarations, all tools stay.
+        """
+        from ..render._tools_filter import filter_tools
+
+        return filter_tools(all_tools, self.leading, tool_name=tool_name)
+
+
+def _persist_permission(glob: str, decision: str) -> None:
+    from ..config._config import add_permission
+
+    if decision in ("allow", "deny", "ask"):
+        add_permission(glob, decision)  # type: ignore[arg-type]

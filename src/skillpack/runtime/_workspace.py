@@ -1,0 +1,131 @@
+"""Config + discovery in one call: what every surface opens before it works.
+
+A `Workspace` is the catalog as the user's configuration shapes it: extra roots,
+discovery limits and enable state come from the user and project config files.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .._errors import AmbiguousSkillError, SkillNotFoundError
+from .._model import Catalog, Problem, Skill
+from ..config._config import Config, load_config
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Workspace:
+    """A discovered catalog together with the configuration that shaped it."""
+
+    catalog: Catalog
+    config: Config
+    cwd: str
+    """The directory repo discovery started from."""
+
+    @property
+    def problems(self) -> tuple[Problem, ...]:
+        return self.catalog.problems
+
+    def is_enabled(self, skill: Skill) -> bool:
+        return self.config.is_enabled(skill)
+
+
+def open_workspace(
+    *,
+    cwd: str | None = None,
+    roots: Sequence[str] = (),
+    include_user: bool = True,
+    include_system: bool = True,
+    include_repo: bool = True,
+    use_cache: bool = True,
+    strict: bool = False,
+) -> Workspace:
+    """Load the user + project config, then discover every root they name.
+
+    Args:
+        cwd: Where repo discovery starts (default: the current directory).
+        roots: Extra roots (scope `extra`), ranked before the config's `roots`.
+        include_user: Walk the user roots and read the user config.
+        include_system: Include the skills bundled with skillpack.
+        include_repo: Walk the repo roots from `cwd` up to the project root.
+        use_cache: Read and write the persistent index.
+        strict: Validate strictly (spec warnings become errors).
+    """
+    from ..discovery._discover import discover
+
+    start = os.path.abspath(cwd or os.getcwd())
+    config, config_problems = load_config(cwd=start, user=include_user)
+    extra = [os.path.abspath(r) for r in roots] + [str(r) for r in config.roots]
+    catalog = discover(
+        cwd=start,
+        extra_roots=extra,
+        include_user=include_user,
+        include_system=include_system,
+        include_repo=include_repo,
+        repo_skills_dir=config.repo_skills_dir,
+        strict=strict,
+        use_cache=use_cache,
+        max_depth=config.max_depth,
+        max_dirs=config.max_dirs,
+    )
+    if config_problems:
+        catalog = Catalog(
+            skills=catalog.skills,
+            problems=tuple(config_problems) + catalog.problems,
+            roots=catalog.roots,
+        )
+    return Workspace(catalog=catalog, config=config, cwd=start)
+
+
+def looks_like_path(ref: str) -> bool:
+    return os.sep in ref or "/" in ref or ref.endswith("SKILL.md") or ref in {".", ".."}
+
+
+def skill_md_path(ref: str) -> str:
+    """`ref` as the absolute path of a SKILL.md (a folder means its SKILL.md)."""
+    path = os.path.abspath(os.path.expanduser(ref))
+    if os.path.isdir(path):
+        path = os.path.join(path, "SKILL.md")
+    return path
+
+
+def lookup_skill(catalog: Catalog, ref: str) -> Skill:
+    """Find one skill by path, qualified id or bare name, whatever its enable state.
+
+    Raises:
+        SkillNotFoundError: nothing matches; the message suggests close names.
+        AmbiguousSkillError: a bare name ties between skills of equal precedence.
+    """
+    if looks_like_path(ref) or os.path.exists(ref):
+        path = skill_md_path(ref)
+        found = catalog.at_path(path) or catalog.at_path(os.path.realpath(path))
+        if found is not None:
+            return found
+        raise SkillNotFoundError(
+            f"No skill at {path} in the discovered roots. "
+            "Check the path, or add its folder with --root."
+        )
+    candidates = catalog.qualified(ref) if ":" in ref else catalog.winners(ref)
+    if len(candidates) == 1:
+        return candidates[0]
+    if candidates:
+        ids = [c.qualified_name if _unique_qualified(catalog, c) else c.path for c in candidates]
+        raise AmbiguousSkillError(
+            f"'{ref}' matches {len(candidates)} skills of equal precedence; "
+            "name one by qualified id or path:",
+            candidates=ids,
+        )
+    from ..select._resolve import suggest
+
+    close = suggest(ref, catalog)
+    hint = f" Did you mean {', '.join(close)}?" if close else ""
+    raise SkillNotFoundError(
+        f"No skill named '{ref}'.{hint} Run `skillpack list` to see available skills.",
+        suggestions=close,
+    )
+
+
+def _unique_qualified(catalog: Catalog, skill: Skill) -> bool:
+    return len(catalog.qualified(skill.qualified_name)) == 1

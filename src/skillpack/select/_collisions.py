@@ -1,0 +1,84 @@
+"""Collisions between skills of the same name: shadowed copies and ambiguous names.
+
+Pure: the loaded skills in, the same skills (shadowed ones marked) and the
+`name-shadowed` / `name-ambiguous` warnings out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .._model import Problem, Skill, precedence
+
+
+def _label(skill: Skill, by_qualified: dict[str, int]) -> str:
+    """The shortest unambiguous way to name `skill`: its qualified id, else its path."""
+    if by_qualified.get(skill.qualified_name, 0) == 1:
+        return skill.qualified_name
+    return skill.path
+
+
+def resolve_collisions(skills: list[Skill], problems: list[Problem]) -> list[Skill]:
+    """Mark shadowed skills and report shadowed and ambiguous names.
+
+    Mirrors `Catalog.winners`: for each bare name the candidates of highest
+    precedence win. A single winner shadows the rest (`shadowed_by` set and a
+    `name-shadowed` warning each); tied winners make the name ambiguous (one
+    `name-ambiguous` warning per name, naming the ids to use), and any lower
+    candidates are shadowed by the first winner in catalog order.
+    """
+    # Most names occur once: one dict pass finds the repeated ones, and only their
+    # skills are grouped (and only their names sorted).
+    first: dict[str, int] = {}
+    seen = first.setdefault
+    repeated = {s.name for index, s in enumerate(skills) if seen(s.name, index) != index}
+    if not repeated:
+        return list(skills)
+    by_name: dict[str, list[int]] = {}
+    for index, skill in enumerate(skills):
+        if skill.name in repeated:
+            by_name.setdefault(skill.name, []).append(index)
+    by_qualified: dict[str, int] = {}
+    for indexes in by_name.values():
+        for i in indexes:
+            qualified = skills[i].qualified_name
+            by_qualified[qualified] = by_qualified.get(qualified, 0) + 1
+    result = list(skills)
+    for name in sorted(by_name):
+        indexes = by_name[name]
+        candidates = sorted(
+            (skills[i] for i in indexes), key=lambda s: (precedence(s), s.name, s.path)
+        )
+        best = precedence(candidates[0])
+        winners = [s for s in candidates if precedence(s) == best]
+        winner = winners[0]
+        if len(winners) > 1:
+            labels = ", ".join(_label(s, by_qualified) for s in winners)
+            problems.append(
+                Problem(
+                    path=winner.path,
+                    severity="warning",
+                    code="name-ambiguous",
+                    message=f"{len(winners)} skills named '{name}' have the same precedence "
+                    f"({winner.scope} scope): {labels}. A bare '{name}' cannot be resolved; "
+                    "name one by qualified id or path, or rename one of them.",
+                )
+            )
+        losers = {s.key for s in candidates[len(winners) :]}
+        for i in indexes:
+            skill = skills[i]
+            if skill.key not in losers:
+                continue
+            result[i] = replace(skill, shadowed_by=winner.path)
+            problems.append(
+                Problem(
+                    path=skill.path,
+                    severity="warning",
+                    code="name-shadowed",
+                    message=f"Skill '{name}' at {skill.path} ({skill.scope} scope) is shadowed by "
+                    f"{winner.path} ({winner.scope} scope), which a bare '{name}' resolves "
+                    f"to. Use {_label(skill, by_qualified)} to reach it, or rename or "
+                    "remove one copy.",
+                )
+            )
+    return result

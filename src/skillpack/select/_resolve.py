@@ -1,0 +1,601 @@
+"""Selecting skills: resolve mentions, links and slash commands against a catalog.
+
+Pure: text and a `Catalog` in, values out. `_mentions.py` finds the references; this
+module resolves each one in the DESIGN §4 order — linked path, exact name, qualified
+id, enabled check, invocation control — and falls back to fuzzy *suggestions* that
+never activate anything.
+
+Decisions (recorded in docs/design.md):
+
+- Visibility comes first: a skill for which `is_visible` is False is treated as
+  absent everywhere (lookup, ties, suggestions), so a lower-precedence skill of the
+  same name may win. A disabled winner is reported, never skipped.
+- Fuzzy fallback: a case-insensitive substring match over names (qualified names
+  when the id holds a `:`), for ids of three characters or more; one hit is
+  `did-you-mean`, several are `ambiguous` — unless they all share one name with a
+  single winner, which is then the one suggestion. With no substring hit, up to
+  three close names (same first letter or last two letters, length within
+  ±max(2, n/4), `difflib` ratio ≥ 0.75) give `did-you-mean`. Only the first
+  `FUZZY_LOOKUPS_PER_MESSAGE` distinct failing ids of a message get suggestions.
+- A skill is shown by the shortest id that picks it: `<plugin>:<name>` for plugin
+  skills, else the bare name when it wins, else `<scope>:<name>`, else its path.
+- A skill "only scopes tools" when it declares `allowed-tools` or
+  `disallowed-tools` and its body has at most `TOOL_SCOPE_MAX_BODY_LINES` lines.
+  Under `choose-one`, two or more other ("guidance") skills in one message give a
+  `choose-one` diagnostic and none of them activates; tool-scoping skills still do.
+- Slash commands: a builtin name (case-insensitive) is left to the host: no
+  activation, no diagnostic, text unchanged. Any other `/name` that resolves to no
+  skill gets a diagnostic (as Claude Code's "Unknown skill"); `$` mentions in the
+  arguments are not resolved (the arguments belong to the slash skill).
+- The remaining text drops each activated token (`remove_spans` in `_mentions.py`
+  says how the cut is tidied); unresolved tokens stay as ordinary text. With nothing
+  activated the text is returned verbatim. The `args` of a mention activation is
+  that remaining text.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .._errors import AmbiguousSkillError, SkillDisabledError, SkillNotFoundError, UsageError
+from .._model import Catalog, Skill, precedence
+from ._mentions import (
+    Mention,
+    MentionSource,
+    RawMention,
+    find_mentions,
+    parse_slash,
+    raw_mentions,
+    remove_spans,
+)
+
+__all__ = [
+    "DEFAULT_BUILTIN_COMMANDS",
+    "Activation",
+    "Diagnostic",
+    "DiagnosticKind",
+    "Invoker",
+    "Mention",
+    "MentionSource",
+    "Resolution",
+    "find_mentions",
+    "find_skill",
+    "parse_slash",
+    "resolve_message",
+    "suggest",
+]
+
+Invoker = Literal["user", "model"]
+"""Who references the skill: the user's message, or the model's own text/tool call."""
+
+DiagnosticKind = Literal[
+    "not-found",
+    "did-you-mean",
+    "ambiguous",
+    "disabled",
+    "not-user-invocable",
+    "not-model-invocable",
+    "choose-one",
+]
+
+DEFAULT_BUILTIN_COMMANDS: frozenset[str] = frozenset(
+    {
+        # Commands agent hosts (Claude Code, Codex, OpenCode) own; a skill never
+        # takes one of these slash names.
+        "add-dir", "agents", "approvals", "bug", "clear", "compact", "config",
+        "context", "cost", "diff", "doctor", "exit", "export", "help", "hooks",
+        "init", "login", "logout", "mcp", "memory", "model", "new", "permissions",
+        "plugin", "quit", "resume", "review", "rewind", "skills", "status",
+        "undo", "usage", "vim",
+    }
+)  # fmt: skip
+"""Slash names that belong to the host, never to a skill."""
+
+TOOL_SCOPE_MAX_BODY_LINES = 10
+"""A tool-declaring skill with a body this short only scopes tools (it composes)."""
+
+FUZZY_LOOKUPS_PER_MESSAGE = 5
+"""Distinct failing ids per message that get suggestions (each scans the catalog)."""
+
+_SHOWN_CANDIDATES = 10
+
+
+def _always(skill: Skill) -> bool:
+    return True
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Diagnostic:
+    """Why a reference did not activate a skill, for people and for programs."""
+
+    kind: DiagnosticKind
+    token: str
+    """The reference as written (`$nope`, `/nope`, `[$x](path)`)."""
+    message: str
+    """One human line: what happened and what to type instead."""
+    candidates: tuple[str, ...] = ()
+    """Ids the user could type instead (suggestions, ambiguous matches, choices)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "token": self.token,
+            "message": self.message,
+            "candidates": list(self.candidates),
+        }
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Activation:
+    """A skill a message selected, with the arguments it runs with."""
+
+    skill: Skill
+    args: str
+    """The slash command's arguments, or the task text left around the mentions."""
+    source: MentionSource
+    token: str
+    """The reference as written that selected the skill (first one, when repeated)."""
+
+    @property
+    def name(self) -> str:
+        return self.skill.name
+
+    @property
+    def qualified_name(self) -> str:
+        return self.skill.qualified_name
+
+    @property
+    def path(self) -> str:
+        return self.skill.path
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "qualified_name": self.qualified_name,
+            "path": self.path,
+            "args": self.args,
+            "source": self.source,
+        }
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Resolution:
+    """Everything one message selected, refused or suggested."""
+
+    activations: tuple[Activation, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+    lines: tuple[str, ...] = ()
+    """Visible transcript lines, one `Using skill: <id>` per activation."""
+    text: str = ""
+    """The task text once the activated references are taken out."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "activations": [a.to_dict() for a in self.activations],
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+            "lines": list(self.lines),
+            "text": self.text,
+        }
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class _Failure:
+    kind: DiagnosticKind
+    message: str
+    candidates: tuple[str, ...] = ()
+    tie: bool = False
+    """An exact name matched several skills of equal precedence."""
+
+
+@dataclass(kw_only=True)
+class _Resolver:
+    """Per-message lookups with their caches; never outlives one call."""
+
+    catalog: Catalog
+    invoker: Invoker
+    is_enabled: Callable[[Skill], bool]
+    is_visible: Callable[[Skill], bool]
+    base_dir: str | None
+    fuzzy_budget: int = FUZZY_LOOKUPS_PER_MESSAGE
+    _ids: dict[str, str] = field(default_factory=dict)
+    _visible: list[Skill] | None = None
+    _keys: dict[bool, list[tuple[str, Skill]]] = field(default_factory=dict)
+
+    def candidates(self, skill_id: str) -> tuple[Skill, ...]:
+        """Visible skills an id picks: exact name, else qualified id; best precedence."""
+        found = [s for s in self.catalog.named(skill_id) if self.is_visible(s)]
+        if not found and ":" in skill_id:
+            found = [s for s in self.catalog.qualified(skill_id) if self.is_visible(s)]
+        if len(found) <= 1:
+            return tuple(found)
+        found.sort(key=precedence)
+        best = precedence(found[0])
+        return tuple(s for s in found if precedence(s) == best)
+
+    def at_path(self, target: str) -> Skill | None:
+        """The visible skill whose SKILL.md or folder `target` names."""
+        if target.startswith("file://"):
+            target = target[len("file://") :]
+        if self.base_dir is not None and not os.path.isabs(target):
+            target = os.path.join(self.base_dir, target)
+        target = os.path.normpath(target)
+        tries = [target]
+        if os.path.basename(target) != "SKILL.md":
+            tries.append(os.path.join(target, "SKILL.md"))
+        for candidate in tries:
+            skill = self.catalog.at_path(candidate)
+            if skill is not None and self.is_visible(skill):
+                return skill
+        return None
+
+    def shown_id(self, skill: Skill) -> str:
+        """The shortest id that picks exactly this skill."""
+        cached = self._ids.get(skill.key)
+        if cached is not None:
+            return cached
+        scoped = f"{skill.scope}:{skill.name}"
+        # Plugin skills always show their namespace, as Claude Code prints them.
+        options = [skill.qualified_name, scoped] if skill.plugin else [skill.name, scoped]
+        shown = skill.path
+        for option in options:
+            if self.candidates(option) == (skill,):
+                shown = option
+                break
+        self._ids[skill.key] = shown
+        return shown
+
+    def check(self, skill: Skill) -> _Failure | None:
+        """Enabled check, then invocation control for this invoker."""
+        shown = self.shown_id(skill)
+        if not self.is_enabled(skill):
+            return _Failure(
+                kind="disabled",
+                message=f"Skill '{shown}' is disabled. Enable it with `skillpack enable {shown}`.",
+            )
+        if self.invoker == "user" and not skill.user_invocable:
+            return _Failure(
+                kind="not-user-invocable",
+                message=(
+                    f"Skill '{shown}' cannot be invoked by the user (user-invocable: false); "
+                    "the model loads it when it is relevant."
+                ),
+            )
+        if self.invoker == "model" and not skill.model_invocable:
+            return _Failure(
+                kind="not-model-invocable",
+                message=(
+                    f"Skill '{shown}' cannot be invoked by the model "
+                    "(disable-model-invocation); only the user can start it, "
+                    f"with /{shown} or ${shown}."
+                ),
+            )
+        return None
+
+    def by_id(self, skill_id: str, sigil: str) -> Skill | _Failure:
+        """Exact name or qualified id, then the checks; else a tie or suggestions."""
+        found = self.candidates(skill_id)
+        if len(found) == 1:
+            return self.check(found[0]) or found[0]
+        if found:
+            return self._tie(skill_id, found, sigil)
+        return self.missing(skill_id, sigil)
+
+    def _tie(self, skill_id: str, found: tuple[Skill, ...], sigil: str) -> _Failure:
+        shown = [self.shown_id(s) for s in found]
+        if all(s == skill.path for s, skill in zip(shown, found, strict=True)):
+            advice = f"name one by path, e.g. [${skill_id}]({found[0].path})"
+        else:
+            advice = f"use {sigil}{_example(shown)}"
+        return _Failure(
+            kind="ambiguous",
+            message=f"{sigil}{skill_id} matched {_count(shown)} — {advice}.",
+            candidates=tuple(shown),
+            tie=True,
+        )
+
+    def missing(self, skill_id: str, sigil: str) -> _Failure:
+        """No skill by that id: suggestions (never an activation)."""
+        not_found = _Failure(
+            kind="not-found",
+            message=f"No skill named '{skill_id}'. Run `skillpack list` to see available skills.",
+        )
+        if self.fuzzy_budget <= 0:
+            return not_found
+        self.fuzzy_budget -= 1
+        substring, close = self.fuzzy(skill_id)
+        if len({s.name for s in substring}) == 1:
+            # One name matched (perhaps in several scopes): suggest what that name picks.
+            winners = self.candidates(substring[0].name)
+            if len(winners) == 1:
+                substring = list(winners)
+        if len(substring) > 1:
+            shown = [self.shown_id(s) for s in substring]
+            return _Failure(
+                kind="ambiguous",
+                message=(
+                    f"{sigil}{skill_id} matched {_count(shown)} — use {sigil}{_example(shown)}."
+                ),
+                candidates=tuple(shown[:_SHOWN_CANDIDATES]),
+            )
+        if substring or close:
+            shown = [self.shown_id(s) for s in substring or close]
+            options = _join_or([f"{sigil}{s}" for s in shown])
+            return _Failure(
+                kind="did-you-mean",
+                message=f"No exact skill '{skill_id}'. Did you mean {options}?",
+                candidates=tuple(shown),
+            )
+        return not_found
+
+    def fuzzy(self, skill_id: str) -> tuple[list[Skill], list[Skill]]:
+        """(substring matches in catalog order, close matches best first)."""
+        query = skill_id.lower()
+        if not query:
+            return [], []
+        keyed = self._keyed(qualified=":" in query)
+        if len(query) >= 3:
+            substring = _unique(skill for key, skill in keyed if query in key)
+            if substring:
+                return substring, []
+        # difflib costs ~15 µs a name: compare only names of about the same length
+        # that share the first letter or the last two, which keeps typos in reach.
+        slack = max(2, len(query) // 4)
+        head, tail = query[0], query[-2:]
+        by_key: dict[str, list[Skill]] = {}
+        for key, skill in keyed:
+            if abs(len(key) - len(query)) <= slack and (key[:1] == head or key[-2:] == tail):
+                by_key.setdefault(key, []).append(skill)
+        close = difflib.get_close_matches(query, list(by_key), n=3, cutoff=0.75)
+        return [], _unique(s for key in close for s in by_key[key])[:3]
+
+    def _keyed(self, *, qualified: bool) -> list[tuple[str, Skill]]:
+        """Lower-cased names (or qualified ids) of every visible skill, built once."""
+        cached = self._keys.get(qualified)
+        if cached is not None:
+            return cached
+        if self._visible is None:
+            self._visible = [s for s in self.catalog.skills if self.is_visible(s)]
+        keyed: list[tuple[str, Skill]] = []
+        for skill in self._visible:
+            if not qualified:
+                keyed.append((skill.name.lower(), skill))
+                continue
+            keyed.append((f"{skill.scope}:{skill.name}".lower(), skill))
+            if skill.plugin:
+                keyed.append((f"{skill.plugin}:{skill.name}".lower(), skill))
+        self._keys[qualified] = keyed
+        return keyed
+
+    def resolve(self, mention: RawMention) -> Skill | _Failure:
+        """One reference, in the DESIGN §4 order."""
+        token, skill_id, source, _, _, link = mention
+        if link is not None:
+            skill = self.at_path(link)
+            if skill is not None:
+                return self.check(skill) or skill
+            return _Failure(
+                kind="not-found",
+                message=(
+                    f"No skill at '{link}' (from {token}). Link a SKILL.md or a skill "
+                    f"folder from `skillpack list`, or write ${skill_id} to pick it by name."
+                ),
+            )
+        return self.by_id(skill_id, "/" if source == "slash" else "$")
+
+
+def only_scopes_tools(skill: Skill) -> bool:
+    """True for a skill that declares a tool policy and holds (almost) no guidance."""
+    declares = skill.allowed_tools is not None or skill.disallowed_tools is not None
+    return declares and skill.body_lines <= TOOL_SCOPE_MAX_BODY_LINES
+
+
+def resolve_message(
+    text: str,
+    catalog: Catalog,
+    *,
+    invoker: Invoker = "user",
+    is_enabled: Callable[[Skill], bool] = _always,
+    is_visible: Callable[[Skill], bool] = _always,
+    multi_mention: Literal["choose-one", "all"] = "choose-one",
+    builtin_commands: frozenset[str] = DEFAULT_BUILTIN_COMMANDS,
+    base_dir: str | None = None,
+) -> Resolution:
+    """Resolve the slash command or the mentions of one message.
+
+    Args:
+        text: The message (a user prompt or the model's own planning text).
+        catalog: Where skills are looked up.
+        invoker: Who wrote `text`; decides which invocation control applies.
+        is_enabled: Enable state; a disabled match is reported, never activated.
+        is_visible: Permission layer; a skill it refuses is treated as absent.
+        multi_mention: `choose-one` refuses several guidance skills in one message;
+            `all` activates every resolved mention.
+        builtin_commands: Slash names owned by the host (never a skill).
+        base_dir: Directory that relative link targets are resolved against.
+
+    Returns:
+        The activations (deduplicated by skill), the diagnostics, the visible
+        `Using skill:` lines and the task text left once the references are out.
+    """
+    resolver = _Resolver(
+        catalog=catalog,
+        invoker=invoker,
+        is_enabled=is_enabled,
+        is_visible=is_visible,
+        base_dir=base_dir,
+    )
+    slash = parse_slash(text)
+    if slash is not None:
+        return _resolve_slash(text, slash, resolver, builtin_commands)
+
+    resolved: list[tuple[RawMention, str]] = []
+    first: dict[str, tuple[RawMention, Skill]] = {}
+    diagnostics: dict[tuple[str, str], Diagnostic] = {}
+    outcomes: dict[tuple[str, str | None, str], Skill | _Failure] = {}
+    for mention in raw_mentions(text):
+        cache_key = (mention[1], mention[5], mention[2])
+        outcome = outcomes.get(cache_key)
+        if outcome is None:
+            outcome = outcomes[cache_key] = resolver.resolve(mention)
+        if isinstance(outcome, Skill):
+            key = outcome.key
+            resolved.append((mention, key))
+            if key not in first:  # the same skill twice activates once
+                first[key] = (mention, outcome)
+        elif (outcome.kind, mention[0]) not in diagnostics:
+            diagnostics[(outcome.kind, mention[0])] = _diagnostic(outcome, mention[0])
+
+    chosen = list(first)
+    leaders = [key for key in chosen if not only_scopes_tools(first[key][1])]
+    if multi_mention == "choose-one" and len(leaders) > 1:
+        shown = [resolver.shown_id(first[key][1]) for key in leaders]
+        diagnostics[("choose-one", "")] = Diagnostic(
+            kind="choose-one",
+            token=" ".join(first[key][0][0] for key in leaders),
+            message=(f"Choose one skill to lead this turn: {_join_or([f'${s}' for s in shown])}."),
+            candidates=tuple(shown),
+        )
+        chosen = [key for key in chosen if only_scopes_tools(first[key][1])]
+
+    keys = set(chosen)
+    spans = [(m[3], m[4]) for m, key in resolved if key in keys]
+    remaining = remove_spans(text, spans) if spans else text
+    activations = tuple(
+        Activation(skill=skill, args=remaining, source=mention[2], token=mention[0])
+        for mention, skill in (first[key] for key in chosen)
+    )
+    return Resolution(
+        activations=activations,
+        diagnostics=tuple(diagnostics.values()),
+        lines=tuple(f"Using skill: {resolver.shown_id(a.skill)}" for a in activations),
+        text=remaining,
+    )
+
+
+def _resolve_slash(
+    text: str,
+    slash: tuple[str, str],
+    resolver: _Resolver,
+    builtin_commands: frozenset[str],
+) -> Resolution:
+    name, args = slash
+    if name.lower() in builtin_commands:
+        return Resolution(text=text)
+    start = text.index("/")
+    token = f"/{name}"
+    outcome = resolver.resolve((token, name, "slash", start, start + len(token), None))
+    if isinstance(outcome, _Failure):
+        return Resolution(diagnostics=(_diagnostic(outcome, token),), text=text)
+    return Resolution(
+        activations=(Activation(skill=outcome, args=args, source="slash", token=token),),
+        lines=(f"Using skill: {resolver.shown_id(outcome)}",),
+        text=args,
+    )
+
+
+def find_skill(
+    catalog: Catalog,
+    *,
+    name: str | None = None,
+    path: str | None = None,
+    invoker: Invoker = "model",
+    is_enabled: Callable[[Skill], bool] = _always,
+    is_visible: Callable[[Skill], bool] = _always,
+    base_dir: str | None = None,
+) -> Skill:
+    """One skill by path or by name (`name`, `ns:name`; a leading `$` or `/` is ignored).
+
+    The path wins over the name. The skill must be enabled and invocable by `invoker`.
+
+    Raises:
+        UsageError: neither a name nor a path was given.
+        SkillNotFoundError: nothing matches; `suggestions` holds close ids.
+        AmbiguousSkillError: the name matched skills of equal precedence;
+            `candidates` holds the qualified ids (or paths) that pick each one.
+        SkillDisabledError: the skill is disabled or not invocable by `invoker`.
+    """
+    resolver = _Resolver(
+        catalog=catalog,
+        invoker=invoker,
+        is_enabled=is_enabled,
+        is_visible=is_visible,
+        base_dir=base_dir,
+    )
+    outcome: Skill | _Failure
+    if path:
+        skill = resolver.at_path(path)
+        if skill is None:
+            raise SkillNotFoundError(
+                f"No skill at '{path}'. Give the path of a SKILL.md or a skill folder "
+                "listed by `skillpack list`."
+            )
+        outcome = resolver.check(skill) or skill
+    elif name:
+        skill_id = name.strip()
+        if skill_id[:1] in ("$", "/"):
+            skill_id = skill_id[1:]
+        outcome = resolver.by_id(skill_id, "")
+    else:
+        raise UsageError("find_skill needs a skill name or a path; give name= or path=.")
+    if isinstance(outcome, Skill):
+        return outcome
+    if outcome.tie:
+        raise AmbiguousSkillError(outcome.message, candidates=outcome.candidates)
+    if outcome.kind in ("not-found", "did-you-mean", "ambiguous"):
+        raise SkillNotFoundError(outcome.message, suggestions=outcome.candidates)
+    raise SkillDisabledError(outcome.message)
+
+
+def suggest(
+    name: str,
+    catalog: Catalog,
+    *,
+    limit: int = 3,
+    is_visible: Callable[[Skill], bool] = _always,
+) -> tuple[str, ...]:
+    """Ids of skills close to `name` (substring, then edit similarity); never activates."""
+    resolver = _Resolver(
+        catalog=catalog,
+        invoker="user",
+        is_enabled=_always,
+        is_visible=is_visible,
+        base_dir=None,
+    )
+    substring, close = resolver.fuzzy(name.lstrip("$/"))
+    return tuple(resolver.shown_id(s) for s in (substring or close)[:limit])
+
+
+def _diagnostic(failure: _Failure, token: str) -> Diagnostic:
+    return Diagnostic(
+        kind=failure.kind,
+        token=token,
+        message=failure.message,
+        candidates=failure.candidates,
+    )
+
+
+def _unique(skills: Iterable[Skill]) -> list[Skill]:
+    return list({s.key: s for s in skills}.values())
+
+
+def _count(shown: list[str]) -> str:
+    listed = ", ".join(shown[:_SHOWN_CANDIDATES])
+    more = len(shown) - _SHOWN_CANDIDATES
+    if more > 0:
+        listed += f" and {more} more"
+    return f"{len(shown)} skills: {listed}"
+
+
+def _example(shown: list[str]) -> str:
+    # A namespaced id teaches the form that always disambiguates.
+    return next((s for s in shown if ":" in s), shown[0])
+
+
+def _join_or(items: list[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} or {items[-1]}"

@@ -1,0 +1,63 @@
+"""A Skill as a JSON-safe dict and back."""
+
+from __future__ import annotations
+
+import datetime
+import json
+
+import pytest
+
+from skillpack._model import Skill
+from skillpack.parse._frontmatter import parse_skill
+from skillpack.parse._skill_json import skill_from_dict, skill_to_dict
+
+PATH = "/skills/my-skill/SKILL.md"
+GOOD = "name: my-skill\ndescription: Does things. Use when testing."
+
+
+def test_skill_round_trips_through_json() -> None:
+    parsed = parse_skill(
+        "---\nname: my-skill\ndescription: d\nmetadata:\n  updated: 2026-01-02\n"
+        "  when: 2026-01-02 10:00:00\n  n: .nan\n  raw: !!binary aGk=\n  set: !!set {b, a}\n"
+        "allowed-tools: Read\narguments: [a]\nhooks: {Stop: []}\nx:\n  2: one\n  true: yes\n"
+        "---\nBody\n",
+        codex_yaml="interface: {display_name: X}\ndependencies: {tools: [{type: mcp}]}\n",
+        mtime_ns=5,
+        size=9,
+        path=PATH,
+    )
+    skill = parsed.skill
+    assert skill is not None
+    data = skill_to_dict(skill)
+    text = json.dumps(data, allow_nan=False)
+    again = skill_from_dict(json.loads(text))
+    assert again == skill
+    assert skill_to_dict(again) == data
+    assert skill.metadata["when"] == "2026-01-02T10:00:00"
+    assert skill.metadata["n"] == ".nan"
+    assert skill.metadata["raw"] == "aGk="
+    assert skill.metadata["set"] == ["a", "b"]
+    assert skill.extra == {"x": {"2": "one", "true": True}}
+
+
+def test_skill_to_dict_stringifies_values_of_a_hand_built_skill() -> None:
+    skill = Skill(
+        name="n",
+        description="d",
+        path="/p/n/SKILL.md",
+        dir="/p/n",
+        metadata={"when": datetime.date(2024, 5, 6), 3: 4.5},
+        shadowed_by="/q/n/SKILL.md",
+    )
+    data = json.loads(json.dumps(skill_to_dict(skill)))
+    assert data["metadata"] == {"when": "2024-05-06", "3": 4.5}
+    assert skill_from_dict(data).shadowed_by == "/q/n/SKILL.md"
+
+
+def test_skill_from_dict_refuses_unknown_keys() -> None:
+    skill = parse_skill(f"---\n{GOOD}\n---\n", path=PATH).skill
+    assert skill is not None
+    data = skill_to_dict(skill)
+    data["bogus"] = 1
+    with pytest.raises(TypeError):
+        skill_from_dict(data)
