@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import click
 from click.testing import CliRunner
 
 from skillpack.cli._app import cli
@@ -27,7 +28,7 @@ def render() -> str:
     runner = CliRunner()
     parts = [HEADER]
     commands = [("skillpack", [])] + [
-        (f"skillpack {name}", [name]) for name in sorted(cli.commands)
+        (f"skillpack {name}", [name]) for name in cli.list_commands(click.Context(cli))
     ]
     for title, args in commands:
         result = runner.invoke(cli, [*args, "--help"], prog_name="skillpack", terminal_width=88)

@@ -27,7 +27,8 @@ from skillpack.config._config import (
     user_config_dir,
     user_config_path,
 )
-from skillpack.runtime._permissions import Decision, PermissionGate, PermissionRules
+from skillpack.runtime._permissions import PermissionGate
+from skillpack.select._rules import Decision, PermissionRules
 
 
 @pytest.fixture
@@ -424,8 +425,15 @@ def test_symlinked_entry_matches_a_skill_found_by_its_real_path(tmp_path: Path) 
     real.mkdir(parents=True)
     link = tmp_path / "link"
     link.symlink_to(real, target_is_directory=True)
-    config = Config(disabled=(str(link),))
+    user_config_path().parent.mkdir(parents=True, exist_ok=True)
+    user_config_path().write_text(dumps_toml({"skills": {"disabled": [str(link)]}}))
+    config, problems = load_config(cwd=str(tmp_path))
+    assert problems == ()
     assert config.is_enabled(skill_at(real.resolve())) is False
+    # The value itself does no I/O: built directly, it is told the alias.
+    assert Config(disabled=(str(link),)).is_enabled(skill_at(real.resolve())) is True
+    aliased = Config(disabled=(str(link),), path_aliases={str(link): str(real.resolve())})
+    assert aliased.is_enabled(skill_at(real.resolve())) is False
 
 
 def test_enabled_entry_in_another_form_overrides_disabled(tmp_path: Path) -> None:

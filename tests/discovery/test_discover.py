@@ -10,9 +10,11 @@ import pytest
 
 from conftest import WriteSkill
 from skillpack._model import Catalog, Root, Scope, Skill
+from skillpack._paths import project_dirs
+from skillpack._paths import system_skills_dir as system_root_path
 from skillpack.discovery import _load, _walk
 from skillpack.discovery._discover import discover
-from skillpack.discovery._roots import default_roots, project_dirs, system_root_path
+from skillpack.discovery._roots import default_roots
 
 
 def run(*roots: Path, **kwargs: object) -> Catalog:

@@ -15,12 +15,11 @@ from typing import Any
 import pytest
 
 from conftest import REAL_SKILLS
-from skillpack._errors import SkillIOError, SkillNotFoundError, UsageError
+from skillpack._errors import UsageError
 from skillpack._model import Catalog, CodexMetadata, Root, Scope, Skill
-from skillpack.discovery._discover import read_body
 from skillpack.index import _search
 from skillpack.index._cache import connect
-from skillpack.index._search import BODY_CHARS, MAX_LIMIT, SearchResult, SkillSearch, read_body_head
+from skillpack.index._search import BODY_CHARS, MAX_LIMIT, SearchResult, SkillSearch
 
 ROOT = "/skills"
 
@@ -654,134 +653,6 @@ def test_a_build_leaves_garbage_collection_as_it_found_it(enabled: bool) -> None
         assert gc.isenabled() is enabled
     finally:
         (gc.enable if was else gc.disable)()
-
-
-def on_disk(path: Path) -> Skill:
-    skill = make_skill("disk", folder=str(path.parent))
-    return dataclasses.replace(skill, size=path.stat().st_size)
-
-
-def write(tmp_path: Path, data: bytes) -> Skill:
-    path = tmp_path / "disk" / "SKILL.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
-    return on_disk(path)
-
-
-def refuse_whole_reads(monkeypatch: pytest.MonkeyPatch) -> None:
-    def whole(skill: Skill) -> str:
-        raise AssertionError(f"read the whole of {skill.path}")
-
-    monkeypatch.setattr(_search, "read_body", whole)
-
-
-FRONTMATTER = b"---\nname: disk\ndescription: A skill on disk.\n---\n"
-
-
-@pytest.mark.parametrize(
-    "data",
-    [
-        FRONTMATTER + b"Short body.\n",
-        FRONTMATTER,
-        b"\xef\xbb\xbf" + FRONTMATTER + b"Body after a BOM. " * 400,
-        FRONTMATTER.replace(b"\n", b"\r\n") + b"CRLF line.\r\n" * 600,
-        FRONTMATTER + b"x" * 4096,
-        b"---\n---\nEmpty frontmatter.\n",
-        b"---\nname: disk\n---\n",
-        b"---\nname: disk\n---",
-        b"---\nname: disk\n----\nkey: v\n---\nAfter a four-dash line.\n",
-        b"---\nname: disk\n---  \nAfter blanks on the closing line.\n",
-        b"---  \nname: disk\n---\nAfter blanks on the opening line.\n",
-        b"---\nname: disk\n--- x\nkey: v\n---\nAfter a line starting with dashes.\n",
-        b"---\nname: disk\n---\nA CR\r inside the body.\n",
-        b"---\nname: disk\n---\nA body with --- rules\n---\nbelow.\n",
-        FRONTMATTER + "Accents: caf\u00e9, \u2014 dashes.\n".encode(),
-    ],
-    ids=[
-        "short",
-        "empty-body",
-        "bom",
-        "crlf",
-        "long-ascii",
-        "empty-frontmatter",
-        "nothing-after-closing-line",
-        "closing-line-without-newline",
-        "four-dash-line",
-        "blanks-after-closing",
-        "blanks-after-opening",
-        "dashes-then-text",
-        "cr-in-body",
-        "rules-in-body",
-        "multibyte",
-    ],
-)
-def test_read_body_head_reads_a_bounded_head(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data: bytes
-) -> None:
-    skill = write(tmp_path, data)
-    expected = read_body(skill)[:500]
-    refuse_whole_reads(monkeypatch)
-
-    assert read_body_head(skill, 500) == expected
-
-
-@pytest.mark.parametrize("shift", [0, 1, 2], ids=["aligned", "cut-1", "cut-2"])
-def test_read_body_head_drops_a_character_cut_by_the_read(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shift: int
-) -> None:
-    # Three-byte characters, shifted so the read ends inside one, or between two.
-    skill = write(tmp_path, FRONTMATTER + b"a" * shift + "\u2014".encode() * 3000)
-    expected = read_body(skill)[:1000]
-    refuse_whole_reads(monkeypatch)
-
-    assert read_body_head(skill, 1000) == expected
-
-
-@pytest.mark.parametrize(
-    "data",
-    [
-        b"---\nname: disk\ndescription: " + b"long " * 2000 + b"\n---\nThe body.\n" * 50,
-        FRONTMATTER + "\u00e9".encode() * 5000,
-        b"---\nname: disk\n" + b"x" * 8000,
-    ],
-    ids=["long-frontmatter", "multibyte-body", "unclosed-frontmatter"],
-)
-def test_read_body_head_reads_the_whole_file_when_the_head_is_not_enough(
-    tmp_path: Path, data: bytes
-) -> None:
-    skill = write(tmp_path, data)
-
-    assert read_body_head(skill, 3000) == read_body(skill)[:3000]
-
-
-def test_read_body_head_reports_a_missing_file(tmp_path: Path) -> None:
-    skill = make_skill("gone", folder=str(tmp_path / "gone"))
-
-    with pytest.raises(SkillNotFoundError, match="gone"):
-        read_body_head(skill)
-
-
-@pytest.mark.parametrize(
-    "data",
-    [
-        FRONTMATTER + b"caf\xe9 au lait\n" * 10,
-        b"---\nname: caf\xe9\n---\nA clean body.\n",
-    ],
-    ids=["in-body", "in-frontmatter"],
-)
-def test_read_body_head_reports_text_that_is_not_utf8(tmp_path: Path, data: bytes) -> None:
-    skill = write(tmp_path, data)
-
-    with pytest.raises(SkillIOError, match="UTF-8"):
-        read_body_head(skill)
-
-
-@pytest.mark.skipif(not REAL_SKILLS.is_dir(), reason="real-skills corpus not present")
-@pytest.mark.parametrize("max_chars", [1, 200, BODY_CHARS, 20_000], ids=str)
-def test_read_body_head_matches_read_body_on_real_skills(max_chars: int) -> None:
-    for path in sorted(REAL_SKILLS.rglob("SKILL.md")):
-        skill = on_disk(path)
-        assert read_body_head(skill, max_chars) == read_body(skill)[:max_chars], path
 
 
 # -- quality on the real corpus ---------------------------------------------------

@@ -21,9 +21,9 @@ import yaml
 
 from conftest import REAL_SKILLS
 from skillpack._errors import UsageError
+from skillpack._limits import BUDGET_CHARS
 from skillpack._model import CodexMetadata, Skill
 from skillpack.render._render import (
-    DEFAULT_BUDGET_CHARS,
     MIN_DESCRIPTION_CHARS,
     CatalogFormat,
     CatalogReport,
@@ -84,7 +84,7 @@ def test_full_catalog_matches_snapshot(fmt: CatalogFormat) -> None:
     rendered = render_catalog(SNAPSHOT_SKILLS, format=fmt)
     assert rendered.format == fmt
     assert rendered.report == CatalogReport(
-        budget_chars=DEFAULT_BUDGET_CHARS, used_chars=len(rendered.text), total=3, shown=3
+        budget_chars=BUDGET_CHARS, used_chars=len(rendered.text), total=3, shown=3
     )
     assert_snapshot(f"catalog.{fmt}.txt", rendered.text)
 
@@ -150,7 +150,7 @@ def test_no_skills_render_no_text() -> None:
     rendered = render_catalog([], format="markdown")
     assert rendered.text == ""
     assert rendered.report == CatalogReport(
-        budget_chars=DEFAULT_BUDGET_CHARS, used_chars=0, total=0, shown=0
+        budget_chars=BUDGET_CHARS, used_chars=0, total=0, shown=0
     )
 
 
@@ -378,7 +378,7 @@ def test_real_corpus_fits_the_default_budget_and_stays_well_formed(fmt: CatalogF
     assert len(skills) > 300
     rendered = render_catalog(skills, format=fmt)
     report = rendered.report
-    assert len(rendered.text) <= DEFAULT_BUDGET_CHARS
+    assert len(rendered.text) <= BUDGET_CHARS
     assert report.truncated
     assert report.shown + len(report.omitted) == len(skills)
     if fmt == "json":
@@ -411,12 +411,12 @@ def test_shorten(text: str, limit: int, expected: str) -> None:
 @pytest.mark.parametrize(
     ("kwargs", "expected"),
     [
-        pytest.param({}, DEFAULT_BUDGET_CHARS, id="default"),
+        pytest.param({}, BUDGET_CHARS, id="default"),
         pytest.param({"context_window": 200_000}, 16_000, id="two-percent-of-window"),
         pytest.param({"context_window": 1_000_000}, 80_000, id="large-window"),
         pytest.param({"env_override": "5000", "context_window": 200_000}, 5000, id="env-wins"),
         pytest.param({"env_override": " 7000 "}, 7000, id="env-trimmed"),
-        pytest.param({"env_override": ""}, DEFAULT_BUDGET_CHARS, id="blank-env-ignored"),
+        pytest.param({"env_override": ""}, BUDGET_CHARS, id="blank-env-ignored"),
         pytest.param({"env_override": "0"}, 0, id="env-zero"),
         pytest.param({"budget_chars": 900, "env_override": "5000"}, 900, id="explicit-wins"),
         pytest.param({"budget_chars": 0}, 0, id="explicit-zero"),

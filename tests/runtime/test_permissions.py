@@ -10,7 +10,8 @@ import pytest
 
 from skillpack._errors import SkillPermissionError
 from skillpack._model import Scope, Skill
-from skillpack.runtime._permissions import AskAnswer, Decision, PermissionGate, PermissionRules
+from skillpack.runtime._permissions import AskAnswer, PermissionGate
+from skillpack.select._rules import Decision, PermissionRules
 
 
 def make_skill(

@@ -12,8 +12,8 @@ from skillpack._errors import SkillPermissionError, UsageError
 from skillpack._model import Catalog, Skill
 from skillpack.config._config import Config
 from skillpack.discovery._memory import MemorySkills
-from skillpack.runtime._permissions import PermissionRules
 from skillpack.runtime._session import Session
+from skillpack.select._rules import PermissionRules
 
 
 def skill_md(name: str, description: str = "Does a thing. Use when testing.", body: str = "",

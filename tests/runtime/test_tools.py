@@ -13,9 +13,9 @@ from skillpack._model import Root, Skill
 from skillpack.config._config import Config
 from skillpack.discovery._discover import discover
 from skillpack.discovery._memory import MemorySkills
-from skillpack.runtime._permissions import PermissionRules
 from skillpack.runtime._session import Session
 from skillpack.runtime._tools import ERROR_CODES, SkillTools, error_code_for
+from skillpack.select._rules import PermissionRules
 
 
 def skill_md(name: str, body: str = "Body.\n", extra: str = "") -> str:

@@ -1,119 +1,48 @@
-"""The click command group and the options every catalog command shares."""
+"""The `skillpack` click group; each command's module is imported when it runs.
+
+`COMMANDS` names every command's module and function: `skillpack list` imports only
+what `list` needs, and a new command is one line here.
+"""
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+import importlib
+from typing import Any
 
 import click
 
 from .._version import __version__
 from ._errors import handle_errors
-from ._output import warn
 
-if TYPE_CHECKING:
-    from .._model import Problem
-    from ..runtime._session import Session
-    from ..runtime._workspace import Workspace
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class CatalogOptions:
-    """What `--root/--cwd/--no-user/--no-system/--no-cache` ask for."""
-
-    roots: tuple[str, ...]
-    cwd: str | None
-    no_user: bool
-    no_system: bool
-    no_cache: bool
-
-    def workspace(self, *, warn_missing_roots: bool = True) -> Workspace:
-        """The discovered workspace. A `--root` that is not a folder is warned about
-        on stderr unless the caller prints the catalog's problems itself."""
-        from ..runtime._workspace import open_workspace
-
-        workspace = open_workspace(
-            cwd=self.cwd,
-            roots=self.roots,
-            include_user=not self.no_user,
-            include_system=not self.no_system,
-            use_cache=not self.no_cache,
-        )
-        if warn_missing_roots:
-            _warn_missing_roots(workspace.problems)
-        return workspace
-
-    def session(self) -> Session:
-        """A session over the discovered catalog; a `--root` that is not a folder
-        is warned about on stderr (otherwise a typo reads as "no such skill")."""
-        from ..runtime._session import Session
-
-        session = Session.open(
-            cwd=self.cwd,
-            roots=self.roots,
-            include_user=not self.no_user,
-            include_system=not self.no_system,
-            use_cache=not self.no_cache,
-        )
-        _warn_missing_roots(session.catalog.problems)
-        return session
-
-
-def _warn_missing_roots(problems: Iterable[Problem]) -> None:
-    for problem in problems:
-        if problem.code == "root-missing":
-            warn(problem.message)
-
-
-def catalog_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Add `--root/--cwd/--no-user/--no-system/--no-cache/--json` to a command.
-
-    The command receives them as `catalog: CatalogOptions` and `as_json: bool`.
-    """
-
-    @functools.wraps(func)
-    def wrapper(
-        *args: Any,
-        roots: tuple[str, ...],
-        cwd: str | None,
-        no_user: bool,
-        no_system: bool,
-        no_cache: bool,
-        **kwargs: Any,
-    ) -> Any:
-        catalog = CatalogOptions(
-            roots=roots, cwd=cwd, no_user=no_user, no_system=no_system, no_cache=no_cache
-        )
-        return func(*args, catalog=catalog, **kwargs)
-
-    options = [
-        click.option(
-            "--root",
-            "roots",
-            multiple=True,
-            type=click.Path(file_okay=False, path_type=str),
-            help="Extra skills root (scope 'extra'); repeatable.",
-        ),
-        click.option(
-            "--cwd",
-            type=click.Path(file_okay=False, path_type=str),
-            default=None,
-            help="Directory to discover repo skills from (default: current directory).",
-        ),
-        click.option("--no-user", is_flag=True, help="Skip the user skill roots."),
-        click.option("--no-system", is_flag=True, help="Skip the skills bundled with skillpack."),
-        click.option("--no-cache", is_flag=True, help="Do not read or write the index file."),
-        click.option("--json", "as_json", is_flag=True, help="Print JSON (stable shape)."),
-    ]
-    decorated: Callable[..., Any] = wrapper
-    for option in reversed(options):
-        decorated = option(decorated)
-    return decorated
+COMMANDS: dict[str, str] = {
+    "list": "_catalog_cmds:list_command",
+    "validate": "_catalog_cmds:validate_command",
+    "show": "_catalog_cmds:show_command",
+    "resolve": "_select_cmds:resolve_command",
+    "render": "_select_cmds:render_command",
+    "load": "_select_cmds:load_command",
+    "enable": "_select_cmds:enable_command",
+    "disable": "_select_cmds:disable_command",
+    "search": "_select_cmds:search_command",
+}
+"""Command name -> `module:function` in this package."""
 
 
 class _Group(click.Group):
+    """Commands load on first use; errors map to exit codes in one place."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module_name, _, attribute = target.partition(":")
+        module = importlib.import_module(f".{module_name}", __package__)
+        command: click.Command = getattr(module, attribute)
+        return command
+
     def invoke(self, ctx: click.Context) -> Any:
         with handle_errors():
             return super().invoke(ctx)
@@ -123,13 +52,3 @@ class _Group(click.Group):
 @click.version_option(__version__, prog_name="skillpack")
 def cli() -> None:
     """skillpack: discover, validate, select and load Agent Skills (SKILL.md folders)."""
-
-
-def _register() -> None:
-    from . import _catalog_cmds, _select_cmds
-
-    for command in (*_catalog_cmds.COMMANDS, *_select_cmds.COMMANDS):
-        cli.add_command(command)
-
-
-_register()

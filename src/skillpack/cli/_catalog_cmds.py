@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from .._model import Problem, Root, Skill
-from ._app import CatalogOptions, catalog_options
+from ._options import CatalogOptions, catalog_options
 from ._output import emit_json, emit_json_text, print_problems, print_table
 
 
@@ -252,6 +252,3 @@ def show_command(ref: str, catalog: CatalogOptions, as_json: bool) -> None:
     rows.append(("files", listing or "(none)"))
     print_table(None, ("field", "value"), rows)
     print_problems([p for p in problems])
-
-
-COMMANDS = (list_command, validate_command, show_command)

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 import click
 
-from ._app import CatalogOptions, catalog_options
+from ._options import CatalogOptions, catalog_options
 from ._output import console, emit_json, print_table
 
 
@@ -206,13 +206,3 @@ def search_command(
             for r in results
         ],
     )
-
-
-COMMANDS = (
-    resolve_command,
-    render_command,
-    load_command,
-    enable_command,
-    disable_command,
-    search_command,
-)

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import datetime
 import os
 import re
@@ -47,9 +48,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .._errors import SkillIOError, UsageError
+from .._limits import BUDGET_CHARS, BUDGET_FRACTION, MAX_DEPTH, MAX_DIRS
 from .._model import Problem, Skill
-from ..discovery._roots import project_dirs
-from ..runtime._permissions import DECISIONS, Decision, PermissionRules
+from .._paths import PROJECT_CONFIG_DIR, expand_home, home_dir, project_root, user_config_dir
+from ..select._refs import SkillRefs
+from ..select._rules import DECISIONS, Decision, PermissionRules
 from ._toml_writer import dumps_toml
 
 MultiMention = Literal["choose-one", "all"]
@@ -59,12 +62,7 @@ ConfigScope = Literal["user", "project"]
 """Which config file a write goes to."""
 
 CONFIG_FILENAME = "config.toml"
-PROJECT_CONFIG_DIR = ".skillpack"
 
-DEFAULT_BUDGET_FRACTION = 0.02
-DEFAULT_BUDGET_CHARS = 16_000
-DEFAULT_MAX_DEPTH = 6
-DEFAULT_MAX_DIRS = 2000
 
 # One writer at a time inside this process: the permission gate may persist answers
 # from several threads, and read-modify-write must not lose one of them.
@@ -74,44 +72,14 @@ _WRITE_LOCK = threading.Lock()
 # --- locations --------------------------------------------------------------------
 
 
-def home_dir() -> Path:
-    """The user's home: `$SKILLPACK_HOME` when set (tests, sandboxes), else `~`."""
-    override = os.environ.get("SKILLPACK_HOME")
-    return Path(override) if override else Path.home()
-
-
-def expand_home(path: str) -> str:
-    """`~` and `~/x` expand against `home_dir()`; `~user/x` as the OS does."""
-    if path == "~" or path.startswith(("~/", "~" + os.sep)):
-        return str(home_dir()) + path[1:]
-    return os.path.expanduser(path)
-
-
-def user_config_dir() -> Path:
-    """`$SKILLPACK_HOME/.config/skillpack`, else `$XDG_CONFIG_HOME/skillpack`,
-    else `~/.config/skillpack`."""
-    if os.environ.get("SKILLPACK_HOME"):
-        return home_dir() / ".config" / "skillpack"
-    xdg = os.environ.get("XDG_CONFIG_HOME")
-    if xdg:
-        return Path(xdg) / "skillpack"
-    return Path.home() / ".config" / "skillpack"
-
-
 def user_config_path() -> Path:
     """The user config file, `<user_config_dir()>/config.toml`."""
     return user_config_dir() / CONFIG_FILENAME
 
 
 def find_project_root(cwd: str | os.PathLike[str] | None = None) -> Path:
-    """The first ancestor of `cwd` (itself included) holding `.git`, `.jj` or
-    `.skillpack`; `cwd` itself when there is none.
-
-    The same rule as repo discovery (`_roots.project_dirs`, whose chain ends at the
-    project root), applied to `cwd` with symlinks resolved.
-    """
-    start = Path(cwd if cwd is not None else os.getcwd()).resolve()
-    return Path(project_dirs(str(start))[-1])
+    """The project root of `cwd`: the rule repo discovery uses (`_paths.project_root`)."""
+    return project_root(cwd)
 
 
 def project_config_path(cwd: str | os.PathLike[str] | None = None) -> Path:
@@ -141,29 +109,6 @@ def normalize_entry(entry: str, *, base: str | os.PathLike[str]) -> str:
     return path
 
 
-def _split_entries(entries: Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:
-    names = frozenset(e for e in entries if not os.path.isabs(e))
-    # Both the entry and its real path: a skill reached through a symlink matches
-    # an entry written either way.
-    paths = frozenset(
-        form for e in entries if os.path.isabs(e) for form in (e, os.path.realpath(e))
-    )
-    return names, paths
-
-
-def _skill_matches(skill: Skill, names: frozenset[str], paths: frozenset[str]) -> bool:
-    if names and not names.isdisjoint(
-        (skill.name, skill.qualified_name, f"{skill.scope}:{skill.name}")
-    ):
-        return True
-    if not paths:
-        return False
-    forms = {skill.dir, os.path.dirname(skill.path), skill.path}
-    if skill.real_path:
-        forms |= {skill.real_path, os.path.dirname(skill.real_path)}
-    return not paths.isdisjoint(os.path.normpath(f) for f in forms if f)
-
-
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Config:
     """The merged configuration (defaults, then the user file, then the project's)."""
@@ -178,28 +123,27 @@ class Config:
     """Disabled skills: names, qualified names or absolute folder paths."""
     enabled: tuple[str, ...] = ()
     """Entries that override `disabled` (a project re-enabling a user's choice)."""
-    budget_fraction: float = DEFAULT_BUDGET_FRACTION
+    budget_fraction: float = BUDGET_FRACTION
     """`[budget] context_window_fraction`: share of the context window for the catalog."""
-    budget_chars: int = DEFAULT_BUDGET_CHARS
+    budget_chars: int = BUDGET_CHARS
     """`[budget] chars`: catalog budget when the context window is unknown."""
-    max_depth: int = DEFAULT_MAX_DEPTH
+    max_depth: int = MAX_DEPTH
     """`[discovery] max_depth`: how deep below a root the walk goes."""
-    max_dirs: int = DEFAULT_MAX_DIRS
+    max_dirs: int = MAX_DIRS
     """`[discovery] max_dirs`: directories visited per root at most."""
     permissions: PermissionRules = field(default_factory=PermissionRules)
     """`[permissions]` globs of every layer, with the file each came from."""
     sources: tuple[str, ...] = ()
     """The config files that were read, in merge order."""
-    _disabled_keys: tuple[frozenset[str], frozenset[str]] = field(
-        init=False, repr=False, compare=False, hash=False
-    )
-    _enabled_keys: tuple[frozenset[str], frozenset[str]] = field(
-        init=False, repr=False, compare=False, hash=False
-    )
+    path_aliases: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
+    """Real paths of path entries that are symlinks (filled by `load_config`), so a
+    skill reached through the link or its target matches the entry either way."""
+    _disabled_refs: SkillRefs = field(init=False, repr=False, compare=False, hash=False)
+    _enabled_refs: SkillRefs = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_disabled_keys", _split_entries(self.disabled))
-        object.__setattr__(self, "_enabled_keys", _split_entries(self.enabled))
+        object.__setattr__(self, "_disabled_refs", SkillRefs.of(self.disabled, self.path_aliases))
+        object.__setattr__(self, "_enabled_refs", SkillRefs.of(self.enabled, self.path_aliases))
 
     def is_enabled(self, skill: Skill) -> bool:
         """False when a `disabled` entry names the skill and no `enabled` entry does.
@@ -207,9 +151,9 @@ class Config:
         Entries match the name, the qualified name, `<scope>:<name>`, or the skill's
         folder / SKILL.md path (as discovered or real).
         """
-        if not self.disabled or not _skill_matches(skill, *self._disabled_keys):
+        if not self._disabled_refs.matches(skill):
             return True
-        return _skill_matches(skill, *self._enabled_keys)
+        return self._enabled_refs.matches(skill)
 
     def to_dict(self) -> dict[str, Any]:
         """The merged values in the file schema's shape (for JSON surfaces)."""
@@ -558,7 +502,22 @@ def load_config(
         problems.extend(found)
         if layer is not None:
             layers.append(layer)
-    return merge_layers(layers), tuple(problems)
+    config = merge_layers(layers)
+    aliases = _real_path_aliases((*config.disabled, *config.enabled))
+    if aliases:
+        config = dataclasses.replace(config, path_aliases=aliases)
+    return config, tuple(problems)
+
+
+def _real_path_aliases(entries: Sequence[str]) -> dict[str, str]:
+    """The real path of every absolute path entry that differs from it (a symlink)."""
+    aliases: dict[str, str] = {}
+    for entry in entries:
+        if os.path.isabs(entry):
+            real = os.path.realpath(entry)
+            if real != entry:
+                aliases[entry] = real
+    return aliases
 
 
 # --- writing ----------------------------------------------------------------------

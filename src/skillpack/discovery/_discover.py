@@ -21,10 +21,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from .._limits import MAX_DEPTH, MAX_DIRS, MAX_SKILL_FILE_BYTES
 from .._model import SCOPE_RANK, Catalog, Problem, Root, Skill
 from ..select._collisions import resolve_collisions
 from ._found import Found, WalkRecord, problem
-from ._load import DEFAULT_MAX_FILE_BYTES, load_skill_md
+from ._load import load_skill_md
 from ._replay import replay_root, snapshot_key
 from ._roots import default_roots as default_roots
 from ._skill_files import list_skill_files as list_skill_files
@@ -59,9 +60,9 @@ def discover(
     strict: bool = False,
     use_cache: bool = True,
     cache_dir: str | None = None,
-    max_depth: int = 6,
-    max_dirs: int = 2000,
-    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    max_depth: int = MAX_DEPTH,
+    max_dirs: int = MAX_DIRS,
+    max_file_bytes: int = MAX_SKILL_FILE_BYTES,
 ) -> Catalog:
     """Find every skill under the roots and return them with every problem.
 

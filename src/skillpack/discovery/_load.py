@@ -20,8 +20,6 @@ from ._found import Found, problem
 if TYPE_CHECKING:
     from ..index._cache import SkillCache
 
-DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024
-"""A larger SKILL.md is reported (`file-too-large`), not read."""
 
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
 _READ_STEP = 64 * 1024

@@ -10,11 +10,10 @@ here (does the folder exist, is this the project root) are the only I/O.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from .._model import Root, Scope
+from .._paths import admin_dir, project_dirs, system_skills_dir, user_skill_dirs
 
 REPO_SKILL_DIRS: tuple[str, ...] = (
     ".agents/skills",
@@ -23,62 +22,6 @@ REPO_SKILL_DIRS: tuple[str, ...] = (
     ".codex/skills",
 )
 """Skill roots looked for in every folder from cwd up to the project root, in rank order."""
-
-PROJECT_MARKERS: tuple[str, ...] = (".git", ".jj", ".skillpack")
-"""An ancestor holding one of these is the project root (repo discovery stops there)."""
-
-
-def _user_home() -> Path:
-    home = os.environ.get("SKILLPACK_HOME")
-    return Path(home) if home else Path.home()
-
-
-def _admin_dir() -> str:
-    configured = os.environ.get("SKILLPACK_ADMIN_DIR")
-    if configured:
-        return configured
-    if sys.platform == "win32":
-        return os.path.join(os.environ.get("PROGRAMDATA", r"C:\ProgramData"), "skillpack", "skills")
-    return "/etc/skillpack/skills"
-
-
-def project_dirs(cwd: str) -> tuple[str, ...]:
-    """Folders from `cwd` up to the project root, nearest first.
-
-    The project root is the first folder (cwd included) holding `.git`, `.jj` or
-    `.skillpack`; when no ancestor has one, only `cwd` is searched, so running in
-    an arbitrary folder never picks up skills from unrelated parents. The last
-    folder is the project root, which is how `_config.find_project_root` finds it.
-    """
-    start = os.path.abspath(cwd)
-    chain: list[str] = []
-    current = start
-    while True:
-        chain.append(current)
-        if any(os.path.exists(os.path.join(current, m)) for m in PROJECT_MARKERS):
-            return tuple(chain)
-        parent = os.path.dirname(current)
-        if parent == current:
-            return (start,)
-        current = parent
-
-
-def user_root_paths() -> tuple[str, ...]:
-    """The user-scope roots, in rank order (they may not exist)."""
-    home = _user_home()
-    xdg = os.environ.get("XDG_CONFIG_HOME")
-    config = Path(xdg) if xdg else home / ".config"
-    return (
-        str(home / ".agents" / "skills"),
-        str(home / ".claude" / "skills"),
-        str(config / "skillpack" / "skills"),
-    )
-
-
-def system_root_path() -> str:
-    """The folder of skills bundled with the package."""
-    return str(Path(__file__).parent.parent / "skills")
-
 
 def default_roots(
     *,
@@ -121,9 +64,9 @@ def default_roots(
         seen.add(path)
         roots.append(Root(path=path, scope=scope, rank=rank, follow_symlinks=scope != "system"))
 
-    users = user_root_paths() if include_user else ()
+    users = user_skill_dirs() if include_user else ()
     if include_admin:
-        add(_admin_dir(), "admin", 0)
+        add(admin_dir(), "admin", 0)
     if include_repo:
         seen.update(os.path.abspath(u) for u in users)
         subdirs = REPO_SKILL_DIRS + (("skills",) if repo_skills_dir else ())
@@ -136,5 +79,5 @@ def default_roots(
     for rank, user in enumerate(users):
         add(user, "user", rank)
     if include_system:
-        add(system_root_path(), "system", 0)
+        add(system_skills_dir(), "system", 0)
     return tuple(roots)

@@ -8,18 +8,24 @@ are refused.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import stat
 from collections import deque
 
 from .._errors import SkillIOError, SkillNotFoundError, SkillPermissionError
+from .._limits import MAX_LISTED_FILES, MAX_READ_FILE_BYTES, MAX_SKILL_FILE_BYTES
 from .._model import Skill
-from ._load import DEFAULT_MAX_FILE_BYTES, read_bytes
+from ..parse._frontmatter import split_frontmatter
+from ._load import read_bytes
 from ._walk import NOISE_DIRS, SKILL_FILE
 
+_FRONTMATTER_BYTES = 4096
+"""`read_body_head` reads this many bytes more than the characters it returns."""
 
-def read_body(skill: Skill, *, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> str:
+
+def read_body(skill: Skill, *, max_bytes: int = MAX_SKILL_FILE_BYTES) -> str:
     """The Markdown body of a skill, re-read from disk (frontmatter removed).
 
     Raises:
@@ -47,13 +53,83 @@ def read_body(skill: Skill, *, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> str:
         raise SkillIOError(
             f"{skill.path} is not valid UTF-8 ({exc}); re-save it as UTF-8."
         ) from exc
-    from ..parse._frontmatter import split_frontmatter
-
     _frontmatter, body, _line = split_frontmatter(text)
     return body
 
 
-def list_skill_files(skill: Skill, *, max_files: int = 200) -> tuple[tuple[str, ...], bool]:
+def read_body_head(skill: Skill, max_chars: int) -> str:
+    """The first `max_chars` characters of a skill's body, read from disk: the same
+    text as `read_body(skill)[:max_chars]`, at the cost of a bounded read.
+
+    Reads `max_chars + 4096` bytes (a multi-byte character cut at the end is
+    dropped), enough for ASCII text after a 4 KiB frontmatter. Only when that head
+    does not hold the frontmatter and `max_chars` characters of body (a long
+    frontmatter, text of multi-byte characters) is the whole file read, through
+    `read_body`, which also reports a missing, unreadable or non-UTF-8 file.
+
+    Raises:
+        SkillNotFoundError: the SKILL.md is gone.
+        SkillIOError: it cannot be read, is too large or is not UTF-8.
+    """
+    limit = max_chars + _FRONTMATTER_BYTES
+    try:
+        # At most `limit` bytes: `read_bytes` reads one past the limit it is given.
+        data = read_bytes(skill.path, limit - 1, skill.size if skill.size > 0 else None)
+    except OSError:
+        return read_body(skill)[:max_chars]  # raises the error that says how to fix it
+    truncated = len(data) == limit
+    body_at = _plain_body_start(data)
+    if body_at > 0:
+        # The common file: split on bytes, decode only the body.
+        body = _decode_cut(data[body_at:], truncated, "utf-8")
+        if body is not None and (not truncated or len(body) > max_chars):
+            return body[:max_chars]
+        return read_body(skill)[:max_chars]
+    text = _decode_cut(data, truncated, "utf-8-sig")
+    if text is not None:
+        frontmatter, body, _line = split_frontmatter(text)
+        # A body longer than asked is known to hold the first `max_chars`
+        # characters unchanged: CRLF folding can only alter the cut's last one.
+        if not truncated or (frontmatter is not None and len(body) > max_chars):
+            return body[:max_chars]
+    return read_body(skill)[:max_chars]
+
+
+def _plain_body_start(data: bytes) -> int:
+    """Where the body starts in a file head of the plain kind, else -1.
+
+    Plain: no BOM and no carriage return, a first line that is exactly `---`, and
+    a first line starting with `---` after it that is exactly `---` too, in valid
+    UTF-8. `split_frontmatter` finds the same body in such a head; anything else
+    (CRLF, blanks after a `---`, a `----` line) is left to it.
+    """
+    if not data.startswith(b"---\n") or b"\r" in data:
+        return -1
+    close = data.find(b"\n---", 3)
+    if close < 0 or data[close + 4 : close + 5] != b"\n":
+        return -1
+    try:
+        data[:close].decode("utf-8")
+    except UnicodeDecodeError:
+        return -1
+    return close + 5
+
+
+def _decode_cut(data: bytes, truncated: bool, encoding: str) -> str | None:
+    """`data` decoded; when a bounded read cut a multi-byte character at its end,
+    the text before that character. None when it is not valid UTF-8."""
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        if truncated and len(data) - exc.start < 4:
+            with contextlib.suppress(UnicodeDecodeError):
+                return data[: exc.start].decode(encoding)
+    return None
+
+
+def list_skill_files(
+    skill: Skill, *, max_files: int = MAX_LISTED_FILES
+) -> tuple[tuple[str, ...], bool]:
     """Relative POSIX paths of the files bundled with a skill, never read.
 
     Top-level files first, then each subfolder breadth-first, names sorted. The
@@ -115,7 +191,7 @@ def _refuse(skill: Skill, relpath: str, why: str) -> SkillPermissionError:
     )
 
 
-def read_skill_file(skill: Skill, relpath: str, *, max_bytes: int = 1_000_000) -> str:
+def read_skill_file(skill: Skill, relpath: str, *, max_bytes: int = MAX_READ_FILE_BYTES) -> str:
     """One bundled file of a skill as text, confined to the skill's folder.
 
     Raises:

@@ -15,6 +15,7 @@ import stat
 from collections import deque
 from collections.abc import Sequence
 
+from .._limits import MAX_MANIFEST_BYTES
 from .._model import Problem, Root
 from ._found import Found, WalkRecord, problem
 
@@ -44,7 +45,7 @@ def _plugin_name(folder: str, markers: Sequence[str], problems: list[Problem]) -
         manifest = os.path.join(folder, marker, "plugin.json")
         try:
             with open(manifest, "rb") as handle:
-                raw = handle.read(1_000_000)
+                raw = handle.read(MAX_MANIFEST_BYTES)
         except FileNotFoundError:
             continue
         except OSError as exc:

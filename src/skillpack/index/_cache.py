@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from .._model import Problem, Skill
+from .._paths import cache_dir as paths_cache_dir
 from ._snapshot import (
     ITEM_CODEX_SIG,
     ITEM_PATH,
@@ -59,37 +60,9 @@ CREATE TABLE IF NOT EXISTS skill_cache_meta (
 )
 
 
-def _user_home() -> Path:
-    home = os.environ.get("SKILLPACK_HOME")
-    return Path(home) if home else Path.home()
-
-
-def _user_cache_dir() -> Path:
-    if sys.platform == "darwin":
-        return _user_home() / "Library" / "Caches" / "skillpack"
-    if sys.platform == "win32":
-        local = os.environ.get("LOCALAPPDATA")
-        base = Path(local) if local else _user_home() / "AppData" / "Local"
-        return base / "skillpack" / "Cache"
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else _user_home() / ".cache") / "skillpack"
-
-
 def index_path(cache_dir: str | None = None) -> Path:
-    """Where the index file lives.
-
-    `cache_dir` when given, else `$SKILLPACK_CACHE_DIR`, else the platform's user
-    cache dir (`$XDG_CACHE_HOME/skillpack` or `~/.cache/skillpack` on Linux,
-    `~/Library/Caches/skillpack` on macOS, `%LOCALAPPDATA%\\skillpack\\Cache` on
-    Windows).
-    """
-    if cache_dir:
-        base = Path(cache_dir)
-    elif os.environ.get("SKILLPACK_CACHE_DIR"):
-        base = Path(os.environ["SKILLPACK_CACHE_DIR"])
-    else:
-        base = _user_cache_dir()
-    return base / "index.sqlite3"
+    """Where the index file lives: in `cache_dir` when given, else `_paths.cache_dir()`."""
+    return (Path(cache_dir) if cache_dir else paths_cache_dir()) / "index.sqlite3"
 
 
 def _warning(path: Path | str, code: str, message: str) -> Problem:

@@ -35,7 +35,6 @@ import bisect
 import contextlib
 import gc
 import math
-import os
 import re
 import sqlite3
 import threading
@@ -45,12 +44,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._errors import SkillIOError, SkillpackError, UsageError
+from .._limits import SEARCH_LIMIT, SEARCH_MAX_LIMIT
 from .._model import SCOPE_RANK, SCOPES, Catalog, Scope, Skill
-from ..discovery._discover import read_body
-from ..parse._frontmatter import split_frontmatter
 
-DEFAULT_LIMIT = 8
-MAX_LIMIT = 50
+DEFAULT_LIMIT = SEARCH_LIMIT
+MAX_LIMIT = SEARCH_MAX_LIMIT
 
 HEAD_COLUMNS = ("name", "description", "when_to_use")
 """Columns of `search_head`: the frontmatter that says what a skill is for."""
@@ -112,15 +110,11 @@ words, 6 ms at 10,000 skills); forms sorting past it are not searched."""
 _INDEX_VERSION = "7"
 """Bumped whenever tables, tokenizer or text extraction change: old rows are dropped."""
 
-_FRONTMATTER_BYTES = 4096
-"""`read_body_head` reads this many bytes more than the characters it returns."""
-
 _TIER_EXACT_PATH = 3
 _TIER_EXACT_NAME = 2
 _TIER_NAME_PREFIX = 1
 _TIER_TEXT = 0
 
-_O_READ = os.O_RDONLY | getattr(os, "O_BINARY", 0)  # O_BINARY: no newline translation on Windows
 
 _WORD = re.compile(r"[^\W_]+")
 # The combining diacritical marks blocks: what NFKD splits off accented letters.
@@ -315,97 +309,6 @@ def query_words(query: str) -> list[str]:
     return list(seen)
 
 
-def read_body_head(skill: Skill, max_chars: int = BODY_CHARS) -> str:
-    """The first `max_chars` characters of a skill's body, read from disk: the same
-    text as `read_body(skill)[:max_chars]`, at the cost of a bounded read.
-
-    Reads `max_chars + 4096` bytes (a multi-byte character cut at the end is
-    dropped), enough for ASCII text after a 4 KiB frontmatter. Only when that head
-    does not hold the frontmatter and `max_chars` characters of body (a long
-    frontmatter, text of multi-byte characters) is the whole file read, through
-    `read_body`, which also reports a missing, unreadable or non-UTF-8 file.
-
-    Raises:
-        SkillNotFoundError: the SKILL.md is gone.
-        SkillIOError: it cannot be read, is too large or is not UTF-8.
-    """
-    limit = max_chars + _FRONTMATTER_BYTES
-    try:
-        data = _read_head(skill.path, limit, skill.size)
-    except OSError:
-        return read_body(skill)[:max_chars]  # raises the error that says how to fix it
-    truncated = len(data) == limit
-    body_at = _plain_body_start(data)
-    if body_at > 0:
-        # The common file: split on bytes, decode only the body.
-        body = _decode_cut(data[body_at:], truncated, "utf-8")
-        if body is not None and (not truncated or len(body) > max_chars):
-            return body[:max_chars]
-        return read_body(skill)[:max_chars]
-    text = _decode_cut(data, truncated, "utf-8-sig")
-    if text is not None:
-        frontmatter, body, _line = split_frontmatter(text)
-        # A body longer than asked is known to hold the first `max_chars`
-        # characters unchanged: CRLF folding can only alter the cut's last one.
-        if not truncated or (frontmatter is not None and len(body) > max_chars):
-            return body[:max_chars]
-    return read_body(skill)[:max_chars]
-
-
-def _plain_body_start(data: bytes) -> int:
-    """Where the body starts in a file head of the plain kind, else -1.
-
-    Plain: no BOM and no carriage return, a first line that is exactly `---`, and
-    a first line starting with `---` after it that is exactly `---` too, in valid
-    UTF-8. `split_frontmatter` finds the same body in such a head; anything else
-    (CRLF, blanks after a `---`, a `----` line) is left to it.
-    """
-    if not data.startswith(b"---\n") or b"\r" in data:
-        return -1
-    close = data.find(b"\n---", 3)
-    if close < 0 or data[close + 4 : close + 5] != b"\n":
-        return -1
-    try:
-        data[:close].decode("utf-8")
-    except UnicodeDecodeError:
-        return -1
-    return close + 5
-
-
-def _decode_cut(data: bytes, truncated: bool, encoding: str) -> str | None:
-    """`data` decoded; when a bounded read cut a multi-byte character at its end,
-    the text before that character. None when it is not valid UTF-8."""
-    try:
-        return data.decode(encoding)
-    except UnicodeDecodeError as exc:
-        if truncated and len(data) - exc.start < 4:
-            with contextlib.suppress(UnicodeDecodeError):
-                return data[: exc.start].decode(encoding)
-    return None
-
-
-def _read_head(path: str, limit: int, size: int) -> bytes:
-    """At most `limit` bytes from the start of a file, fewer only at its end (or
-    at `size`, its size when discovered).
-
-    Plain `os.read` calls: a buffered file object costs more to set up than
-    reading a few KiB does, and this runs once per skill in an index build. The
-    known size spares the call that would only find the end of the file; a file
-    that grew since has a new version, indexed again on the next sync.
-    """
-    fd = os.open(path, _O_READ)
-    try:
-        data = os.read(fd, limit)
-        while len(data) < min(limit, size):  # a short read
-            more = os.read(fd, limit - len(data))
-            if not more:
-                break
-            data += more
-        return data
-    finally:
-        os.close(fd)
-
-
 def _idf(total: int, df: int) -> float:
     # BM25's IDF as FTS5 computes it, floored like FTS5 does for very common terms.
     return max(math.log((total - df + 0.5) / (df + 0.5)), 1e-6)
@@ -414,12 +317,14 @@ def _idf(total: int, df: int) -> float:
 class SkillSearch:
     """Search a catalog by name, path and text; the index lives in `conn`.
 
-    `conn` is any SQLite connection: the persistent index file (`_index.connect`),
-    or `sqlite3.connect(":memory:")` for a throwaway index. Bodies are read only for
-    skills whose file version is not indexed yet: through `read_head(skill,
-    BODY_CHARS)` when given (it must return at least the body's first that many
-    characters; `read_body_head` does for skills on disk), else `read_body`. A
-    build of `READ_AHEAD_MIN` or more skills calls them on a worker thread.
+    `conn` is any SQLite connection: the persistent index file (`_cache.connect`),
+    or `sqlite3.connect(":memory:")` for a throwaway index. The index never reads a
+    skill itself: bodies come from the caller's reader, only for skills whose file
+    version is not indexed yet, through `read_head(skill, BODY_CHARS)` when given
+    (it must return at least the body's first that many characters;
+    `discovery._skill_files.read_body_head` does for skills on disk), else
+    `read_body`. A build of `READ_AHEAD_MIN` or more skills calls them on a worker
+    thread.
     """
 
     def __init__(

@@ -46,13 +46,12 @@ from operator import add, sub
 from typing import Any, Literal, assert_never
 
 from .._errors import UsageError
+from .._limits import BUDGET_CHARS, MAX_LISTED_FILES
 from .._model import Skill
 from ._substitute import substitute
 
 __all__ = [
     "BUDGET_ENV_VAR",
-    "DEFAULT_BUDGET_CHARS",
-    "MAX_LISTED_FILES",
     "MIN_DESCRIPTION_CHARS",
     "CatalogFormat",
     "CatalogReport",
@@ -68,14 +67,10 @@ __all__ = [
 CatalogFormat = Literal["xml", "markdown", "json"]
 """How the catalog is written: an XML block, a Markdown list, or a JSON object."""
 
-DEFAULT_BUDGET_CHARS = 16_000
-"""Catalog budget when neither a budget nor the model's context window is known."""
 BUDGET_ENV_VAR = "SKILLS_PROMPT_CHAR_BUDGET"
 """Environment variable whose value (passed in by the caller) overrides the budget."""
 MIN_DESCRIPTION_CHARS = 40
 """Descriptions are never shortened below this; past it entries lose them instead."""
-MAX_LISTED_FILES = 200
-"""Default cap on the file listing that follows an injection."""
 
 ELLIPSIS = "…"
 _WHITESPACE_CHARS = " \t\n\r\f\v"
@@ -94,14 +89,14 @@ def catalog_budget(
     budget_chars: int | None = None,
     env_override: str | None = None,
     fraction: float = 0.02,
-    fallback_chars: int = DEFAULT_BUDGET_CHARS,
+    fallback_chars: int = BUDGET_CHARS,
 ) -> int:
     """The catalog's character budget.
 
     Precedence: `budget_chars`, then `env_override` (the value of
     `SKILLS_PROMPT_CHAR_BUDGET`; blank counts as unset), then `fraction` (2% by
     default) of `context_window` tokens at 4 characters per token, then
-    `fallback_chars` (`DEFAULT_BUDGET_CHARS` unless the config says otherwise).
+    `fallback_chars` (`BUDGET_CHARS` unless the config says otherwise).
 
     Raises:
         UsageError: a negative budget, a non-positive context window, or an
@@ -203,7 +198,7 @@ def render_catalog(
     skills: Sequence[Skill],
     *,
     format: CatalogFormat = "xml",
-    budget_chars: int = DEFAULT_BUDGET_CHARS,
+    budget_chars: int = BUDGET_CHARS,
     include_location: bool = True,
     preamble: bool = True,
 ) -> RenderedCatalog:

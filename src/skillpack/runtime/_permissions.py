@@ -1,27 +1,19 @@
-"""Permission rules per skill (pure) and the session's ask gate (thread-safe).
+"""The session's permission gate: the rules' decision, the host's answers, thread-safe.
 
-Rules are globs matched with `fnmatch.fnmatchcase` against a skill's name, its
-qualified name (`<plugin>:<name>` or `<scope>:<name>`) and `<scope>:<name>`; a glob
-holding a `/` is a path glob, matched against the skill's folder and SKILL.md paths.
-Precedence is `deny` > `allow` > `ask`, and a skill no rule matches is allowed
-(DESIGN §7). A denied skill is invisible: absent from the catalog, search and every
-tool. `ask` goes to a host callback through `PermissionGate`.
+`PermissionRules` (pure, `select._rules`) say `allow`, `deny` or `ask`; the gate asks
+the host's callback for `ask`, remembers `always`/`never` answers for the session and
+can persist them as rules.
 """
 
 from __future__ import annotations
 
-import os
 import threading
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
+from collections.abc import Callable
 from typing import Literal
 
 from .._errors import SkillPermissionError
 from .._model import Skill
-
-Decision = Literal["allow", "deny", "ask"]
-"""What the rules say about a skill."""
+from ..select._rules import Decision, PermissionRules
 
 AskAnswer = Literal["allow", "deny", "always", "never"]
 """A host's answer: `allow`/`deny` apply once, `always`/`never` for the session."""
@@ -32,121 +24,7 @@ AskCallback = Callable[[Skill, str], AskAnswer]
 Remember = Callable[[str, Decision], None]
 """Persists an `always`/`never` answer as a rule (glob, decision), e.g. in config."""
 
-DECISIONS: tuple[Decision, ...] = ("deny", "allow", "ask")
-"""Every decision, in precedence order."""
-
 _ANSWERS: frozenset[str] = frozenset({"allow", "deny", "always", "never"})
-
-
-def _subjects(skill: Skill) -> tuple[str, ...]:
-    # A plugin skill's qualified name is `<plugin>:<name>`; `<scope>:<name>` still
-    # names it too, so a rule such as `repo:*` covers plugin skills in the repo.
-    return (skill.name, skill.qualified_name, f"{skill.scope}:{skill.name}")
-
-
-def _paths(skill: Skill) -> tuple[str, ...]:
-    paths = [skill.dir, skill.path]
-    if skill.real_path:
-        paths += [skill.real_path, os.path.dirname(skill.real_path)]
-    return tuple(os.path.normpath(p) for p in paths if p)
-
-
-def glob_matches(glob: str, skill: Skill) -> bool:
-    """Whether one rule glob names `skill` (by name, qualified name or path)."""
-    if "/" in glob or os.sep in glob:
-        pattern = os.path.normpath(glob)
-        return any(fnmatchcase(path, pattern) for path in _paths(skill))
-    return any(fnmatchcase(subject, glob) for subject in _subjects(skill))
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class PermissionRules:
-    """Glob lists per decision; `deny` beats `allow` beats `ask`; no match allows."""
-
-    allow: tuple[str, ...] = ()
-    """Globs whose skills are allowed without asking (unless denied)."""
-    deny: tuple[str, ...] = ()
-    """Globs whose skills are hidden and refused everywhere."""
-    ask: tuple[str, ...] = ()
-    """Globs whose skills need the host's approval before use."""
-    origins: Mapping[tuple[Decision, str], str] = field(
-        default_factory=dict, compare=False, hash=False
-    )
-    """Where each `(decision, glob)` came from (a config file path), for messages."""
-
-    def globs(self, decision: Decision) -> tuple[str, ...]:
-        """The globs listed under one decision."""
-        if decision == "allow":
-            return self.allow
-        if decision == "deny":
-            return self.deny
-        return self.ask
-
-    def match(self, skill: Skill) -> tuple[Decision, str | None]:
-        """The decision for `skill` and the glob that made it (None: no rule matched)."""
-        for decision in DECISIONS:
-            for glob in self.globs(decision):
-                if glob_matches(glob, skill):
-                    return decision, glob
-        return "allow", None
-
-    def decide(self, skill: Skill) -> Decision:
-        """`deny` if any deny glob matches, else `allow` if any allow glob does,
-        else `ask` if any ask glob does, else `allow`."""
-        return self.match(skill)[0]
-
-    def visible(self, skill: Skill) -> bool:
-        """Whether the skill may appear at all (catalog, search, tools)."""
-        return self.decide(skill) != "deny"
-
-    def where(self, decision: Decision, glob: str) -> str:
-        """Human origin of a rule: its config file, or "the session's rules"."""
-        return self.origins.get((decision, glob), "the session's rules")
-
-    def explain(self, skill: Skill) -> str:
-        """One sentence saying what the rules decide for `skill` and why."""
-        decision, glob = self.match(skill)
-        if glob is None:
-            return f"Skill '{skill.name}' is allowed: no permission rule matches it."
-        where = self.where(decision, glob)
-        if decision == "deny":
-            return (
-                f"Skill '{skill.name}' is denied by permission rule '{glob}' in {where}. "
-                f"Remove the rule from `deny` to use it."
-            )
-        if decision == "ask":
-            return (
-                f"Skill '{skill.name}' needs approval: permission rule '{glob}' in "
-                f"{where} says ask."
-            )
-        return f"Skill '{skill.name}' is allowed by permission rule '{glob}' in {where}."
-
-    def merged(self, other: PermissionRules) -> PermissionRules:
-        """These rules followed by `other`'s (lists concatenated, duplicates dropped)."""
-        origins = {**other.origins, **self.origins}
-        return PermissionRules(
-            allow=_concat(self.allow, other.allow),
-            deny=_concat(self.deny, other.deny),
-            ask=_concat(self.ask, other.ask),
-            origins=origins,
-        )
-
-    def with_rule(
-        self, glob: str, decision: Decision, *, origin: str | None = None
-    ) -> PermissionRules:
-        """A copy where `glob` is listed under `decision` only (moved from the others)."""
-        lists = {d: tuple(g for g in self.globs(d) if g != glob) for d in DECISIONS}
-        lists[decision] = (*lists[decision], glob)
-        origins = {k: v for k, v in self.origins.items() if k[1] != glob}
-        if origin is not None:
-            origins[(decision, glob)] = origin
-        return PermissionRules(
-            allow=lists["allow"], deny=lists["deny"], ask=lists["ask"], origins=origins
-        )
-
-
-def _concat(first: tuple[str, ...], second: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys((*first, *second)))
 
 
 class PermissionGate:

@@ -63,7 +63,7 @@ class FileSystemReader:
 
     def read_body_head(self, skill: Skill, max_chars: int) -> str:
         """`read_body(skill)[:max_chars]` from a bounded read (what search indexes)."""
-        from ..index._search import read_body_head
+        from ..discovery._skill_files import read_body_head
 
         return read_body_head(skill, max_chars)
 

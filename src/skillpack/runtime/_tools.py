@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from .. import _errors as errors
+from .._limits import NAME_ENUM_MAX
+from .._limits import SEARCH_LIMIT as DEFAULT_LIMIT
+from .._limits import SEARCH_MAX_LIMIT as MAX_LIMIT
 from .._model import SCOPES, Skill
-from ..index._search import DEFAULT_LIMIT, MAX_LIMIT
 from ._session import Session
 from ._workspace import looks_like_path
 
@@ -43,8 +45,6 @@ ERROR_CODES: Mapping[type[errors.SkillpackError], ErrorCode] = {
 }
 
 TOOL_NAMES = ("skill_search", "skill_load", "use_skill", "skill_read_file")
-ENUM_MAX = 64
-"""Up to this many model-invocable names, the `name` parameter is an enum."""
 
 
 class SubagentRunner(Protocol):
@@ -180,7 +180,7 @@ class SkillTools:
 
     def definitions(self) -> tuple[ToolDefinition, ...]:
         names = sorted({s.name for s in self.session.model_skills()})
-        enum = names if 0 < len(names) <= ENUM_MAX else None
+        enum = names if 0 < len(names) <= NAME_ENUM_MAX else None
         skill_hint = "Skill name, qualified id (`plugin:name`), or SKILL.md path."
         return (
             ToolDefinition(

@@ -1,0 +1,135 @@
+"""Every directory skillpack uses, decided in one place.
+
+`SKILLPACK_HOME` stands for the user's home and, when set, wins over the XDG
+variables too: a test or sandbox that sets it gets config, cache and user skills
+under it, whatever `XDG_CONFIG_HOME`/`XDG_CACHE_HOME` say. Without it, the XDG
+variables and then the platform's defaults apply. The functions read the
+environment on every call (a test changes it) and, but for `project_dirs`, touch
+no file.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+HOME_ENV = "SKILLPACK_HOME"
+CACHE_ENV = "SKILLPACK_CACHE_DIR"
+ADMIN_ENV = "SKILLPACK_ADMIN_DIR"
+
+PROJECT_MARKERS: tuple[str, ...] = (".git", ".jj", ".skillpack")
+"""An ancestor holding one of these is the project root (repo discovery stops there)."""
+
+PROJECT_CONFIG_DIR = ".skillpack"
+"""The project's own folder (config, lock file), at the project root."""
+
+
+def _override() -> str | None:
+    return os.environ.get(HOME_ENV) or None
+
+
+def home_dir() -> Path:
+    """The user's home: `$SKILLPACK_HOME` when set (tests, sandboxes), else `~`."""
+    override = _override()
+    return Path(override) if override else Path.home()
+
+
+def expand_home(path: str) -> str:
+    """`~` and `~/x` expand against `home_dir()`; `~user/x` as the OS does."""
+    if path == "~" or path.startswith(("~/", "~" + os.sep)):
+        return str(home_dir()) + path[1:]
+    return os.path.expanduser(path)
+
+
+def _xdg(variable: str, default: str) -> Path:
+    """An XDG base folder: `$SKILLPACK_HOME/<default>` when that is set, else
+    `$<variable>`, else `~/<default>`."""
+    if _override() is None:
+        value = os.environ.get(variable)
+        if value:
+            return Path(value)
+    return home_dir() / default
+
+
+def config_home() -> Path:
+    """`$XDG_CONFIG_HOME` (or `~/.config`) by the rule above: where tools keep config."""
+    return _xdg("XDG_CONFIG_HOME", ".config")
+
+
+def user_config_dir() -> Path:
+    """skillpack's user folder: `<config_home()>/skillpack` (config, user skills)."""
+    return config_home() / "skillpack"
+
+
+def cache_dir() -> Path:
+    """Where the index file lives.
+
+    `$SKILLPACK_CACHE_DIR` when set; else `$SKILLPACK_HOME/.cache/skillpack` when that
+    is set; else the platform's user cache dir (`$XDG_CACHE_HOME/skillpack` or
+    `~/.cache/skillpack` on Linux, `~/Library/Caches/skillpack` on macOS,
+    `%LOCALAPPDATA%\\skillpack\\Cache` on Windows).
+    """
+    configured = os.environ.get(CACHE_ENV)
+    if configured:
+        return Path(configured)
+    if _override() is None:
+        if sys.platform == "darwin":
+            return home_dir() / "Library" / "Caches" / "skillpack"
+        if sys.platform == "win32":
+            local = os.environ.get("LOCALAPPDATA")
+            base = Path(local) if local else home_dir() / "AppData" / "Local"
+            return base / "skillpack" / "Cache"
+    return _xdg("XDG_CACHE_HOME", ".cache") / "skillpack"
+
+
+def admin_dir() -> str:
+    """The admin scope's root: `$SKILLPACK_ADMIN_DIR`, else the system-wide folder."""
+    configured = os.environ.get(ADMIN_ENV)
+    if configured:
+        return configured
+    if sys.platform == "win32":
+        return os.path.join(os.environ.get("PROGRAMDATA", r"C:\ProgramData"), "skillpack", "skills")
+    return "/etc/skillpack/skills"
+
+
+def system_skills_dir() -> str:
+    """The folder of skills bundled with the package."""
+    return str(Path(__file__).parent / "skills")
+
+
+def user_skill_dirs() -> tuple[str, ...]:
+    """The user-scope roots, in rank order (they may not exist)."""
+    home = home_dir()
+    return (
+        str(home / ".agents" / "skills"),
+        str(home / ".claude" / "skills"),
+        str(user_config_dir() / "skills"),
+    )
+
+
+def project_dirs(cwd: str) -> tuple[str, ...]:
+    """Folders from `cwd` up to the project root, nearest first.
+
+    The project root is the first folder (cwd included) holding `.git`, `.jj` or
+    `.skillpack`; when no ancestor has one, only `cwd` is searched, so running in
+    an arbitrary folder never picks up skills from unrelated parents. The last
+    folder is the project root (`project_root`).
+    """
+    start = os.path.abspath(cwd)
+    chain: list[str] = []
+    current = start
+    while True:
+        chain.append(current)
+        if any(os.path.exists(os.path.join(current, m)) for m in PROJECT_MARKERS):
+            return tuple(chain)
+        parent = os.path.dirname(current)
+        if parent == current:
+            return (start,)
+        current = parent
+
+
+def project_root(cwd: str | os.PathLike[str] | None = None) -> Path:
+    """The project root of `cwd` (symlinks resolved): the end of `project_dirs`."""
+    start = Path(cwd if cwd is not None else os.getcwd()).resolve()
+    return Path(project_dirs(str(start))[-1])
