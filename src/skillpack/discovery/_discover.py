@@ -15,7 +15,6 @@ the seam's public-ish surface), which keep every access inside the skill's folde
 
 from __future__ import annotations
 
-import gc
 import os
 from collections.abc import Sequence
 from dataclasses import replace
@@ -104,30 +103,15 @@ def discover(
             Root(path=os.path.abspath(os.path.expanduser(p)), scope="extra", rank=base + i)
             for i, p in enumerate(extra_roots)
         )
-    ordered = _ordered_roots(chosen)
-    # Discovery allocates tens of thousands of small containers that all live on;
-    # cyclic collections during it find nothing and cost a fifth of a warm run.
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return _discover(
-            ordered,
-            strict=strict,
-            use_cache=use_cache,
-            cache_dir=cache_dir,
-            max_depth=max_depth,
-            max_dirs=max_dirs,
-            max_file_bytes=max_file_bytes,
-        )
-    finally:
-        if gc_was_enabled:
-            # The catalog lives on: move it (with everything else alive now) to
-            # the oldest generation, as surviving two young collections would,
-            # without those two scans of every object it holds. Nothing is left
-            # frozen; a later full collection still sees all of it.
-            gc.freeze()
-            gc.unfreeze()
-            gc.enable()
+    return _discover(
+        _ordered_roots(chosen),
+        strict=strict,
+        use_cache=use_cache,
+        cache_dir=cache_dir,
+        max_depth=max_depth,
+        max_dirs=max_dirs,
+        max_file_bytes=max_file_bytes,
+    )
 
 
 def _discover(

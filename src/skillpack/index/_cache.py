@@ -79,7 +79,9 @@ _PAGE_SIZE = 16384
 
 def _open(path: Path) -> sqlite3.Connection:
     """Open and migrate; raises sqlite3.DatabaseError when the file is unusable."""
-    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    conn = sqlite3.connect(
+        path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+    )
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -135,7 +137,8 @@ def connect(path: Path | str, *, problems: list[Problem] | None = None) -> sqlit
     same schema is returned and a warning says the cache is off for this run.
 
     The connection is in autocommit mode (`isolation_level=None`): callers open
-    their own transactions with `BEGIN`.
+    their own transactions with `BEGIN`. It may be used from any thread, one at a
+    time (its user serializes: `SkillSearch` holds a lock).
     """
     path = Path(path)
     sink = problems if problems is not None else []
@@ -184,7 +187,7 @@ def _is_busy(exc: sqlite3.OperationalError) -> bool:
 
 def _memory() -> sqlite3.Connection:
     """A throwaway index with the real schema: callers need no special case."""
-    conn = sqlite3.connect(":memory:", isolation_level=None)
+    conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
     for statement in _SCHEMA:
         conn.execute(statement)
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

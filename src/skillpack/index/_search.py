@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import bisect
 import contextlib
-import gc
 import math
 import re
 import sqlite3
@@ -339,6 +338,9 @@ class SkillSearch:
         self._read_head = read_head
         self._state: _State | None = None
         self._schema_ready = False
+        # One search at a time: the connection and the per-catalog state are shared,
+        # so a host's worker threads take turns (a query costs about a millisecond).
+        self._lock = threading.Lock()
 
     # -- public -----------------------------------------------------------------
 
@@ -379,6 +381,18 @@ class SkillSearch:
                 "Search query is empty: describe the task or give a skill name, "
                 'e.g. "review a pull request".'
             )
+        with self._lock:
+            return self._search(catalog, query, limit=limit, scope=scope, is_visible=is_visible)
+
+    def _search(
+        self,
+        catalog: Catalog,
+        query: str,
+        *,
+        limit: int,
+        scope: Scope | None,
+        is_visible: Callable[[Skill], bool],
+    ) -> tuple[SearchResult, ...]:
         state = self._prepare(catalog)
 
         def accept(skill: Skill) -> bool:
@@ -747,27 +761,13 @@ class SkillSearch:
             rows = snapshot()
             fresh, stale = plan(rows)
             if fresh or stale:
-                # A build allocates a few small objects per skill that all live on
-                # until it ends: cyclic collections meanwhile find nothing. As in
-                # discovery, which does the same.
-                gc_was_enabled = gc.isenabled()
-                gc.disable()
-                try:
-                    with _savepoint(conn, "search_sync"):
-                        # Take the write lock first, then re-plan: another process
-                        # may have indexed some of these skills meanwhile.
-                        conn.execute("UPDATE search_meta SET value = value WHERE key = 'version'")
-                        rows = snapshot()
-                        fresh, stale = plan(rows)
-                        rows = self._write(rows, fresh, stale)
-                finally:
-                    if gc_was_enabled:
-                        # What lives on (the caller's catalog, this state) goes to the
-                        # oldest generation unscanned, as after discovery; otherwise
-                        # the full collection the build put off lands on a query.
-                        gc.freeze()
-                        gc.unfreeze()
-                        gc.enable()
+                with _savepoint(conn, "search_sync"):
+                    # Take the write lock first, then re-plan: another process
+                    # may have indexed some of these skills meanwhile.
+                    conn.execute("UPDATE search_meta SET value = value WHERE key = 'version'")
+                    rows = snapshot()
+                    fresh, stale = plan(rows)
+                    rows = self._write(rows, fresh, stale)
         except sqlite3.Error as exc:
             raise _io_error(conn, "update", exc) from exc
         by_rowid = {rows[key][0]: skill for key, skill in skills.items() if key in rows}
