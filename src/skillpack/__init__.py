@@ -18,7 +18,7 @@ from ._errors import (
     SkillPermissionError,
     UsageError,
 )
-from ._model import Catalog, CodexMetadata, Problem, Root, Skill
+from ._model import Catalog, CodexMetadata, Problem, Root, Skill, SkillLocation
 
 if TYPE_CHECKING:
     from .config._config import Config, load_config
@@ -72,6 +72,7 @@ __all__ = [
     "SkillDisabledError",
     "SkillError",
     "SkillIOError",
+    "SkillLocation",
     "SkillNotFoundError",
     "SkillParseError",
     "SkillPermissionError",

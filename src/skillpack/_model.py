@@ -70,6 +70,25 @@ class CodexMetadata:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class SkillLocation:
+    """Where discovery found a SKILL.md: the parser copies it into the `Skill`."""
+
+    dir: str | None = None
+    """The skill's folder as discovered; None: the folder holding the SKILL.md."""
+    real_path: str = ""
+    """Real path of the SKILL.md (symlinks resolved)."""
+    scope: Scope = "extra"
+    rank: int = 0
+    """Precedence inside the scope; lower wins."""
+    root: str = ""
+    """The discovery root it was found under."""
+    plugin: str | None = None
+    """Plugin namespace, when found inside a plugin folder."""
+    mtime_ns: int = 0
+    size: int = 0
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Skill:
     """One parsed skill: frontmatter typed, body not held (read on demand)."""
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from skillpack._model import Skill
+from skillpack._model import Skill, SkillLocation
 from skillpack.parse._fields import split_list
 from skillpack.parse._frontmatter import (
     MAX_FRONTMATTER_CHARS,
@@ -326,13 +326,15 @@ def test_every_typed_field_is_filled() -> None:
         "version: 2.1.0\n"
         "triggers: [x]\n"
         "---\nBody\n",
-        scope="repo",
-        rank=2,
-        root="/r",
-        plugin="plug",
-        real_path="/real/SKILL.md",
-        mtime_ns=123,
-        size=456,
+        location=SkillLocation(
+            scope="repo",
+            rank=2,
+            root="/r",
+            plugin="plug",
+            real_path="/real/SKILL.md",
+            mtime_ns=123,
+            size=456,
+        ),
     )
     assert skill == Skill(
         name="my-skill",
@@ -537,7 +539,9 @@ def test_invalid_utf8_reports_its_line() -> None:
 
 def test_bytes_with_bom_parse_like_text() -> None:
     data = b"\xef\xbb\xbf" + f"---\n{GOOD}\n---\nBody\n".encode()
-    parsed = parse_skill_bytes(data, path=PATH, scope="user", size=len(data))
+    parsed = parse_skill_bytes(
+        data, path=PATH, location=SkillLocation(scope="user", size=len(data))
+    )
     assert parsed.problems == ()
     assert parsed.skill is not None
     assert (parsed.skill.scope, parsed.skill.size, parsed.body) == ("user", len(data), "Body\n")
@@ -562,6 +566,6 @@ def test_codex_yaml_is_attached_to_the_skill_and_its_problems_kept() -> None:
 
 def test_parse_skill_takes_the_skill_dir_from_the_caller() -> None:
     text = "---\nname: a\ndescription: A.\n---\n"
-    given = parse_skill(text, path="/r/a/SKILL.md", skill_dir="/r/a").skill
+    given = parse_skill(text, path="/r/a/SKILL.md", location=SkillLocation(dir="/r/a")).skill
     derived = parse_skill(text, path="/r/a/SKILL.md").skill
     assert given is not None and given == derived and given.dir == "/r/a"

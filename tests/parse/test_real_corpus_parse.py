@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REAL_SKILLS
-from skillpack._model import Skill
+from skillpack._model import Skill, SkillLocation
 from skillpack.parse._frontmatter import ParsedSkill, parse_skill_bytes
 from skillpack.parse._skill_json import skill_from_dict, skill_to_dict
 
@@ -26,7 +26,9 @@ CORPUS = tuple(sorted(p.relative_to(REAL_SKILLS).as_posix() for p in REAL_SKILLS
 def parsed(relpath: str, strict: bool = False) -> ParsedSkill:
     path = REAL_SKILLS / relpath
     data = path.read_bytes()
-    return parse_skill_bytes(data, path=str(path), strict=strict, size=len(data))
+    return parse_skill_bytes(
+        data, path=str(path), strict=strict, location=SkillLocation(size=len(data))
+    )
 
 
 def skill(relpath: str) -> Skill:

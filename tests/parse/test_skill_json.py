@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from skillpack._model import Skill
+from skillpack._model import Skill, SkillLocation
 from skillpack.parse._frontmatter import parse_skill
 from skillpack.parse._skill_json import skill_from_dict, skill_to_dict
 
@@ -22,8 +22,7 @@ def test_skill_round_trips_through_json() -> None:
         "allowed-tools: Read\narguments: [a]\nhooks: {Stop: []}\nx:\n  2: one\n  true: yes\n"
         "---\nBody\n",
         codex_yaml="interface: {display_name: X}\ndependencies: {tools: [{type: mcp}]}\n",
-        mtime_ns=5,
-        size=9,
+        location=SkillLocation(mtime_ns=5, size=9),
         path=PATH,
     )
     skill = parsed.skill

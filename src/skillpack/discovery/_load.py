@@ -14,7 +14,7 @@ from dataclasses import replace
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from .._model import Problem, Skill
+from .._model import Problem, Skill, SkillLocation
 from ._found import Found, problem
 
 if TYPE_CHECKING:
@@ -182,15 +182,17 @@ def load_skill_md(
         # A linked folder is an alias: its real folder name is the one the author
         # chose, so name checks use that.
         dir_name=item.real_path.rpartition(os.sep)[0].rpartition(os.sep)[2],
-        skill_dir=item.dir,
+        location=SkillLocation(
+            dir=item.dir,
+            real_path=item.real_path,
+            scope=item.root.scope,
+            rank=item.root.rank,
+            root=item.root.path,
+            plugin=item.plugin,
+            mtime_ns=item.mtime_ns,
+            size=item.size,
+        ),
         strict=strict,
-        scope=item.root.scope,
-        rank=item.root.rank,
-        root=item.root.path,
-        plugin=item.plugin,
-        real_path=item.real_path,
-        mtime_ns=item.mtime_ns,
-        size=item.size,
         codex_yaml=codex_text,
         codex_path=item.codex_path if codex_text is not None else None,
     )

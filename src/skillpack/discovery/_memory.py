@@ -12,7 +12,7 @@ import threading
 from collections.abc import Mapping
 
 from .._errors import SkillNotFoundError, SkillPermissionError
-from .._model import Catalog, Problem, Root, Scope, Skill
+from .._model import Catalog, Problem, Root, Scope, Skill, SkillLocation
 from ..parse._frontmatter import parse_skill, split_frontmatter
 
 
@@ -50,11 +50,13 @@ class MemorySkills:
                 files[path],
                 path=path,
                 strict=strict,
-                scope=self.scope,
-                root="/",
-                real_path=path,
-                mtime_ns=versions[path],
-                size=len(files[path].encode("utf-8")),
+                location=SkillLocation(
+                    scope=self.scope,
+                    root="/",
+                    real_path=path,
+                    mtime_ns=versions[path],
+                    size=len(files[path].encode("utf-8")),
+                ),
             )
             problems.extend(parsed.problems)
             if parsed.skill is not None:

@@ -160,6 +160,89 @@ def _unreadable(folder: str, exc: OSError) -> Problem:
     )
 
 
+def _truncated(root_path: str, max_dirs: int, left: int) -> Problem:
+    return problem(
+        root_path,
+        "warning",
+        "walk-truncated",
+        f"Stopped searching {root_path} after {max_dirs} folders; "
+        f"{left} more were not searched, so skills in them are missing. "
+        "Raise the limit (`max_dirs` in the config or API) or point the root "
+        "at a smaller folder.",
+    )
+
+
+def _too_deep(root_path: str, max_depth: int, example: str) -> Problem:
+    return problem(
+        root_path,
+        "warning",
+        "walk-truncated",
+        f"Stopped searching {root_path} at depth {max_depth}: deeper folders (such as "
+        f"{example}) were not searched. Raise the limit (`max_depth` in the config "
+        "or API) if skills live deeper.",
+    )
+
+
+def _symlink_loop(path: str, target: str) -> Problem:
+    return problem(
+        path,
+        "warning",
+        "symlink-loop",
+        f"Symbolic link {path} points to {target}, which contains "
+        "the link itself; it was not followed, to avoid walking in a "
+        "loop. Remove the link or point it at a folder outside it.",
+    )
+
+
+def _skill_here(
+    root: Root,
+    listing: Listing,
+    folder: str,
+    prefix: str,
+    real_prefix: str,
+    plugin: str | None,
+) -> Found | None:
+    """The folder's SKILL.md as a `Found`, or None when it has none the walk may use.
+
+    A plain SKILL.md is a regular file by its entry's type bits; its stat is left to
+    `load_skill_md` (unknown: -1). A linked one is resolved and checked here.
+    """
+    skill_md, subdirs = listing[0], listing[1]
+    is_skill = skill_md == 1
+    mtime_ns = size = ino = -1
+    if skill_md == 2 and root.follow_symlinks:
+        try:
+            st = os.stat(prefix + SKILL_FILE)
+            is_skill = stat.S_ISREG(st.st_mode)
+            mtime_ns, size, ino = st.st_mtime_ns, st.st_size, st.st_ino
+        except OSError:
+            is_skill = False
+    if not is_skill:
+        return None
+    skill_path = prefix + SKILL_FILE
+    if skill_md == 2:
+        real = os.path.realpath(skill_path)
+    elif real_prefix is prefix:
+        real = skill_path
+    else:
+        real = real_prefix + SKILL_FILE
+    has_agents = ("agents", False) in subdirs or ("agents", True) in subdirs
+    codex_path, codex_sig = codex_sidecar(folder) if has_agents else (None, "")
+    return Found(
+        skill_path,
+        folder,
+        real,
+        root,
+        plugin,
+        mtime_ns,
+        size,
+        ino,
+        codex_path,
+        codex_sig,
+        has_agents,
+    )
+
+
 def walk_root(
     root: Root,
     *,
@@ -192,35 +275,14 @@ def walk_root(
     too_deep: str | None = None
     while queue:
         if scanned >= max_dirs:
-            problems.append(
-                problem(
-                    root_path,
-                    "warning",
-                    "walk-truncated",
-                    f"Stopped searching {root_path} after {max_dirs} folders; "
-                    f"{len(queue)} more were not searched, so skills in them are missing. "
-                    "Raise the limit (`max_dirs` in the config or API) or point the root "
-                    "at a smaller folder.",
-                )
-            )
+            problems.append(_truncated(root_path, max_dirs, len(queue)))
             break
         folder, folder_real, depth, plugin = queue.popleft()
         scanned += 1
-        try:
-            if record is not None:
-                # stat before listing: a change during the scan makes the stored
-                # times stale, so the next run walks the folder again.
-                st = os.stat(folder)
-                record.dirs.append((folder, st.st_mtime_ns, st.st_ctime_ns))
-            listing = _scan(folder)
-        except (FileNotFoundError, NotADirectoryError):
-            continue  # removed while we walked: nothing to report
-        except OSError as exc:
-            problems.append(_unreadable(folder, exc))
-            if record is not None:
-                record.reusable = False
+        listing = _list_folder(folder, problems, record)
+        if listing is None:
             continue
-        skill_md, subdirs, markers, is_venv, links = listing
+        _skill_md, subdirs, markers, is_venv, links = listing
         prefix = folder if folder.endswith(sep) else folder + sep
         if folder_real is folder:
             real_prefix = prefix
@@ -232,52 +294,19 @@ def walk_root(
                 record.manifests.extend(
                     (m, file_sig(m)) for m in (f"{prefix}{x}{sep}plugin.json" for x in markers)
                 )
-        if record is not None and follow and (skill_md == 2 or links):
+        if record is not None and follow and (listing[0] == 2 or links):
             record.reusable = False  # a link's target can change without any folder changing
-        # A plain SKILL.md is a regular file by its entry's type bits; its stat is
-        # left to `load_skill_md` (unknown: -1). A linked one is resolved and checked here.
-        is_skill = skill_md == 1
-        mtime_ns = size = ino = -1
-        if skill_md == 2 and follow:
-            try:
-                st = os.stat(prefix + SKILL_FILE)
-                is_skill = stat.S_ISREG(st.st_mode)
-                mtime_ns, size, ino = st.st_mtime_ns, st.st_size, st.st_ino
-            except OSError:
-                is_skill = False
-        if is_skill:
-            skill_path = prefix + SKILL_FILE
-            if skill_md == 2:
-                real = os.path.realpath(skill_path)
-            elif real_prefix is prefix:
-                real = skill_path
-            else:
-                real = real_prefix + SKILL_FILE
-            has_agents = ("agents", False) in subdirs or ("agents", True) in subdirs
-            codex_path, codex_sig = codex_sidecar(folder) if has_agents else (None, "")
-            found.append(
-                Found(
-                    skill_path,
-                    folder,
-                    real,
-                    root,
-                    plugin,
-                    mtime_ns,
-                    size,
-                    ino,
-                    codex_path,
-                    codex_sig,
-                    has_agents,
-                )
-            )
+        skill = _skill_here(root, listing, folder, prefix, real_prefix, plugin)
+        if skill is not None:
+            found.append(skill)
         if is_venv:
             continue
         children = subdirs
-        if is_skill or (links and not follow):
+        if skill is not None or (links and not follow):
             children = [
                 (name, link)
                 for name, link in subdirs
-                if (follow or not link) and not (is_skill and name in SKILL_RESOURCE_DIRS)
+                if (follow or not link) and not (skill is not None and name in SKILL_RESOURCE_DIRS)
             ]
         if not children:
             continue
@@ -291,16 +320,7 @@ def walk_root(
                 if not os.path.isdir(target):
                     continue  # a link to a file, or dangling
                 if folder_real == target or folder_real.startswith(target + sep):
-                    problems.append(
-                        problem(
-                            path,
-                            "warning",
-                            "symlink-loop",
-                            f"Symbolic link {path} points to {target}, which contains "
-                            "the link itself; it was not followed, to avoid walking in a "
-                            "loop. Remove the link or point it at a folder outside it.",
-                        )
-                    )
+                    problems.append(_symlink_loop(path, target))
                     continue
                 child_real = target
             elif real_prefix is prefix:
@@ -312,13 +332,24 @@ def walk_root(
             visited.add(child_real)
             queue.append((path, child_real, depth + 1, plugin))
     if too_deep is not None:
-        problems.append(
-            problem(
-                root_path,
-                "warning",
-                "walk-truncated",
-                f"Stopped searching {root_path} at depth {max_depth}: deeper folders (such as "
-                f"{too_deep}) were not searched. Raise the limit (`max_depth` in the config "
-                "or API) if skills live deeper.",
-            )
-        )
+        problems.append(_too_deep(root_path, max_depth, too_deep))
+
+
+def _list_folder(
+    folder: str, problems: list[Problem], record: WalkRecord | None
+) -> Listing | None:
+    """`_scan(folder)`, its times noted in `record`; None when it cannot be listed."""
+    try:
+        if record is not None:
+            # stat before listing: a change during the scan makes the stored
+            # times stale, so the next run walks the folder again.
+            st = os.stat(folder)
+            record.dirs.append((folder, st.st_mtime_ns, st.st_ctime_ns))
+        return _scan(folder)
+    except (FileNotFoundError, NotADirectoryError):
+        return None  # removed while we walked: nothing to report
+    except OSError as exc:
+        problems.append(_unreadable(folder, exc))
+        if record is not None:
+            record.reusable = False
+        return None

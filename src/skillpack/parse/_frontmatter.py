@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from sys import intern
 from typing import Any, Final, NamedTuple
 
-from .._model import CodexMetadata, Problem, Scope, Skill
+from .._model import CodexMetadata, Problem, Skill, SkillLocation
 from ._codex import parse_codex_metadata
 from ._fields import EMPTY_TUPLE_FIELDS, FIELD_HANDLERS, FRONTMATTER_FIRST_LINE, Reader
 from ._json_safe import (
@@ -108,20 +108,21 @@ def _error(path: str, code: str, message: str, *, line: int | None = None) -> Pr
     return Problem(path=path, severity="error", code=code, message=message, line=line)
 
 
+class _Refused(Exception):
+    """A step found an error that stops the parse; `problem` says which."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.message)
+        self.problem = problem
+
+
 def parse_skill(
     text: str,
     *,
     path: str,
+    location: SkillLocation | None = None,
     dir_name: str | None = None,
-    skill_dir: str | None = None,
     strict: bool = False,
-    scope: Scope = "extra",
-    rank: int = 0,
-    root: str = "",
-    plugin: str | None = None,
-    real_path: str = "",
-    mtime_ns: int = 0,
-    size: int = 0,
     codex_yaml: str | None = None,
     codex_path: str | None = None,
 ) -> ParsedSkill:
@@ -129,28 +130,91 @@ def parse_skill(
 
     Args:
         text: The file's text (a BOM and CRLF line endings are tolerated).
-        path: Path of the SKILL.md (`Skill.path`; its parent is `Skill.dir`).
+        path: Path of the SKILL.md (`Skill.path`).
+        location: Where discovery found it (folder, real path, scope, rank, root,
+            plugin, stat), copied into the Skill; default: a folder-less `extra` skill
+            whose folder is the one holding `path`.
         dir_name: Directory name the `name` is checked against; defaults to the
-            name of the folder holding `path`.
-        skill_dir: The folder holding `path` (`Skill.dir`), when the caller knows
-            it; defaults to `os.path.dirname(path)`.
+            name of the skill's folder.
         strict: Turn spec warnings into errors and report unknown fields.
-        scope, rank, root, plugin, real_path, mtime_ns, size: Copied into the Skill.
         codex_yaml: Text of `agents/openai.yaml` beside the skill, if there is one.
         codex_path: Path of that file, for its problems.
 
     Returns:
         A `ParsedSkill`; its `skill` is None exactly when a problem is an error.
     """
-    if skill_dir is None:
-        skill_dir = os.path.dirname(path)
+    where = location or SkillLocation()
+    skill_dir = where.dir or os.path.dirname(path)
     if dir_name is None:
         dir_name = os.path.basename(skill_dir)
-    text = normalize(text)
-    status, source, body, body_line = _split(text)
+    status, source, body, body_line = _split(normalize(text))
+    problems: list[Problem] = []
+    try:
+        _check_split(status, source, path=path, dir_name=dir_name)
+        data = _load_mapping(source, path=path, problems=problems)
+        reader = Reader(path, source, problems)
+        fields, frontmatter, extra = _read_fields(data, reader, path=path)
+    except _Refused as refused:
+        return ParsedSkill(skill=None, body=body, problems=(refused.problem,))
+
+    name: str | None = fields.pop("name", None)
+    description: object = fields.pop("description", None)
+    body_chars = len(body)
+    body_lines = body.count("\n") + (1 if body and body[-1] != "\n" else 0)
+    problems += validate_fields(
+        path=path,
+        dir_name=dir_name,
+        name=name,
+        description=description,
+        compatibility=fields.get("compatibility"),
+        body_lines=body_lines,
+        body_chars=body_chars,
+        body_line=body_line,
+        line_of=reader.line_of,
+    )
+    if strict and extra:
+        problems += check_unknown_fields(extra, path=path, line_of=reader.line_of)
+    codex: CodexMetadata | None = None
+    if codex_yaml is not None:
+        codex, codex_problems = parse_codex_metadata(
+            codex_yaml, path=codex_path or os.path.join(skill_dir, "agents", "openai.yaml")
+        )
+        problems += codex_problems
+
+    final = apply_strict(problems) if strict else tuple(problems)
+    if any(p.severity == "error" for p in final):
+        return ParsedSkill(skill=None, body=body, problems=final)
+    for attribute in EMPTY_TUPLE_FIELDS:
+        if attribute in fields and fields[attribute] is None:
+            fields[attribute] = ()
+    if fields.get("metadata") is None:
+        fields.pop("metadata", None)
+    skill = new_skill(
+        name=name or dir_name,
+        description=description if isinstance(description, str) else "",
+        path=path,
+        dir=skill_dir,
+        real_path=where.real_path,
+        scope=where.scope,
+        rank=where.rank,
+        root=where.root,
+        plugin=where.plugin,
+        extra=extra,
+        frontmatter=frontmatter,
+        codex=codex,
+        body_lines=body_lines,
+        body_chars=body_chars,
+        mtime_ns=where.mtime_ns,
+        size=where.size,
+        **fields,
+    )
+    return ParsedSkill(skill=skill, body=body, problems=final)
+
+
+def _check_split(status: int, source: str, *, path: str, dir_name: str) -> None:
+    """Refuse a file without a closed frontmatter, or with one over the size limit."""
     if status == _MISSING:
-        return _failed(
-            body,
+        raise _Refused(
             _error(
                 path,
                 "frontmatter-missing",
@@ -158,22 +222,20 @@ def parse_skill(
                 f"add `---`, `name: {dir_name}`, `description: ...` and a closing `---` "
                 "at the top of the file.",
                 line=1,
-            ),
+            )
         )
     if status == _UNCLOSED:
-        return _failed(
-            body,
+        raise _Refused(
             _error(
                 path,
                 "frontmatter-unclosed",
                 f"the frontmatter of {path} opened by `---` on line 1 is never closed; add "
                 "a line containing only `---` after the last field.",
                 line=1,
-            ),
+            )
         )
     if len(source) > MAX_FRONTMATTER_CHARS:
-        return _failed(
-            body,
+        raise _Refused(
             _error(
                 path,
                 "frontmatter-too-large",
@@ -181,10 +243,12 @@ def parse_skill(
                 f"{MAX_FRONTMATTER_CHARS}-character limit; move long text into the body "
                 "or into files the body links to.",
                 line=FRONTMATTER_FIRST_LINE,
-            ),
+            )
         )
 
-    problems: list[Problem] = []
+
+def _load_mapping(source: str, *, path: str, problems: list[Problem]) -> dict[Any, Any]:
+    """The frontmatter as a mapping: YAML, with the one `key: a: b` retry (DESIGN §2)."""
     try:
         data = load_yaml(source)
     except yaml_errors() as exc:
@@ -198,15 +262,14 @@ def parse_skill(
         if not retried:
             where, line = yaml_error_text(exc, FRONTMATTER_FIRST_LINE)
             fix = yaml_fix(where, source)
-            return _failed(
-                body,
+            raise _Refused(
                 _error(
                     path,
                     "yaml-invalid",
                     f"the frontmatter of {path} is not valid YAML{where}. {fix}",
                     line=line,
-                ),
-            )
+                )
+            ) from None
         fields_text = ", ".join(f"'{key}'" for key in retried)
         problems.append(
             Problem(
@@ -222,23 +285,25 @@ def parse_skill(
                 ),
             )
         )
-
     if data is None:
-        # `---\n---`: an empty mapping, which then lacks a description.
-        data = {}
+        return {}  # `---\n---`: an empty mapping, which then lacks a description
     if not isinstance(data, dict):
-        return _failed(
-            body,
+        raise _Refused(
             _error(
                 path,
                 "frontmatter-not-mapping",
                 f"the frontmatter of {path} is a {kind_of(data)}, not a mapping of fields; "
                 "write it as `key: value` lines (name: ..., description: ...).",
                 line=FRONTMATTER_FIRST_LINE,
-            ),
+            )
         )
+    return data
 
-    reader = Reader(path, source, problems)
+
+def _read_fields(
+    data: dict[Any, Any], reader: Reader, *, path: str
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """(typed known fields, the frontmatter JSON-safe, unknown keys) within the budget."""
     fields: dict[str, Any] = {}
     frontmatter: dict[str, Any] = {}
     extra: dict[str, Any] = {}
@@ -269,69 +334,15 @@ def parse_skill(
             else f"expands to more than {MAX_EXPANDED_CHARS} characters through YAML "
             "aliases (*name); write the values out instead of aliasing them"
         )
-        return _failed(
-            body,
+        raise _Refused(
             _error(
                 path,
                 "frontmatter-too-large",
                 f"the frontmatter of {path} {reason}.",
                 line=FRONTMATTER_FIRST_LINE,
-            ),
-        )
-
-    name: str | None = fields.pop("name", None)
-    description: object = fields.pop("description", None)
-    body_chars = len(body)
-    body_lines = body.count("\n") + (1 if body and body[-1] != "\n" else 0)
-    problems += validate_fields(
-        path=path,
-        dir_name=dir_name,
-        name=name,
-        description=description,
-        compatibility=fields.get("compatibility"),
-        body_lines=body_lines,
-        body_chars=body_chars,
-        body_line=body_line,
-        line_of=reader.line_of,
-    )
-    if strict and extra:
-        problems += check_unknown_fields(extra, path=path, line_of=reader.line_of)
-
-    codex: CodexMetadata | None = None
-    if codex_yaml is not None:
-        codex, codex_problems = parse_codex_metadata(
-            codex_yaml, path=codex_path or os.path.join(skill_dir, "agents", "openai.yaml")
-        )
-        problems += codex_problems
-
-    final = apply_strict(problems) if strict else tuple(problems)
-    if any(p.severity == "error" for p in final):
-        return ParsedSkill(skill=None, body=body, problems=final)
-    for attribute in EMPTY_TUPLE_FIELDS:
-        if attribute in fields and fields[attribute] is None:
-            fields[attribute] = ()
-    if fields.get("metadata") is None:
-        fields.pop("metadata", None)
-    skill = new_skill(
-        name=name or dir_name,
-        description=description if isinstance(description, str) else "",
-        path=path,
-        dir=skill_dir,
-        real_path=real_path,
-        scope=scope,
-        rank=rank,
-        root=root,
-        plugin=plugin,
-        extra=extra,
-        frontmatter=frontmatter,
-        codex=codex,
-        body_lines=body_lines,
-        body_chars=body_chars,
-        mtime_ns=mtime_ns,
-        size=size,
-        **fields,
-    )
-    return ParsedSkill(skill=skill, body=body, problems=final)
+            )
+        ) from None
+    return fields, frontmatter, extra
 
 
 def _failed(body: str, problem: Problem) -> ParsedSkill:
@@ -342,16 +353,9 @@ def parse_skill_bytes(
     data: bytes,
     *,
     path: str,
+    location: SkillLocation | None = None,
     dir_name: str | None = None,
-    skill_dir: str | None = None,
     strict: bool = False,
-    scope: Scope = "extra",
-    rank: int = 0,
-    root: str = "",
-    plugin: str | None = None,
-    real_path: str = "",
-    mtime_ns: int = 0,
-    size: int = 0,
     codex_yaml: str | None = None,
     codex_path: str | None = None,
 ) -> ParsedSkill:
@@ -397,16 +401,9 @@ def parse_skill_bytes(
     return parse_skill(
         text,
         path=path,
+        location=location,
         dir_name=dir_name,
-        skill_dir=skill_dir,
         strict=strict,
-        scope=scope,
-        rank=rank,
-        root=root,
-        plugin=plugin,
-        real_path=real_path,
-        mtime_ns=mtime_ns,
-        size=size,
         codex_yaml=codex_yaml,
         codex_path=codex_path,
     )
