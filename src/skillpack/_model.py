@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import operator
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -174,6 +174,20 @@ def precedence(skill: Skill) -> tuple[int, int]:
     return (SCOPE_RANK[skill.scope], skill.rank)
 
 
+def best_of(skills: Iterable[Skill]) -> tuple[Skill, ...]:
+    """The skills of highest precedence, in their given order: "best precedence wins".
+
+    One skill: it wins and the others are shadowed. Several: they tie, and a bare
+    name naming them is ambiguous. The one rule behind `Catalog.winners`, the
+    resolver and the collision pass.
+    """
+    candidates = tuple(skills)
+    if len(candidates) <= 1:
+        return candidates
+    best = min(map(precedence, candidates))
+    return tuple(s for s in candidates if precedence(s) == best)
+
+
 _NAME_PATH = operator.attrgetter("name", "path")
 
 
@@ -250,11 +264,7 @@ class Catalog:
         One skill: it wins and the rest are shadowed. Several: the name is
         ambiguous and must be given by path or qualified id. None: not found.
         """
-        candidates = sorted(self.named(name), key=precedence)
-        if not candidates:
-            return ()
-        best = precedence(candidates[0])
-        return tuple(s for s in candidates if precedence(s) == best)
+        return best_of(self.named(name))
 
     @property
     def names(self) -> tuple[str, ...]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .._model import Problem, Skill, precedence
+from .._model import Problem, Skill, best_of, precedence
 
 
 def _label(skill: Skill, by_qualified: dict[str, int]) -> str:
@@ -21,9 +21,9 @@ def _label(skill: Skill, by_qualified: dict[str, int]) -> str:
 def resolve_collisions(skills: list[Skill], problems: list[Problem]) -> list[Skill]:
     """Mark shadowed skills and report shadowed and ambiguous names.
 
-    Mirrors `Catalog.winners`: for each bare name the candidates of highest
-    precedence win. A single winner shadows the rest (`shadowed_by` set and a
-    `name-shadowed` warning each); tied winners make the name ambiguous (one
+    For each bare name the candidates of highest precedence win (`best_of`, the rule
+    `Catalog.winners` and the resolver use). A single winner shadows the rest
+    (`shadowed_by` set and a `name-shadowed` warning each); tied winners make the name ambiguous (one
     `name-ambiguous` warning per name, naming the ids to use), and any lower
     candidates are shadowed by the first winner in catalog order.
     """
@@ -49,8 +49,7 @@ def resolve_collisions(skills: list[Skill], problems: list[Problem]) -> list[Ski
         candidates = sorted(
             (skills[i] for i in indexes), key=lambda s: (precedence(s), s.name, s.path)
         )
-        best = precedence(candidates[0])
-        winners = [s for s in candidates if precedence(s) == best]
+        winners = best_of(candidates)
         winner = winners[0]
         if len(winners) > 1:
             labels = ", ".join(_label(s, by_qualified) for s in winners)

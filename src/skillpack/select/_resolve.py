@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .._errors import AmbiguousSkillError, SkillDisabledError, SkillNotFoundError, UsageError
-from .._model import Catalog, Skill, precedence
+from .._model import Catalog, Skill, best_of
 from ._mentions import (
     Mention,
     MentionSource,
@@ -210,11 +210,7 @@ class _Resolver:
         found = [s for s in self.catalog.named(skill_id) if self.is_visible(s)]
         if not found and ":" in skill_id:
             found = [s for s in self.catalog.qualified(skill_id) if self.is_visible(s)]
-        if len(found) <= 1:
-            return tuple(found)
-        found.sort(key=precedence)
-        best = precedence(found[0])
-        return tuple(s for s in found if precedence(s) == best)
+        return best_of(found)
 
     def at_path(self, target: str) -> Skill | None:
         """The visible skill whose SKILL.md or folder `target` names."""
