@@ -23,9 +23,9 @@ def resolve_collisions(skills: list[Skill], problems: list[Problem]) -> list[Ski
 
     For each bare name the candidates of highest precedence win (`best_of`, the rule
     `Catalog.winners` and the resolver use). A single winner shadows the rest
-    (`shadowed_by` set and a `name-shadowed` warning each); tied winners make the name ambiguous (one
-    `name-ambiguous` warning per name, naming the ids to use), and any lower
-    candidates are shadowed by the first winner in catalog order.
+    (`shadowed_by` set and a `name-shadowed` warning each); tied winners make the
+    name ambiguous (one `name-ambiguous` warning per name, naming the ids to use),
+    and any lower candidates are shadowed by the first winner in catalog order.
     """
     # Most names occur once: one dict pass finds the repeated ones, and only their
     # skills are grouped (and only their names sorted).
