@@ -11,9 +11,12 @@ import posixpath
 import threading
 from collections.abc import Mapping
 
-from .._errors import SkillNotFoundError, SkillPermissionError
+from .._errors import SkillNotFoundError
+from .._limits import MAX_LISTED_FILES
 from .._model import Catalog, Problem, Root, Scope, Skill, SkillLocation
 from ..parse._frontmatter import parse_skill, split_frontmatter
+from ..select._collisions import resolve_collisions
+from ._confine import confined_parts, listed, missing
 
 
 class MemorySkills:
@@ -62,6 +65,7 @@ class MemorySkills:
             if parsed.skill is not None:
                 skills.append(parsed.skill)
         root = Root(path="/", scope=self.scope)
+        skills = resolve_collisions(skills, problems)
         return Catalog(skills=tuple(skills), problems=tuple(problems), roots=(root,))
 
     # -- SkillReader ------------------------------------------------------------
@@ -81,22 +85,21 @@ class MemorySkills:
         with self._lock:
             return self._versions.get(skill.path, 0), len(text.encode("utf-8"))
 
-    def list_files(self, skill: Skill) -> tuple[tuple[str, ...], bool]:
+    def list_files(
+        self, skill: Skill, *, max_files: int = MAX_LISTED_FILES
+    ) -> tuple[tuple[str, ...], bool]:
+        """The skill's files by the disk's listing rule (`_confine.listed`), sorted."""
         prefix = skill.dir.rstrip("/") + "/"
         with self._lock:
-            paths = sorted(p for p in self._files if p.startswith(prefix) and p != skill.path)
-        return tuple(p[len(prefix):] for p in paths), False
+            paths = sorted(p[len(prefix) :] for p in self._files if p.startswith(prefix))
+        files = [rel for rel in paths if listed(tuple(rel.split("/")))]
+        return tuple(files[:max_files]), len(files) > max_files
 
     def read_file(self, skill: Skill, relpath: str) -> str:
-        if not relpath or relpath.startswith("/") or "\0" in relpath:
-            raise SkillPermissionError(
-                f"Refused to read {relpath!r} for skill '{skill.name}': give a path "
-                "relative to the skill folder."
-            )
-        target = posixpath.normpath(posixpath.join(skill.dir, relpath))
-        if not target.startswith(skill.dir.rstrip("/") + "/"):
-            raise SkillPermissionError(
-                f"Refused to read {relpath!r} for skill '{skill.name}': it leaves the "
-                f"skill folder {skill.dir}."
-            )
-        return self._text(target)
+        """One file of the skill, confined by the same rule as the disk (`_confine`)."""
+        parts = confined_parts(skill, relpath)
+        with self._lock:
+            text = self._files.get(posixpath.join(skill.dir, *parts))
+        if text is None:
+            raise missing(skill, parts)
+        return text

@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import stat
 from collections import deque
 
-from .._errors import SkillIOError, SkillNotFoundError, SkillPermissionError
+from .._errors import SkillIOError, SkillNotFoundError
 from .._limits import MAX_LISTED_FILES, MAX_READ_FILE_BYTES, MAX_SKILL_FILE_BYTES
 from .._model import Skill
 from ..parse._frontmatter import split_frontmatter
+from ._confine import NOISE_DIRS, SKILL_FILE, confined_parts, missing, refuse
 from ._load import read_bytes
-from ._walk import NOISE_DIRS, SKILL_FILE
 
 _FRONTMATTER_BYTES = 4096
 """`read_body_head` reads this many bytes more than the characters it returns."""
@@ -181,16 +180,6 @@ def _inside(path: str, base: str) -> bool:
     return path == base or path.startswith(base.rstrip(os.sep) + os.sep)
 
 
-_DRIVE = re.compile(r"^[A-Za-z]:")
-
-
-def _refuse(skill: Skill, relpath: str, why: str) -> SkillPermissionError:
-    return SkillPermissionError(
-        f"Refused to read {relpath!r} from skill '{skill.name}': {why}. Only files inside "
-        f"{skill.dir} can be read; give a relative path such as 'references/guide.md'."
-    )
-
-
 def read_skill_file(skill: Skill, relpath: str, *, max_bytes: int = MAX_READ_FILE_BYTES) -> str:
     """One bundled file of a skill as text, confined to the skill's folder.
 
@@ -201,45 +190,16 @@ def read_skill_file(skill: Skill, relpath: str, *, max_bytes: int = MAX_READ_FIL
         SkillNotFoundError: no such file in the skill.
         SkillIOError: the file is over `max_bytes`, not UTF-8 text, or unreadable.
     """
-    if "\x00" in relpath:
-        raise _refuse(skill, relpath, "the path contains a NUL character")
-    # Check every spelling an attacker might rely on being decoded later.
-    spellings = {relpath}
-    decoded = relpath
-    from urllib.parse import unquote
-
-    for _ in range(3):
-        decoded = unquote(decoded)
-        spellings.add(decoded)
-    for spelling in spellings:
-        if "\x00" in spelling:
-            raise _refuse(skill, relpath, "the path contains an encoded NUL character")
-        normal = spelling.replace("\\", "/")
-        if normal.startswith("/") or _DRIVE.match(normal):
-            raise _refuse(skill, relpath, "the path is absolute")
-        parts = [p for p in normal.split("/") if p not in ("", ".")]
-        if ".." in parts:
-            raise _refuse(skill, relpath, "the path climbs out of the folder with '..'")
-        if any(p.startswith(".") for p in parts):
-            raise _refuse(skill, relpath, "hidden files are not served")
-    parts = [p for p in relpath.replace("\\", "/").split("/") if p not in ("", ".")]
-    if not parts:
-        raise SkillNotFoundError(
-            f"No file given for skill '{skill.name}'; pass a path such as "
-            "'references/guide.md' (see the skill's file listing)."
-        )
+    parts = confined_parts(skill, relpath)
     candidate = os.path.join(skill.dir, *parts)
     if not _inside(os.path.realpath(candidate), os.path.realpath(skill.dir)):
-        raise _refuse(skill, relpath, "it is a symlink that resolves outside the skill folder")
+        raise refuse(skill, relpath, "it is a symlink that resolves outside the skill folder")
     try:
         st = os.stat(candidate)
     except OSError:
         st = None
     if st is None or not stat.S_ISREG(st.st_mode):
-        raise SkillNotFoundError(
-            f"Skill '{skill.name}' has no file {'/'.join(parts)!r} in {skill.dir}. "
-            "See the skill's file listing for what it bundles."
-        )
+        raise missing(skill, parts)
     if st.st_size > max_bytes:
         raise SkillIOError(
             f"{candidate} is {st.st_size} bytes, over the {max_bytes}-byte limit for one "

@@ -17,15 +17,8 @@ from collections.abc import Sequence
 
 from .._limits import MAX_MANIFEST_BYTES
 from .._model import Problem, Root
+from ._confine import NOISE_DIRS, SKILL_FILE
 from ._found import Found, WalkRecord, problem
-
-SKILL_FILE = "SKILL.md"
-"""The exact file name that makes a folder a skill."""
-
-NOISE_DIRS = frozenset({"node_modules", "__pycache__"})
-"""Never walked. Hidden folders (`.git`, `.venv`, `.tox`, ...) are skipped by the
-hidden rule, and any folder holding `pyvenv.cfg` (a virtualenv, whatever its name)
-is not walked below."""
 
 SKILL_RESOURCE_DIRS = frozenset({"scripts", "references", "assets"})
 """Subfolders of a skill that hold its resources, not nested skills: not walked."""

@@ -1,0 +1,84 @@
+"""The confinement rule for a skill's bundled files, shared by the disk and memory sources.
+
+Pure: a requested relative path in, its parts out, or the reason it is refused. The
+rule refuses every spelling an attacker might rely on being decoded later: absolute
+paths (also a drive letter), `..` (also percent-encoded or with backslashes), NUL
+characters and hidden files. What the path then resolves to (a symlink leaving the
+folder) is each source's own check, since only the disk has links.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import unquote
+
+from .._errors import SkillNotFoundError, SkillPermissionError
+from .._model import Skill
+
+NOISE_DIRS = frozenset({"node_modules", "__pycache__"})
+"""Never walked, never listed. Hidden folders (`.git`, `.venv`, `.tox`, ...) are skipped
+by the hidden rule, and any folder holding `pyvenv.cfg` is not walked below."""
+
+SKILL_FILE = "SKILL.md"
+"""The exact file name that makes a folder a skill."""
+
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+def refuse(skill: Skill, relpath: str, why: str) -> SkillPermissionError:
+    """The error for a path outside what the skill may serve."""
+    return SkillPermissionError(
+        f"Refused to read {relpath!r} from skill '{skill.name}': {why}. Only files inside "
+        f"{skill.dir} can be read; give a relative path such as 'references/guide.md'."
+    )
+
+
+def confined_parts(skill: Skill, relpath: str) -> tuple[str, ...]:
+    """The folder-relative parts `relpath` names inside `skill`'s folder.
+
+    Raises:
+        SkillPermissionError: the path is absolute, climbs out with `..` (also
+            percent-encoded or with backslashes), holds a NUL or names a hidden file.
+        SkillNotFoundError: the path names nothing (empty, or only `.`).
+    """
+    if "\x00" in relpath:
+        raise refuse(skill, relpath, "the path contains a NUL character")
+    spellings = {relpath}
+    decoded = relpath
+    for _ in range(3):
+        decoded = unquote(decoded)
+        spellings.add(decoded)
+    for spelling in spellings:
+        if "\x00" in spelling:
+            raise refuse(skill, relpath, "the path contains an encoded NUL character")
+        normal = spelling.replace("\\", "/")
+        if normal.startswith("/") or _DRIVE.match(normal):
+            raise refuse(skill, relpath, "the path is absolute")
+        parts = [p for p in normal.split("/") if p not in ("", ".")]
+        if ".." in parts:
+            raise refuse(skill, relpath, "the path climbs out of the folder with '..'")
+        if any(p.startswith(".") for p in parts):
+            raise refuse(skill, relpath, "hidden files are not served")
+    parts = [p for p in relpath.replace("\\", "/").split("/") if p not in ("", ".")]
+    if not parts:
+        raise SkillNotFoundError(
+            f"No file given for skill '{skill.name}'; pass a path such as "
+            "'references/guide.md' (see the skill's file listing)."
+        )
+    return tuple(parts)
+
+
+def listed(parts: tuple[str, ...]) -> bool:
+    """Whether a file at these folder-relative parts appears in a skill's file listing:
+    not the SKILL.md itself, nothing hidden, nothing inside a noise folder."""
+    if parts == (SKILL_FILE,):
+        return False
+    return not any(p.startswith(".") or p in NOISE_DIRS for p in parts)
+
+
+def missing(skill: Skill, parts: tuple[str, ...]) -> SkillNotFoundError:
+    """The error for a confined path with no regular file behind it."""
+    return SkillNotFoundError(
+        f"Skill '{skill.name}' has no file {'/'.join(parts)!r} in {skill.dir}. "
+        "See the skill's file listing for what it bundles."
+    )
