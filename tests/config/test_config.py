@@ -13,12 +13,12 @@ import pytest
 
 from skillpack._errors import SkillIOError, UsageError
 from skillpack._model import Skill
+from skillpack._paths import project_root
 from skillpack.config._config import (
     Config,
     ConfigLayer,
     add_permission,
     dumps_toml,
-    find_project_root,
     load_config,
     merge_layers,
     parse_config,
@@ -100,20 +100,20 @@ def test_project_root_is_the_first_ancestor_with_a_marker(
         (root / marker).mkdir()
     else:
         (root / marker).write_text("gitdir: elsewhere\n", encoding="utf-8")
-    assert find_project_root(cwd) == root.resolve()
+    assert project_root(cwd) == root.resolve()
     assert project_config_path(str(cwd)) == root.resolve() / ".skillpack" / "config.toml"
 
 
 def test_project_root_is_the_nearest_marker(project: Path) -> None:
     inner = project / "src" / "deep"
     (project / "src" / ".jj").mkdir()
-    assert find_project_root(inner) == (project / "src").resolve()
+    assert project_root(inner) == (project / "src").resolve()
 
 
 def test_project_root_is_cwd_when_no_marker(tmp_path: Path) -> None:
     cwd = tmp_path / "loose" / "dir"
     cwd.mkdir(parents=True)
-    assert find_project_root(cwd) == cwd.resolve()
+    assert project_root(cwd) == cwd.resolve()
 
 
 # --- schema -------------------------------------------------------------------------

@@ -77,14 +77,9 @@ def user_config_path() -> Path:
     return user_config_dir() / CONFIG_FILENAME
 
 
-def find_project_root(cwd: str | os.PathLike[str] | None = None) -> Path:
-    """The project root of `cwd`: the rule repo discovery uses (`_paths.project_root`)."""
-    return project_root(cwd)
-
-
 def project_config_path(cwd: str | os.PathLike[str] | None = None) -> Path:
     """The project config file, `<project root>/.skillpack/config.toml`."""
-    return find_project_root(cwd) / PROJECT_CONFIG_DIR / CONFIG_FILENAME
+    return project_root(cwd) / PROJECT_CONFIG_DIR / CONFIG_FILENAME
 
 
 # --- values -----------------------------------------------------------------------
@@ -495,8 +490,8 @@ def load_config(
     if user:
         sources.append((user_config_path(), "user", home_dir()))
     if project:
-        root = find_project_root(cwd)
-        sources.append((root / PROJECT_CONFIG_DIR / CONFIG_FILENAME, "project", root))
+        path = project_config_path(cwd)
+        sources.append((path, "project", path.parent.parent))
     for path, scope, base in sources:
         layer, found = _read_layer(path, scope=scope, base=base)
         problems.extend(found)
@@ -606,8 +601,8 @@ def _target(scope: ConfigScope, cwd: str | None) -> tuple[Path, Path]:
     if scope == "user":
         return user_config_path(), home_dir()
     if scope == "project":
-        root = find_project_root(cwd)
-        return root / PROJECT_CONFIG_DIR / CONFIG_FILENAME, root
+        path = project_config_path(cwd)
+        return path, path.parent.parent
     raise UsageError(f"Unknown config scope {scope!r}; use 'user' or 'project'.")
 
 
