@@ -1,10 +1,10 @@
 """Roots and scopes: where skills are looked for, and in which precedence.
 
 The repo roots come from the folders between cwd and the project root
-(`_paths.project_dirs`, whose last folder is the project root config uses too), the user roots from the
-home folder, the admin root from `$SKILLPACK_ADMIN_DIR` and the system root from the
-package. `default_roots` puts them in precedence order (DESIGN §3); the stat calls
-here (does the folder exist, is this the project root) are the only I/O.
+(`_paths.project_dirs`), the user roots from the home folder, the admin root from
+`$SKILLPACK_ADMIN_DIR` and the system root from the package (all named in
+`_paths`). `default_roots` puts them in precedence order (DESIGN §3); the stat
+calls here (does the folder exist, is this the project root) are the only I/O.
 """
 
 from __future__ import annotations
