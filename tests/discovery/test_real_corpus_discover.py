@@ -17,6 +17,8 @@ from conftest import REAL_SKILLS
 from skillpack._model import Catalog, Root
 from skillpack.discovery._discover import discover, list_skill_files, read_body
 
+pytestmark = pytest.mark.corpus
+
 DEEP = 12  # the corpus nests skills up to 6 levels; leave room so no limit is hit
 
 

@@ -287,7 +287,7 @@ def test_read_body_head_reports_text_that_is_not_utf8(tmp_path: Path, data: byte
         read_body_head(skill, BODY_CHARS)
 
 
-@pytest.mark.skipif(not REAL_SKILLS.is_dir(), reason="real-skills corpus not present")
+@pytest.mark.corpus
 @pytest.mark.parametrize("max_chars", [1, 200, BODY_CHARS, 20_000], ids=str)
 def test_read_body_head_matches_read_body_on_real_skills(max_chars: int) -> None:
     for path in sorted(REAL_SKILLS.rglob("SKILL.md")):

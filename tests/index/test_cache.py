@@ -248,6 +248,7 @@ def test_rows_from_other_parser_code_are_discarded(
     assert len(parses) == 5
 
 
+@pytest.mark.corpus
 def test_cached_skills_equal_fresh_parses_on_the_real_corpus(tmp_path: Path) -> None:
     roots = [Root(path=str(REAL_SKILLS), scope="extra")]
 

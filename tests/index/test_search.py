@@ -668,7 +668,7 @@ def _load_eval() -> Any:
     return module
 
 
-@pytest.mark.skipif(not REAL_SKILLS.is_dir(), reason="real-skills corpus not present")
+@pytest.mark.corpus
 def test_search_beats_the_name_description_baseline_on_real_requests() -> None:
     report = _load_eval().run(REAL_SKILLS)
     ours: Callable[[str], float] = report["skillpack"].__getitem__

@@ -119,6 +119,7 @@ def test_anything_outside_the_subset_is_left_to_libyaml(text: str) -> None:
     assert load_simple(text) is None
 
 
+@pytest.mark.corpus
 def test_real_corpus_frontmatter_reads_the_same_and_mostly_in_the_subset() -> None:
     accepted = total = 0
     for path in sorted(REAL_SKILLS.rglob("SKILL.md")):

@@ -19,6 +19,8 @@ from skillpack._model import Skill, SkillLocation
 from skillpack.parse._frontmatter import ParsedSkill, parse_skill_bytes
 from skillpack.parse._skill_json import skill_from_dict, skill_to_dict
 
+pytestmark = pytest.mark.corpus
+
 CORPUS = tuple(sorted(p.relative_to(REAL_SKILLS).as_posix() for p in REAL_SKILLS.rglob("SKILL.md")))
 
 

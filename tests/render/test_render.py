@@ -370,10 +370,9 @@ def real_skills() -> list[Skill]:
     return skills
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_real_corpus_fits_the_default_budget_and_stays_well_formed(fmt: CatalogFormat) -> None:
-    if not REAL_SKILLS.is_dir():
-        pytest.skip(f"the real-skills corpus is not at {REAL_SKILLS}")
     skills = real_skills()
     assert len(skills) > 300
     rendered = render_catalog(skills, format=fmt)

@@ -220,6 +220,7 @@ def test_many_threads_prepare_turns_while_the_catalog_reloads(files: MemorySkill
     assert len(results) == 1600
 
 
+@pytest.mark.corpus
 def test_session_open_discovers_from_disk_and_loads_a_real_claude_skill_with_arguments(
     tmp_path: Path,
 ) -> None:

@@ -10,6 +10,8 @@ from conftest import REAL_SKILLS
 from skillpack import Session
 from skillpack.select._resolve import DEFAULT_BUILTIN_COMMANDS
 
+pytestmark = pytest.mark.corpus
+
 ARGUMENT_SKILLS = sorted(
     p for p in REAL_SKILLS.rglob("SKILL.md") if "$ARGUMENTS" in p.read_text(encoding="utf-8")
 )
