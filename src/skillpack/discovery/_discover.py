@@ -4,8 +4,8 @@
 index's snapshot when no folder in it changed (`_replay.py`, one `stat` per folder
 and per SKILL.md) or walks it afresh (`_walk.py`: one `os.scandir` per folder) and
 loads each SKILL.md found (`_load.py`: a read and parse only when the persistent
-index, `_index.py`, has no result for that exact file version). Collisions between
-names are resolved last (`_collisions.py`). Bad input never aborts discovery: every
+index, `index/_cache.py`, has no result for that exact file version). Collisions
+between names are resolved last (`select/_collisions.py`). Bad input never aborts discovery: every
 failure becomes a `Problem` and the rest still loads.
 
 Later layers read skill content through `read_body`, `list_skill_files` and
@@ -77,7 +77,7 @@ def discover(
         repo_skills_dir: Also treat `skills/` in each repo folder as a root.
         strict: Validate strictly (spec warnings become errors).
         use_cache: Read and write the persistent index; False touches no cache file.
-        cache_dir: Folder of the index file (default: see `_index.index_path`).
+        cache_dir: Folder of the index file (default: `_paths.cache_dir()`).
         max_depth: Deepest folder level searched below a root.
         max_dirs: Most folders listed per root.
         max_file_bytes: Larger SKILL.md files are reported, not read.

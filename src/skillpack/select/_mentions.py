@@ -1,6 +1,6 @@
 """Finding skill references in message text: `$name` mentions, links, slash commands.
 
-Pure text in, values out; nothing here knows about the catalog (`_select.py`
+Pure text in, values out; nothing here knows about the catalog (`_resolve.py`
 resolves what this module finds). `str.find` jumps from `$` to `$` and a compiled
 regex checks each one; only when a candidate exists are code regions looked for —
 fences with `str.find`, inline code spans only in the paragraphs that hold a
