@@ -5,8 +5,8 @@ index's snapshot when no folder in it changed (`_replay.py`, one `stat` per fold
 and per SKILL.md) or walks it afresh (`_walk.py`: one `os.scandir` per folder) and
 loads each SKILL.md found (`_load.py`: a read and parse only when the persistent
 index, `index/_cache.py`, has no result for that exact file version). Collisions
-between names are resolved last (`select/_collisions.py`). Bad input never aborts discovery: every
-failure becomes a `Problem` and the rest still loads.
+between names are resolved last (`select/_collisions.py`). Bad input never aborts
+discovery: every failure becomes a `Problem` and the rest still loads.
 
 Later layers read skill content through `read_body`, `list_skill_files` and
 `read_skill_file` (`_skill_files.py`, re-exported here with `default_roots`, as
