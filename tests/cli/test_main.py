@@ -49,3 +49,36 @@ def test_errors_go_to_stderr() -> None:
     done = run("show", "nope", "--no-user")
     assert done.stdout == ""
     assert done.stderr.startswith("skillpack: No skill named 'nope'.")
+
+
+def test_the_cli_exits_without_interpreter_teardown() -> None:
+    # A CLI run holds one object per skill; tearing them down would only cost time.
+    # os._exit after flushing skips it: an atexit hook never runs.
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import atexit; atexit.register(print, 'teardown ran'); " + ENTRY,
+            "--version",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0
+    assert "skillpack" in done.stdout
+    assert "teardown ran" not in done.stdout
+
+
+def test_the_library_leaves_the_garbage_collector_on(tmp_path: Path) -> None:
+    # Only the short-lived CLI process may switch the collector off; a host that
+    # keeps running (a server) must keep it.
+    script = (
+        "import gc, skillpack\n"
+        "s = skillpack.Session.open(cwd=%r, include_user=False)\n"
+        "skillpack.SkillTools(s).call('skill_search', {'query': 'write a skill'})\n"
+        "print(gc.isenabled())\n" % str(tmp_path)
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "True"
