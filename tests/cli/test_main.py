@@ -75,9 +75,9 @@ def test_the_library_leaves_the_garbage_collector_on(tmp_path: Path) -> None:
     # keeps running (a server) must keep it.
     script = (
         "import gc, skillpack\n"
-        "s = skillpack.Session.open(cwd=%r, include_user=False)\n"
+        f"s = skillpack.Session.open(cwd={str(tmp_path)!r}, include_user=False)\n"
         "skillpack.SkillTools(s).call('skill_search', {'query': 'write a skill'})\n"
-        "print(gc.isenabled())\n" % str(tmp_path)
+        "print(gc.isenabled())\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
