@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from .discovery._memory import MemorySkills
     from .parse._frontmatter import parse_skill
     from .render._render import render_catalog
+    from .runtime._live import CatalogChange
     from .runtime._session import Session, Turn
     from .runtime._tools import SkillTools
     from .select._resolve import resolve_message
@@ -34,6 +35,7 @@ from ._version import __version__
 
 # name -> module holding it; loaded on first attribute access (PEP 562).
 _LAZY = {
+    "CatalogChange": ".runtime._live",
     "Config": ".config._config",
     "MemorySkills": ".discovery._memory",
     "Session": ".runtime._session",
@@ -62,6 +64,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "AmbiguousSkillError",
     "Catalog",
+    "CatalogChange",
     "CodexMetadata",
     "Config",
     "MemorySkills",

@@ -62,6 +62,12 @@ class PermissionGate:
         """The rules this gate applies."""
         return self._rules
 
+    def use_rules(self, rules: PermissionRules) -> None:
+        """Apply new rules (the config changed); answers remembered this session stay."""
+        with self._state:
+            self._rules = rules
+            self._refusals.clear()
+
     def remembered(self, skill: Skill) -> Literal["always", "never"] | None:
         """The session-long answer given for `skill`, if any."""
         with self._state:

@@ -6,16 +6,25 @@ injections (`prepare_turn`), renders the catalog prompt within budget
 tools a leading skill allows (`active_tools`). Every method is safe to call from
 several threads: state changes happen under one lock, and each call works on one
 snapshot of the catalog, so a concurrent `reload` is seen whole or not at all.
+
+A session can keep its catalog live (`refresh=`, see `_live.py`): `"manual"` changes
+it only on `reload()`/`refresh()`, `"on_call"` re-discovers before a tool call or a
+turn at most every `refresh_interval` seconds, and `"watch"` runs a `watchfiles`
+thread (`discovery._watch`) that re-discovers after file events. Each new catalog is
+swapped in whole, and subscribers get a `CatalogChange`.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
+import time
 import uuid
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from .._errors import SkillIOError, UsageError
 from .._model import Catalog, Skill
@@ -29,7 +38,21 @@ from ..render._render import (
     render_reminder,
 )
 from ..select._resolve import Activation, Diagnostic, Resolution, find_skill, resolve_message
+from ._live import (
+    ON_CALL_INTERVAL,
+    REFRESH_MODES,
+    CatalogChange,
+    CatalogSource,
+    LoaderSource,
+    RefreshMode,
+    diff_catalogs,
+)
 from ._permissions import AskCallback, PermissionGate
+
+if TYPE_CHECKING:
+    from ..discovery._watch import RootWatcher
+
+log = logging.getLogger("skillpack.session")
 
 Invoker = Literal["user", "model"]
 ToolT = TypeVar("ToolT")
@@ -145,6 +168,9 @@ class Session:
         loader: Callable[[], Catalog] | None = None,
         cwd: str | None = None,
         env: dict[str, str] | None = None,
+        refresh: RefreshMode = "manual",
+        refresh_interval: float = ON_CALL_INTERVAL,
+        source: CatalogSource | None = None,
     ) -> None:
         """Create a session.
 
@@ -158,18 +184,41 @@ class Session:
             loader: Re-discovers the catalog for `reload()`.
             cwd: Base directory for relative paths in `[$name](path)` links.
             env: Environment to read `SKILLS_PROMPT_CHAR_BUDGET` from (default os.environ).
+            refresh: How the catalog stays current: `"manual"` (only `reload()` and
+                `refresh()`), `"on_call"` (re-discover before each tool call and
+                turn, at most every `refresh_interval` seconds) or `"watch"` (a
+                `watchfiles` thread re-discovers after file events; needs
+                `pip install 'skillpack[watch]'`; stop it with `close()`).
+            refresh_interval: Seconds between two `"on_call"` re-discoveries at most.
+            source: Re-discovers the catalog, and the config with it, and tells the
+                watcher what to watch (`Session.open` passes one); overrides `loader`.
+
+        Raises:
+            UsageError: an unknown `refresh` mode, a live mode without a `loader`
+                or `source`, or `"watch"` without `watchfiles` installed.
         """
         self._catalog = catalog
         self._config = config if config is not None else Config()
         self._reader: SkillReader = reader if reader is not None else FileSystemReader()
         self.session_id = session_id or uuid.uuid4().hex
-        self._loader = loader
+        if source is None and loader is not None:
+            source = LoaderSource(loader=loader)
+        self._source = source
         self._cwd = cwd
         self._env = env
         self._lock = threading.RLock()
         self._state = _State()
         remember = _persist_permission if remember_permissions else None
         self._gate = PermissionGate(self._config.permissions, ask=ask, remember=remember)
+        self._subscribers: list[Callable[[CatalogChange], None]] = []
+        self._refreshing = threading.RLock()
+        self._next_check = 0.0
+        self._watcher: RootWatcher | None = None
+        self._closed = False
+        self._refresh_mode = _check_refresh(refresh, source)
+        self._refresh_interval = max(0.0, float(refresh_interval))
+        if refresh == "watch":
+            self._watcher = _start_watcher(self)
 
     # -- construction -----------------------------------------------------------
 
@@ -184,22 +233,23 @@ class Session:
         use_cache: bool = True,
         **kwargs: Any,
     ) -> Session:
-        """Discover skills the way the CLI does (config + every scope) and open a session."""
-        from ._workspace import Workspace, open_workspace
+        """Discover skills the way the CLI does (config + every scope) and open a session.
 
-        def load() -> Workspace:
-            return open_workspace(
-                cwd=cwd,
-                roots=roots,
-                include_user=include_user,
-                include_system=include_system,
-                use_cache=use_cache,
-            )
+        Other keywords go to `Session(...)`, e.g. `refresh="watch"`: refreshes then
+        re-read the config files too, and a watcher also notices a new skill root in
+        the repo chain or the home folder.
+        """
+        from ._workspace import WorkspaceSource
 
-        ws = load()
-        return cls(
-            ws.catalog, config=ws.config, loader=lambda: load().catalog, cwd=ws.cwd, **kwargs
+        source = WorkspaceSource(
+            cwd=os.path.abspath(cwd or os.getcwd()),
+            roots=tuple(roots),
+            include_user=include_user,
+            include_system=include_system,
+            use_cache=use_cache,
         )
+        ws = source.open()
+        return cls(ws.catalog, config=ws.config, source=source, cwd=ws.cwd, **kwargs)
 
     # -- catalog and state ------------------------------------------------------
 
@@ -220,17 +270,126 @@ class Session:
         return self._reader
 
     def reload(self, catalog: Catalog | None = None) -> Catalog:
-        """Swap in a new catalog (given, or re-discovered with the session's loader)."""
+        """Swap in a new catalog (given, or re-discovered with the session's loader).
+
+        Subscribers hear of the change as with `refresh()`.
+        """
         if catalog is None:
-            if self._loader is None:
-                raise SkillIOError(
-                    "This session has no loader to re-discover skills with; "
-                    "pass the new catalog to reload(catalog) or open it with Session.open()."
-                )
-            catalog = self._loader()
+            self.refresh()
+            return self._catalog
+        with self._refreshing:
+            change = self._swap(catalog, None)
+            self._notify(change)
+        return catalog
+
+    # -- a live catalog -----------------------------------------------------------
+
+    @property
+    def refresh_mode(self) -> RefreshMode:
+        return self._refresh_mode
+
+    def refresh(self) -> CatalogChange | None:
+        """Re-discover now, swap the new catalog in and tell subscribers what changed.
+
+        Warm, this costs a `stat` per folder and per SKILL.md of every root (the
+        index replays unchanged roots). Returns None when nothing changed.
+
+        Raises:
+            SkillIOError: the session has no loader to re-discover with.
+        """
+        source = self._source
+        if source is None:
+            raise SkillIOError(
+                "This session has no loader to re-discover skills with; "
+                "pass the new catalog to reload(catalog) or open it with Session.open()."
+            )
+        with self._refreshing:
+            catalog, config = source.load()
+            change = self._swap(catalog, config)
+            self._notify(change)
+        return change
+
+    def ensure_fresh(self) -> None:
+        """What `"on_call"` does before each tool call and turn: `refresh()` when the
+        last one is over `refresh_interval` seconds old. A no-op in other modes.
+
+        A failing re-discovery is logged and the current catalog kept: a tool call
+        never fails because of it.
+        """
+        if self._refresh_mode != "on_call":
+            return
+        now = time.monotonic()
+        with self._lock:
+            if now < self._next_check:
+                return
+            self._next_check = now + self._refresh_interval
+        try:
+            self.refresh()
+        except Exception:  # noqa: BLE001 - keep serving the catalog we have
+            log.exception("skillpack: re-discovering skills failed; the catalog is unchanged")
+
+    def subscribe(self, callback: Callable[[CatalogChange], None]) -> Callable[[], None]:
+        """Call `callback(change)` after every catalog swap; returns the unsubscribe.
+
+        Callbacks run on the thread that refreshed (the watcher's, or the caller's
+        for `"on_call"`, `refresh()` and `reload()`), after the new catalog is in
+        place, in the order of the changes. One that raises is logged and skipped.
+        """
+        with self._lock:
+            self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if callback in self._subscribers:
+                    self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    def close(self) -> None:
+        """Stop the watcher (if any) and live refreshing; idempotent.
+
+        The session still works on the catalog it has; `refresh()` still re-discovers.
+        """
+        with self._lock:
+            self._closed = True
+            self._refresh_mode = "manual"
+            watcher, self._watcher = self._watcher, None
+        if watcher is not None:
+            watcher.stop()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _swap(self, catalog: Catalog, config: Config | None) -> CatalogChange | None:
+        """Put `catalog` (and `config`) in place unless nothing differs; the change.
+
+        Callers hold `_refreshing`, so the catalog cannot change meanwhile: the
+        comparison runs outside `_lock` and readers are held up only by the swap.
+        """
+        config_changed = config is not None and config != self._config
+        change = diff_catalogs(self._catalog, catalog, config_changed=config_changed)
+        if change is None:
+            return None  # the catalog in place stays (searches keyed on it stay warm)
         with self._lock:
             self._catalog = catalog
-        return catalog
+            if config is not None and config_changed:
+                self._config = config
+                self._gate.use_rules(config.permissions)
+        return change
+
+    def _notify(self, change: CatalogChange | None) -> None:
+        if change is None:
+            return
+        with self._lock:
+            subscribers = list(self._subscribers)
+        for callback in subscribers:
+            try:
+                callback(change)
+            except Exception:  # noqa: BLE001 - one subscriber never breaks the others
+                log.exception("skillpack: a catalog subscriber raised; it stays subscribed")
 
     def is_enabled(self, skill: Skill) -> bool:
         with self._lock:
@@ -317,6 +476,7 @@ class Session:
 
         A new user turn also clears the chain of leading skills (see `active_tools`).
         """
+        self.ensure_fresh()
         resolution = self.resolve(text, invoker=invoker)
         injections = []
         if invoker == "user":
@@ -511,6 +671,50 @@ class Session:
         from ..render._tools_filter import filter_tools
 
         return filter_tools(all_tools, self.leading, tool_name=tool_name)
+
+
+def _check_refresh(mode: str, source: CatalogSource | None) -> RefreshMode:
+    if mode not in REFRESH_MODES:
+        raise UsageError(
+            f"Unknown refresh mode {mode!r}; use one of {', '.join(REFRESH_MODES)}."
+        )
+    if mode != "manual" and source is None:
+        raise UsageError(
+            f"refresh={mode!r} needs a way to re-discover skills: pass `loader=` "
+            "(or `source=`), or open the session with Session.open()."
+        )
+    return mode  # type: ignore[return-value]
+
+
+def _start_watcher(session: Session) -> RootWatcher:
+    """A running watcher for `session` that holds it weakly: a session dropped
+    without `close()` stops its watcher at the next poll."""
+    from ..discovery._watch import RootWatcher
+
+    ref = weakref.ref(session)
+
+    def paths() -> tuple[str, ...] | None:
+        live = ref()
+        if live is None or live._closed or live._source is None:
+            return None
+        return live._source.watch_paths(live._catalog)
+
+    def on_change() -> bool:
+        live = ref()
+        if live is None or live._closed:
+            return False
+        live.refresh()
+        return True
+
+    def probe() -> object:
+        live = ref()
+        if live is None or live._source is None:
+            return None
+        return live._source.probe(live._catalog)
+
+    watcher = RootWatcher(paths=paths, on_change=on_change, probe=probe)
+    watcher.start()
+    return watcher
 
 
 def _persist_permission(glob: str, decision: str) -> None:

@@ -273,6 +273,7 @@ class SkillTools:
             "skill_read_file": self._read_file_tool,
         }
         handler = handlers.get(name)
+        self.session.ensure_fresh()
         try:
             if handler is None:
                 raise ToolCallError(

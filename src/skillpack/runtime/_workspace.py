@@ -7,12 +7,14 @@ discovery limits and enable state come from the user and project config files.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass
+import threading
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
 
 from .._errors import AmbiguousSkillError, SkillNotFoundError
 from .._model import Catalog, Problem, Skill
-from ..config._config import Config, load_config
+from ..config._config import Config, load_config, project_config_path, user_config_path
+from ._live import existing_roots
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -77,6 +79,74 @@ def open_workspace(
             roots=catalog.roots,
         )
     return Workspace(catalog=catalog, config=config, cwd=start)
+
+
+@dataclass(kw_only=True)
+class WorkspaceSource:
+    """A `_live.CatalogSource` that re-opens the workspace: config and every scope.
+
+    `Session.open` uses one. Its probe (polled by a watcher, see `discovery._watch`)
+    notices what folder events cannot: a skill root appearing in the repo chain or
+    the home folder, and an edited config file.
+    """
+
+    cwd: str | None = None
+    roots: tuple[str, ...] = ()
+    include_user: bool = True
+    include_system: bool = True
+    use_cache: bool = True
+    _config: Config = field(default_factory=Config, init=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    def open(self) -> Workspace:
+        """`open_workspace` with this source's options."""
+        ws = open_workspace(
+            cwd=self.cwd,
+            roots=self.roots,
+            include_user=self.include_user,
+            include_system=self.include_system,
+            use_cache=self.use_cache,
+        )
+        with self._lock:
+            self._config = ws.config
+        return ws
+
+    def load(self) -> tuple[Catalog, Config | None]:
+        ws = self.open()
+        return ws.catalog, ws.config
+
+    def watch_paths(self, catalog: Catalog) -> tuple[str, ...]:
+        return existing_roots(catalog)
+
+    def probe(self, catalog: Catalog) -> Hashable:
+        from ..discovery._roots import default_roots
+
+        with self._lock:
+            config = self._config
+        start = os.path.abspath(self.cwd or os.getcwd())
+        defaults = default_roots(
+            cwd=start,
+            include_user=self.include_user,
+            include_system=False,
+            repo_skills_dir=config.repo_skills_dir,
+        )
+        files = [project_config_path(start)]
+        if self.include_user:
+            files.append(user_config_path())
+        return (
+            tuple(root.path for root in defaults),
+            tuple(_signature(str(path)) for path in files),
+            existing_roots(catalog),
+        )
+
+
+def _signature(path: str) -> tuple[int, int, int] | None:
+    """(mtime_ns, ctime_ns, size) of a file, None when it is absent."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size)
 
 
 def looks_like_path(ref: str) -> bool:

@@ -1,0 +1,115 @@
+"""A catalog that stays live: what changed between two catalogs, and where a new one comes from.
+
+`Session(refresh=...)` (in `_session.py`) re-discovers its catalog through a
+`CatalogSource` — on demand (`refresh()`), before tool calls (`"on_call"`) or when
+a `discovery._watch.RootWatcher` sees files change (`"watch"`) — swaps it in
+atomically and tells subscribers with a `CatalogChange`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from .._model import Catalog, Skill
+from ..config._config import Config
+
+RefreshMode = Literal["manual", "on_call", "watch"]
+"""How a session keeps its catalog current (see `Session`)."""
+
+REFRESH_MODES: tuple[str, ...] = ("manual", "on_call", "watch")
+
+ON_CALL_INTERVAL = 0.25
+"""Seconds: `"on_call"` re-discovers at most this often (the catalog is at most this stale)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CatalogChange:
+    """What a refresh changed; the new catalog is already in place when subscribers see it."""
+
+    catalog: Catalog
+    """The new catalog (already swapped in)."""
+    added: tuple[Skill, ...]
+    """Skills whose SKILL.md (by real path) was not in the old catalog."""
+    removed: tuple[Skill, ...]
+    """Skills of the old catalog that are gone (as they were)."""
+    changed: tuple[Skill, ...]
+    """Skills with the same real path and a new version, content or standing
+    (e.g. newly shadowed), as they are now."""
+    config_changed: bool = False
+    """The config files changed (enable state, permissions, budgets may differ)."""
+
+    @property
+    def skills_changed(self) -> bool:
+        return bool(self.added or self.removed or self.changed)
+
+
+def diff_catalogs(
+    old: Catalog, new: Catalog, *, config_changed: bool = False
+) -> CatalogChange | None:
+    """The change from `old` to `new`, None when nothing a caller can see differs.
+
+    Skills are matched by `Skill.key` (the real path of the SKILL.md). Problems and
+    roots count too: a file that broke, or a root that appeared, is a change with
+    no skill in it.
+    """
+    if old is new and not config_changed:
+        return None
+    before = {s.key: s for s in old.skills}
+    after = {s.key: s for s in new.skills}
+    added = tuple(s for s in new.skills if s.key not in before)
+    removed = tuple(s for s in old.skills if s.key not in after)
+    changed = tuple(s for s in new.skills if s.key in before and before[s.key] != s)
+    if not (
+        added
+        or removed
+        or changed
+        or config_changed
+        or old.problems != new.problems
+        or old.roots != new.roots
+    ):
+        return None
+    return CatalogChange(
+        catalog=new, added=added, removed=removed, changed=changed, config_changed=config_changed
+    )
+
+
+class CatalogSource(Protocol):
+    """Where a live session gets a fresh catalog, and what its watcher should watch."""
+
+    def load(self) -> tuple[Catalog, Config | None]:
+        """Discover again: the catalog, and the config when the source reads one."""
+        ...
+
+    def watch_paths(self, catalog: Catalog) -> tuple[str, ...]:
+        """Folders to watch recursively for `catalog` (existing ones only)."""
+        ...
+
+    def probe(self, catalog: Catalog) -> Hashable:
+        """A cheap fingerprint of what folder events miss (roots appearing, config edits)."""
+        ...
+
+
+def existing_roots(catalog: Catalog) -> tuple[str, ...]:
+    """The catalog's root folders that exist now, but the bundled (read-only) ones."""
+    return tuple(
+        root.path for root in catalog.roots if root.scope != "system" and os.path.isdir(root.path)
+    )
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class LoaderSource:
+    """A `CatalogSource` over a host's `loader` callable: the catalog's own roots."""
+
+    loader: Callable[[], Catalog]
+
+    def load(self) -> tuple[Catalog, Config | None]:
+        return self.loader(), None
+
+    def watch_paths(self, catalog: Catalog) -> tuple[str, ...]:
+        return existing_roots(catalog)
+
+    def probe(self, catalog: Catalog) -> Hashable:
+        return existing_roots(catalog)

@@ -1,0 +1,334 @@
+"""A catalog that stays live: refresh modes, subscribers, the watcher and its thread."""
+
+from __future__ import annotations
+
+import gc
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import WriteSkill
+from skillpack._errors import SkillIOError, UsageError
+from skillpack._model import Catalog
+from skillpack.discovery._memory import MemorySkills
+from skillpack.runtime._live import CatalogChange, diff_catalogs
+from skillpack.runtime._session import Session
+from skillpack.runtime._tools import SkillTools
+
+DEADLINE = 15.0
+"""Generous: a loaded CI machine may be slow; the watcher normally answers in ~0.2 s."""
+
+
+def watcher_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "skillpack-watch"]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    (root / ".git").mkdir(parents=True)
+    return root
+
+
+@pytest.fixture(autouse=True)
+def no_leaked_watchers() -> object:
+    yield
+    gc.collect()
+    deadline = time.monotonic() + DEADLINE
+    while watcher_threads() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert watcher_threads() == []
+
+
+def names(catalog: Catalog) -> set[str]:
+    return {s.name for s in catalog.skills}
+
+
+def wait_for(changes: queue.Queue[CatalogChange], predicate: object) -> CatalogChange:
+    deadline = time.monotonic() + DEADLINE
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise AssertionError("no matching catalog change arrived")
+        try:
+            change = changes.get(timeout=left)
+        except queue.Empty:
+            continue
+        if predicate(change):  # type: ignore[operator]
+            return change
+
+
+# -- on_call ---------------------------------------------------------------------
+
+
+def test_on_call_finds_a_skill_created_mid_session_at_the_next_tool_call(
+    project: Path, write_skill: WriteSkill
+) -> None:
+    write_skill("alpha", base=project / ".agents" / "skills")
+    session = Session.open(cwd=str(project), refresh="on_call", refresh_interval=0)
+    tools = SkillTools(session)
+    assert tools.skill_load(name="beta")["ok"] is False
+    write_skill("beta", base=project / ".agents" / "skills")
+    result = tools.skill_load(name="beta")
+    assert result["ok"] is True, result
+    assert "beta" in names(session.catalog)
+
+
+def test_on_call_finds_a_skill_root_created_mid_session(
+    project: Path, write_skill: WriteSkill
+) -> None:
+    session = Session.open(cwd=str(project), refresh="on_call", refresh_interval=0)
+    write_skill("fresh", base=project / ".claude" / "skills")
+    turn = session.prepare_turn("$fresh now")
+    assert [a.skill.name for a in turn.activations] == ["fresh"]
+
+
+def test_manual_sessions_do_not_notice_new_skills_until_refresh(
+    project: Path, write_skill: WriteSkill
+) -> None:
+    write_skill("alpha", base=project / ".agents" / "skills")
+    session = Session.open(cwd=str(project))
+    tools = SkillTools(session)
+    write_skill("beta", base=project / ".agents" / "skills")
+    assert tools.skill_load(name="beta")["error"]["code"] == "NOT_FOUND"
+    change = session.refresh()
+    assert change is not None
+    assert [s.name for s in change.added] == ["beta"]
+    assert tools.skill_load(name="beta")["ok"] is True
+
+
+def test_on_call_checks_at_most_once_per_interval(project: Path, write_skill: WriteSkill) -> None:
+    write_skill("alpha", base=project / ".agents" / "skills")
+    session = Session.open(cwd=str(project), refresh="on_call", refresh_interval=3600)
+    tools = SkillTools(session)
+    tools.skill_search("alpha")  # the first call checks; the next hour's calls do not
+    write_skill("beta", base=project / ".agents" / "skills")
+    assert tools.skill_load(name="beta")["ok"] is False
+    session.refresh()
+    assert tools.skill_load(name="beta")["ok"] is True
+
+
+# -- refresh and subscribers ------------------------------------------------------
+
+
+def test_refresh_reports_added_removed_and_changed_skills(
+    project: Path, write_skill: WriteSkill
+) -> None:
+    base = project / ".agents" / "skills"
+    write_skill("keep", base=base)
+    write_skill("edit", base=base)
+    gone = write_skill("gone", base=base)
+    session = Session.open(cwd=str(project), include_user=False, include_system=False)
+    seen: list[CatalogChange] = []
+    session.subscribe(seen.append)
+    assert session.refresh() is None
+    write_skill("edit", base=base, description="Edited. Use when testing edits.")
+    write_skill("new", base=base)
+    (gone / "SKILL.md").unlink()
+    gone.rmdir()
+    change = session.refresh()
+    assert change is not None
+    assert [s.name for s in change.added] == ["new"]
+    assert [s.name for s in change.removed] == ["gone"]
+    assert [(s.name, s.description) for s in change.changed] == [
+        ("edit", "Edited. Use when testing edits.")
+    ]
+    assert change.catalog is session.catalog
+    assert seen == [change]
+
+
+def test_a_raising_subscriber_is_logged_and_the_others_still_hear(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    files = MemorySkills({"/s/a/SKILL.md": "---\nname: a\ndescription: A. Use for a.\n---\n"})
+    session = Session(files.catalog(), reader=files)
+    heard: list[CatalogChange] = []
+
+    def broken(change: CatalogChange) -> None:
+        raise RuntimeError("subscriber bug")
+
+    session.subscribe(broken)
+    session.subscribe(heard.append)
+    files.write("/s/b/SKILL.md", "---\nname: b\ndescription: B. Use for b.\n---\n")
+    session.reload(files.catalog())
+    assert [s.name for s in heard[0].added] == ["b"]
+    assert "subscriber" in caplog.text
+
+
+def test_unsubscribe_stops_the_callbacks() -> None:
+    files = MemorySkills({"/s/a/SKILL.md": "---\nname: a\ndescription: A. Use for a.\n---\n"})
+    session = Session(files.catalog(), reader=files, loader=files.catalog)
+    heard: list[CatalogChange] = []
+    unsubscribe = session.subscribe(heard.append)
+    files.write("/s/b/SKILL.md", "---\nname: b\ndescription: B. Use for b.\n---\n")
+    session.refresh()
+    unsubscribe()
+    unsubscribe()
+    files.write("/s/c/SKILL.md", "---\nname: c\ndescription: C. Use for c.\n---\n")
+    session.refresh()
+    assert [[s.name for s in h.added] for h in heard] == [["b"]]
+
+
+def test_diff_of_identical_catalogs_is_none_and_a_new_problem_is_a_change() -> None:
+    files = MemorySkills({"/s/a/SKILL.md": "---\nname: a\ndescription: A. Use for a.\n---\n"})
+    before = files.catalog()
+    assert diff_catalogs(before, files.catalog()) is None
+    files.write("/s/broken/SKILL.md", "no frontmatter")
+    change = diff_catalogs(before, files.catalog())
+    assert change is not None and not change.skills_changed
+
+
+def test_a_config_edit_is_a_change_and_the_new_enable_state_applies(
+    project: Path, write_skill: WriteSkill
+) -> None:
+    write_skill("alpha", base=project / ".agents" / "skills")
+    session = Session.open(cwd=str(project), include_user=False, include_system=False)
+    [alpha] = session.catalog.skills
+    assert session.is_enabled(alpha)
+    config = project / ".skillpack" / "config.toml"
+    config.parent.mkdir()
+    config.write_text('[skills]\ndisabled = ["alpha"]\n', encoding="utf-8")
+    change = session.refresh()
+    assert change is not None and change.config_changed and not change.skills_changed
+    assert not session.is_enabled(session.catalog.skills[0])
+
+
+# -- modes and errors ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["on_call", "watch"])
+def test_live_modes_need_a_way_to_rediscover(mode: str) -> None:
+    with pytest.raises(UsageError, match="loader"):
+        Session(Catalog(), refresh=mode)  # type: ignore[arg-type]
+
+
+def test_an_unknown_refresh_mode_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="manual, on_call, watch"):
+        Session(Catalog(), refresh="always", loader=Catalog)  # type: ignore[arg-type]
+
+
+def test_refresh_without_a_loader_says_how_to_get_one() -> None:
+    with pytest.raises(SkillIOError, match="Session.open"):
+        Session(Catalog()).refresh()
+
+
+def test_watch_without_watchfiles_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "watchfiles", None)
+    with pytest.raises(UsageError, match=r"pip install 'skillpack\[watch\]'"):
+        Session(Catalog(), refresh="watch", loader=Catalog)
+    assert watcher_threads() == []
+
+
+def test_a_session_that_does_not_watch_never_imports_watchfiles(tmp_path: Path) -> None:
+    code = (
+        "import sys, skillpack\n"
+        f"s = skillpack.Session.open(cwd={str(tmp_path)!r}, refresh='on_call')\n"
+        "s.prepare_turn('hello'); s.close()\n"
+        "assert 'watchfiles' not in sys.modules, 'imported'\n"
+        "assert 'skillpack.discovery._watch' not in sys.modules, 'imported'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, env=os.environ.copy())
+
+
+# -- watch ----------------------------------------------------------------------------
+
+
+def test_watch_finds_a_new_skill_without_a_tool_call(
+    project: Path, write_skill: WriteSkill
+) -> None:
+    write_skill("alpha", base=project / ".agents" / "skills")
+    changes: queue.Queue[CatalogChange] = queue.Queue()
+    with Session.open(cwd=str(project), refresh="watch") as session:
+        session.subscribe(changes.put)
+        write_skill("beta", base=project / ".agents" / "skills" / "nested")
+        change = wait_for(changes, lambda c: any(s.name == "beta" for s in c.added))
+        assert "beta" in names(session.catalog)
+        assert change.catalog is session.catalog or "beta" in names(session.catalog)
+        assert SkillTools(session).skill_load(name="beta")["ok"] is True
+    assert watcher_threads() == []
+
+
+def test_watch_sees_an_edit_and_a_removal(project: Path, write_skill: WriteSkill) -> None:
+    base = project / ".agents" / "skills"
+    folder = write_skill("alpha", base=base)
+    changes: queue.Queue[CatalogChange] = queue.Queue()
+    with Session.open(cwd=str(project), refresh="watch") as session:
+        session.subscribe(changes.put)
+        write_skill("alpha", base=base, description="Changed. Use when changed.")
+        wait_for(changes, lambda c: [s.description for s in c.changed] == [
+            "Changed. Use when changed."
+        ])
+        (folder / "SKILL.md").unlink()
+        wait_for(changes, lambda c: [s.name for s in c.removed] == ["alpha"])
+        assert "alpha" not in names(session.catalog)
+
+
+def test_watch_notices_a_skill_root_created_after_it_started(
+    project: Path, write_skill: WriteSkill
+) -> None:
+    changes: queue.Queue[CatalogChange] = queue.Queue()
+    with Session.open(cwd=str(project), refresh="watch") as session:
+        session.subscribe(changes.put)
+        write_skill("late", base=project / ".claude" / "skills")
+        wait_for(changes, lambda c: any(s.name == "late" for s in c.added))
+        # The new root is watched from now on.
+        write_skill("later", base=project / ".claude" / "skills")
+        wait_for(changes, lambda c: any(s.name == "later" for s in c.added))
+
+
+def test_watch_notices_a_config_edit(project: Path, write_skill: WriteSkill) -> None:
+    write_skill("alpha", base=project / ".agents" / "skills")
+    changes: queue.Queue[CatalogChange] = queue.Queue()
+    with Session.open(cwd=str(project), refresh="watch") as session:
+        session.subscribe(changes.put)
+        config = project / ".skillpack" / "config.toml"
+        config.parent.mkdir()
+        config.write_text('[skills]\ndisabled = ["alpha"]\n', encoding="utf-8")
+        wait_for(changes, lambda c: c.config_changed)
+        assert not session.is_enabled(session.catalog.skills[0])
+
+
+def test_close_stops_the_watcher_and_is_idempotent(project: Path) -> None:
+    session = Session.open(cwd=str(project), refresh="watch")
+    assert len(watcher_threads()) == 1
+    session.close()
+    session.close()
+    assert watcher_threads() == []
+    assert session.refresh_mode == "manual"
+
+
+def test_a_session_dropped_without_close_stops_its_watcher(project: Path) -> None:
+    session = Session.open(cwd=str(project), refresh="watch")
+    assert len(watcher_threads()) == 1
+    del session
+    # The fixture waits for the thread to end (it holds the session weakly).
+
+
+def test_concurrent_refreshes_deliver_every_change_in_order(
+    project: Path, write_skill: WriteSkill
+) -> None:
+    base = project / ".agents" / "skills"
+    write_skill("s0", base=base)
+    session = Session.open(cwd=str(project), include_user=False, include_system=False)
+    heard: list[CatalogChange] = []
+    session.subscribe(heard.append)
+
+    def work(i: int) -> None:
+        write_skill(f"t{i}", base=base)
+        session.refresh()
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    session.refresh()
+    added = [s.name for change in heard for s in change.added]
+    assert sorted(added) == [f"t{i}" for i in range(6)]
+    assert heard[-1].catalog is session.catalog
