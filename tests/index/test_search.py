@@ -17,7 +17,7 @@ import pytest
 from conftest import REAL_SKILLS
 from skillpack._errors import UsageError
 from skillpack._model import Catalog, CodexMetadata, Root, Scope, Skill
-from skillpack.index import _search
+from skillpack.index import _query, _search
 from skillpack.index._cache import connect
 from skillpack.index._search import BODY_CHARS, MAX_LIMIT, SearchResult, SkillSearch
 
@@ -181,6 +181,7 @@ def test_to_dict_has_the_tool_result_shape() -> None:
         "description": "Push a release out.",
         "score": round(result.score, 4),
         "reasons": list(result.reasons),
+        "match": "strong",
     }
 
 
@@ -278,8 +279,27 @@ def test_an_empty_query_is_a_usage_error(query: str) -> None:
 @pytest.mark.parametrize(
     "query", ["book me a flight to Lisbon next Tuesday", "the of and to", "???"]
 )
-def test_a_request_no_skill_fits_returns_nothing(query: str) -> None:
-    assert searcher().search(DEPLOY_CATALOG, query) == ()
+def test_a_request_no_skill_fits_gets_no_strong_result(query: str) -> None:
+    assert [r for r in searcher().search(DEPLOY_CATALOG, query) if r.match == "strong"] == []
+
+
+def test_rule_matches_are_strong() -> None:
+    results = searcher().search(DEPLOY_CATALOG, "deploy")
+
+    assert [(r.reasons[0], r.match) for r in results[:2]] == [
+        ("exact_name", "strong"),
+        ("name_prefix", "strong"),
+    ]
+
+
+def test_a_request_sharing_few_words_with_a_skill_gets_it_as_a_weak_result() -> None:
+    # One word of six matches, in a description: ranked and explained, not a fit.
+    query = "water the office ficus while everyone is on holiday in august"
+
+    results = searcher().search(DEPLOY_CATALOG, query)
+
+    assert [(r.skill.name, r.match) for r in results] == [("gardening", "weak")]
+    assert results[0].reasons == ("text_match:description",)
 
 
 def test_stemming_matches_other_forms_of_a_word() -> None:
@@ -418,7 +438,7 @@ def test_only_the_first_body_chars_are_indexed() -> None:
     search = searcher(bodies)
 
     assert names(search.search(catalog, "calibrate telescope mirrors")) == ["early"]
-    assert search.search(catalog, "calibrate microscope lenses") == ()
+    assert names(search.search(catalog, "microscope lenses")) == []
 
 
 def test_a_given_read_head_is_used_instead_of_read_body() -> None:
@@ -593,7 +613,7 @@ def test_a_word_in_too_many_descriptions_is_searched_in_names_only(
 ) -> None:
     # Scoring every description holding a very common word is what made such
     # queries slow on 10,000 skills; in names the word still says something.
-    monkeypatch.setattr("skillpack.index._search.HEAD_BUDGET", 3)
+    monkeypatch.setattr("skillpack.index._query.HEAD_BUDGET", 3)
     catalog = catalog_of(
         [make_skill(f"tool-{i}", "Writes the weekly reports for the team.") for i in range(5)]
         + [make_skill("reports-mailer", "Sends documents by mail.")]
@@ -641,7 +661,7 @@ def test_a_new_index_sets_a_pending_data_size_that_fits_a_large_build() -> None:
 def test_a_word_start_is_found_only_at_a_word_boundary(
     text: str, prefixes: list[str], expected: bool
 ) -> None:
-    assert _search._starts_word(text, prefixes) is expected
+    assert _query.starts_word(text, prefixes) is expected
 
 
 @pytest.mark.parametrize("enabled", [True, False], ids=["enabled", "disabled"])

@@ -1,0 +1,190 @@
+"""The pure side of `skill_search`: query words, rule tiers, FTS5 expressions,
+strong and weak matches. No SQLite here: `_search` runs what this module builds.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Literal
+
+HEAD_COLUMNS = ("name", "description", "when_to_use")
+"""Columns of `search_head`: the frontmatter that says what a skill is for."""
+
+TEXT_COLUMNS = ("body",)
+"""Columns of `search_text`: the start of the body."""
+
+COLUMNS = HEAD_COLUMNS + TEXT_COLUMNS
+"""Every indexed column, in the order of `COLUMN_WEIGHTS` and of `reasons`."""
+
+COLUMN_WEIGHTS = (10.0, 5.0, 4.0, 1.0)
+"""BM25 weight per column: a word in the name says more than one in the body."""
+
+HEAD_BUDGET = 600
+"""Per query, most documents whose `search_head` postings are read (sum of the
+searched terms' document frequencies there); the rarest term is always searched."""
+
+TEXT_BUDGET = 500
+"""The same for `search_text`, whose postings are longer; terms past the budget are
+matched in the frontmatter only. (600 when the table also held headings from past
+`BODY_CHARS`: body-only document frequencies are lower, and 500 searches the same
+words at the same cost.)"""
+
+Match = Literal["strong", "weak"]
+"""How well a result fits: see `match_of`."""
+
+STRONG_RELEVANCE = 0.66
+"""A text match needs BM25 / (query IDF mass) of at least this much to be returned.
+Chosen on the eval with `BODY_CHARS` 2,500 and unstemmed bodies: 0.65 returns
+something for one more no-fit request, 0.68 and up return nothing for one fit
+request more."""
+
+TIER_EXACT_PATH = 3
+TIER_EXACT_NAME = 2
+TIER_NAME_PREFIX = 1
+TIER_TEXT = 0
+
+
+_WORD = re.compile(r"[^\W_]+")
+# The combining diacritical marks blocks: what NFKD splits off accented letters.
+_COMBINING_MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+_NAME_SEP = re.compile(r"[\s_]+")
+
+# Words that say nothing about which skill fits a request. Kept small on purpose:
+# BM25's IDF already discounts common words; these are the ones whose presence in
+# almost every request would otherwise dilute the relevance threshold.
+_STOP_TEXT = """
+    a about above after again all also am an and any are as at be because been before
+    being below between both but by can could did do does doing done down during each
+    few for from further get gets getting go going got had has have having he her here
+    hers him his how i if in into is it its itself just let lets like me more most my
+    myself need needs no nor not now of off on once only or other our ours out over own
+    please same she should so some such than that the their theirs them then there these
+    they this those through to too under until up us very want wants was we were what
+    when where which while who whom why will with would you your yours don doesn isn
+    won aren wasn ll ve re
+    help make sure thing things something anything way really actually kind sort
+"""
+STOP_WORDS = frozenset(_STOP_TEXT.split())
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Term:
+    word: str
+    """A query word as FTS5 reads it (lowercased, without diacritics)."""
+    stem: str
+    """Its Porter stem: the term `search_head` holds."""
+    forms: tuple[str, ...]
+    """What `search_text` (not stemmed) is searched for: the word, or when no body
+    holds it, the body words with its stem."""
+    head_df: int
+    """Documents whose frontmatter holds the stem (0 when unknown to the index)."""
+    text_df: int
+    """Documents whose body holds one of `forms` (the sum of theirs, at most N)."""
+
+
+def norm_name(text: str) -> str:
+    lowered = text.strip().lower()
+    if "_" in lowered or " " in lowered or not lowered.isprintable():
+        return _NAME_SEP.sub("-", lowered)
+    return lowered  # the common case, without a regex pass
+
+
+def norm_path(text: str) -> str:
+    stripped = text.strip()
+    return stripped.rstrip("/\\") or stripped
+
+
+def match_of(tier: int, relevance: float) -> Match:
+    """`strong` when a name or path rule matched or the text relevance clears
+    `STRONG_RELEVANCE`; else `weak`."""
+    if tier > TIER_TEXT or relevance >= STRONG_RELEVANCE:
+        return "strong"
+    return "weak"
+
+
+def query_words(query: str) -> list[str]:
+    """The informative words of a query: lowercased, stop words and 1-letter words
+    removed, first occurrence kept."""
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(query.lower()):
+        if len(word) > 1 and word not in STOP_WORDS:
+            seen.setdefault(word, None)
+    return list(seen)
+
+
+def idf(total: int, df: int) -> float:
+    # BM25's IDF as FTS5 computes it, floored like FTS5 does for very common terms.
+    return max(math.log((total - df + 0.5) / (df + 0.5)), 1e-6)
+
+
+def folded(text: str) -> str:
+    """`text` lowercased and, like the tokenizers' `remove_diacritics`, without
+    accents ("Café" -> "cafe")."""
+    lowered = text.lower()
+    if lowered.isascii():
+        return lowered
+    return _COMBINING_MARKS.sub("", unicodedata.normalize("NFKD", lowered))
+
+
+def starts_word(text: str, prefixes: list[str]) -> bool:
+    """Whether a word of `text` (lowercased) starts with one of `prefixes`.
+
+    `str.find` from each hit instead of a regex alternation: compiling a pattern
+    per query cost more than the search it served.
+    """
+    for prefix in prefixes:
+        at = text.find(prefix)
+        while at >= 0:
+            if at == 0 or not (text[at - 1].isalnum() or text[at - 1] == "_"):
+                return True
+            at = text.find(prefix, at + 1)
+    return False
+
+
+def head_expression(terms: list[Term]) -> str:
+    """The `search_head` query: the rarest words while their document frequencies
+    add up to at most `HEAD_BUDGET`, and always the rarest one (in names only when
+    it alone is over the budget).
+
+    A word in a large share of descriptions carries almost no BM25 weight, yet
+    would make SQLite score most rows: leaving it out is what keeps a query on
+    10,000 skills within a couple of milliseconds.
+    """
+    return _budgeted([(t.head_df, (t.word,)) for t in terms], HEAD_BUDGET, force=True)
+
+
+def text_expression(terms: list[Term]) -> str:
+    """The `search_text` query: the same rule with `TEXT_BUDGET`, and no forced
+    word: bodies are long, and a common word there matches nearly every skill.
+    A word is searched as any of its body forms."""
+    return _budgeted([(t.text_df, t.forms) for t in terms if t.forms], TEXT_BUDGET, force=False)
+
+
+def _budgeted(words: list[tuple[int, tuple[str, ...]]], budget: int, *, force: bool) -> str:
+    """An FTS5 OR of `words`, each (document frequency, its tokens), rarest first
+    while their frequencies add up to at most `budget`."""
+    parts: list[str] = []
+    spent = 0
+    for df, tokens in sorted(words, key=lambda word: word[0]):
+        if spent + df > budget:
+            if force and not parts:
+                # Even the rarest word is in too many documents to score them all
+                # (BM25 scores every match; a word in most descriptions weighs next
+                # to nothing there). Searched in names only: matching still reads
+                # its postings, but only the few rows naming it are scored.
+                return f"{HEAD_COLUMNS[0]} : {quoted(tokens[0])}"
+            break
+        parts.extend(quoted(token) for token in tokens)
+        spent += df
+    return " OR ".join(parts)
+
+
+def quoted(token: str) -> str:
+    """A token as an FTS5 string: operators (AND, OR, NOT, NEAR) and syntax
+    characters inside it stay inert. Tokens come from FTS5's own tokenizers, so
+    each is one term."""
+    return '"' + token.replace('"', '""') + '"'
+
+
