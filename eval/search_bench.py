@@ -51,15 +51,15 @@ from _common import run_timed  # noqa: E402 - bench/_common.py
 try:
     from skillpack._model import Root
     from skillpack.discovery._discover import discover, read_body
-    from skillpack.index._cache import connect
     from skillpack.discovery._skill_files import read_body_head
+    from skillpack.index._cache import connect
     from skillpack.index._search import SkillSearch
 except ImportError:  # run from a checkout without installing
     sys.path.insert(0, str(HERE.parent / "src"))
     from skillpack._model import Root
     from skillpack.discovery._discover import discover, read_body
-    from skillpack.index._cache import connect
     from skillpack.discovery._skill_files import read_body_head
+    from skillpack.index._cache import connect
     from skillpack.index._search import SkillSearch
 
 

@@ -79,7 +79,9 @@ def load_requests(path: Path, split_path: Path = DEFAULT_SPLIT) -> list[Request]
                 f"{path}: {item['query']!r} is in neither half of {split_path}; "
                 "run `python eval/search_split.py` to draw the new requests' halves"
             )
-        requests.append(Request(query=item["query"], expect=tuple(item.get("expect", ())), half=half))
+        requests.append(
+            Request(query=item["query"], expect=tuple(item.get("expect", ())), half=half)
+        )
     return requests
 
 
@@ -173,9 +175,7 @@ def _metrics(answers: Sequence[tuple[Request, Ranked]]) -> dict[str, Any]:
             "strong": sum(1 for _p, strong in ranked if strong),
             "top": [p for p, _strong in ranked[:3]],
         }
-        for (r, ranked), rank in zip(
-            [*fit, *nofit], [*ranks, *[None] * len(nofit)], strict=True
-        )
+        for (r, ranked), rank in zip([*fit, *nofit], [*ranks, *[None] * len(nofit)], strict=True)
     ]
     n_fit = max(len(fit), 1)
     n_nofit = max(len(nofit), 1)
@@ -294,7 +294,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             report["baseline"][half]["per_request"],
             strict=True,
         ):
-            print(f"{ours['rank']!s:>5} {base['rank']!s:>5} {ours['strong']:>3}  {ours['query'][:70]}")
+            print(
+                f"{ours['rank']!s:>5} {base['rank']!s:>5} {ours['strong']:>3}  {ours['query'][:70]}"
+            )
             if ours["rank"] != 1 and (ours["rank"] is not None or ours["top"]):
                 print(f"{'':16}ours: {[p.split('/')[-2] for p in ours['top']]}")
         print()

@@ -74,7 +74,9 @@ def draw(
     return out
 
 
-def write_split(path: Path, split: Mapping[str, str], queries: Mapping[str, str], seed: int) -> None:
+def write_split(
+    path: Path, split: Mapping[str, str], queries: Mapping[str, str], seed: int
+) -> None:
     lines = [
         "# The tuning / held-out split of search_requests.toml, drawn once by",
         f"# `python eval/search_split.py` (seed {seed}) and never redrawn: a request",
@@ -133,8 +135,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     split = draw(requests, seed=seed, existing=existing)
     write_split(args.split, split, queries, seed)
     counts = {half: sum(1 for h in split.values() if h == half) for half in HALVES}
-    print(f"{args.split}: {counts['tune']} tune, {counts['held_out']} held out "
-          f"({len(missing)} newly drawn)", file=sys.stderr)
+    print(
+        f"{args.split}: {counts['tune']} tune, {counts['held_out']} held out "
+        f"({len(missing)} newly drawn)",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
@@ -47,28 +46,6 @@ TIER_NAME_PREFIX = 1
 TIER_TEXT = 0
 
 
-_WORD = re.compile(r"[^\W_]+")
-# The combining diacritical marks blocks: what NFKD splits off accented letters.
-_COMBINING_MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
-_NAME_SEP = re.compile(r"[\s_]+")
-
-# Words that say nothing about which skill fits a request. Kept small on purpose:
-# BM25's IDF already discounts common words; these are the ones whose presence in
-# almost every request would otherwise dilute the relevance threshold.
-_STOP_TEXT = """
-    a about above after again all also am an and any are as at be because been before
-    being below between both but by can could did do does doing done down during each
-    few for from further get gets getting go going got had has have having he her here
-    hers him his how i if in into is it its itself just let lets like me more most my
-    myself need needs no nor not now of off on once only or other our ours out over own
-    please same she should so some such than that the their theirs them then there these
-    they this those through to too under until up us very want wants was we were what
-    when where which while who whom why will with would you your yours don doesn isn
-    won aren wasn ll ve re
-    help make sure thing things something anything way really actually kind sort
-"""
-STOP_WORDS = frozenset(_STOP_TEXT.split())
-
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Term:
     word: str
@@ -82,6 +59,9 @@ class Term:
     """Documents whose frontmatter holds the stem (0 when unknown to the index)."""
     text_df: int
     """Documents whose body holds one of `forms` (the sum of theirs, at most N)."""
+
+
+_NAME_SEP = re.compile(r"[\s_]+")
 
 
 def norm_name(text: str) -> str:
@@ -104,28 +84,9 @@ def match_of(tier: int, relevance: float) -> Match:
     return "weak"
 
 
-def query_words(query: str) -> list[str]:
-    """The informative words of a query: lowercased, stop words and 1-letter words
-    removed, first occurrence kept."""
-    seen: dict[str, None] = {}
-    for word in _WORD.findall(query.lower()):
-        if len(word) > 1 and word not in STOP_WORDS:
-            seen.setdefault(word, None)
-    return list(seen)
-
-
 def idf(total: int, df: int) -> float:
     # BM25's IDF as FTS5 computes it, floored like FTS5 does for very common terms.
     return max(math.log((total - df + 0.5) / (df + 0.5)), 1e-6)
-
-
-def folded(text: str) -> str:
-    """`text` lowercased and, like the tokenizers' `remove_diacritics`, without
-    accents ("Café" -> "cafe")."""
-    lowered = text.lower()
-    if lowered.isascii():
-        return lowered
-    return _COMBINING_MARKS.sub("", unicodedata.normalize("NFKD", lowered))
 
 
 def starts_word(text: str, prefixes: list[str]) -> bool:
@@ -186,5 +147,3 @@ def quoted(token: str) -> str:
     characters inside it stay inert. Tokens come from FTS5's own tokenizers, so
     each is one term."""
     return '"' + token.replace('"', '""') + '"'
-
-

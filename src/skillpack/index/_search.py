@@ -42,11 +42,11 @@ from typing import Any
 from .._errors import SkillIOError, SkillpackError, UsageError
 from .._limits import SEARCH_LIMIT, SEARCH_MAX_LIMIT
 from .._model import SCOPE_RANK, SCOPES, Catalog, Scope, Skill
+from ..select._words import STOP_WORDS, folded, query_words
 from ._query import (
     COLUMN_WEIGHTS,
     COLUMNS,
     HEAD_COLUMNS,
-    STOP_WORDS,
     TEXT_COLUMNS,
     TIER_EXACT_NAME,
     TIER_EXACT_PATH,
@@ -54,13 +54,11 @@ from ._query import (
     TIER_TEXT,
     Match,
     Term,
-    folded,
     head_expression,
     idf,
     match_of,
     norm_name,
     norm_path,
-    query_words,
     starts_word,
     text_expression,
 )
