@@ -691,16 +691,29 @@ def _load_eval() -> Any:
 @pytest.mark.corpus
 def test_search_beats_the_name_description_baseline_on_real_requests() -> None:
     report = _load_eval().run(REAL_SKILLS)
-    ours: Callable[[str], float] = report["skillpack"].__getitem__
-    base: Callable[[str], float] = report["baseline"].__getitem__
+    ours = report["skillpack"]["held_out"]
+    base = report["baseline"]["held_out"]
 
-    assert ours("recall_at_5") >= base("recall_at_5")
-    assert ours("mrr") >= base("mrr")
-    assert ours("recall_at_1") >= base("recall_at_1")
-    # Measured 0.861 / 0.949 / 0.901 and 9 of 13 no-fit requests empty; pinned a
-    # little lower so an honest tuning change has room, a regression does not.
-    assert ours("recall_at_1") >= 0.80
-    assert ours("recall_at_5") >= 0.90
-    assert ours("mrr") >= 0.85
-    assert ours("nofit_empty") >= 8
-    assert ours("fit_with_no_results") <= 2
+    assert ours["recall_at_1"] >= base["recall_at_1"]
+    assert ours["recall_at_5"] >= base["recall_at_5"]
+    assert ours["mrr"] >= base["mrr"]
+    # Measured on the held-out half (201 requests): recall@1 0.686, recall@5 0.829,
+    # MRR 0.749, a strong first result for 0.851 of the answerable requests, no
+    # strong result for 0.500 of the no-fit ones. Pinned a little lower so an honest
+    # change has room and a regression does not.
+    assert ours["recall_at_1"] >= 0.66
+    assert ours["recall_at_5"] >= 0.80
+    assert ours["mrr"] >= 0.72
+    assert ours["fit_strong_first"] >= 0.82
+    assert ours["nofit_no_strong"] >= 0.46
+    assert ours["fit_with_no_results"] == 0
+
+
+def test_every_eval_request_is_in_one_half_of_the_split() -> None:
+    module = _load_eval()
+    requests = module.load_requests(module.DEFAULT_REQUESTS)  # raises on an unsplit one
+    halves = {r.half for r in requests}
+
+    assert halves == {"tune", "held_out"}
+    tune = sum(1 for r in requests if r.half == "tune")
+    assert abs(tune - (len(requests) - tune)) <= 2

@@ -23,10 +23,12 @@ first uses it, and kept for the catalog's later queries: the build does not coun
 every term's. Results come from SQL with `ORDER BY ... LIMIT`; Python only maps row
 ids back to skills through a dict built once per catalog.
 
-A relevance threshold drops weak text matches, so a request that no skill fits
-returns nothing rather than noise: the BM25 score is divided by the query's total
-IDF mass (every informative word, matched or not), so a skill that matches only a
-few of the request's words, or only in its body, stays below `MIN_RELEVANCE`.
+Every result is marked `strong` or `weak` (`_query.match_of`): a rule match, or
+a text match whose BM25 score divided by the query's total IDF mass (every
+informative word, matched or not) reaches `STRONG_RELEVANCE`, is strong. Weaker
+text matches are still returned, ranked and explained, so the caller can judge;
+"no skill fits" is a list without a strong result, never an empty list for a
+request some words of which a skill holds.
 """
 
 from __future__ import annotations
@@ -70,9 +72,9 @@ BODY_CHARS = 2500
 """Body text indexed per skill, as written (headings, prose and code alike). The
 opening says what a skill is for; the rest is procedure whose words match
 everything (the eval ranks worse with whole bodies). Tokenizing it is most of the
-build's cost, so this is the knob between build time and quality: with
-`MIN_RELEVANCE` 0.72 the eval scores the same at 2,500 characters as at 3,000
-(recall@1 0.861), and loses 2 requests at recall@1 at 2,000."""
+build's cost, so this is the knob between build time and quality. On the tuning
+half of the 404-request eval, 1,000 to 2,500 characters rank within 0.02 of each
+other (recall@1 0.688-0.710); see `eval/README.md`."""
 
 FETCH = 200
 """Rows fetched per table and query, best first, before merging the two scores."""
@@ -288,7 +290,8 @@ class SkillSearch:
             is_visible: Host filter (permissions, enabled state); False hides a skill.
 
         Returns:
-            Results best first; empty when nothing clears the relevance threshold.
+            Results best first, each `strong` or `weak`; empty only when no skill
+            holds a word of the query (nor matches it by name or path).
 
         Raises:
             UsageError: empty query, bad limit or unknown scope.
