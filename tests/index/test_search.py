@@ -8,7 +8,7 @@ import importlib.util
 import sqlite3
 import sys
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,7 @@ import pytest
 from conftest import REAL_SKILLS
 from skillpack._errors import UsageError
 from skillpack._model import Catalog, CodexMetadata, Root, Scope, Skill
-from skillpack.index import _query, _search
+from skillpack.index import _query
 from skillpack.index._cache import connect
 from skillpack.index._search import BODY_CHARS, MAX_LIMIT, SearchResult, SkillSearch
 

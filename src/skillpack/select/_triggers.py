@@ -33,9 +33,11 @@ from ._words import STOP_WORDS, WORD, folded, light_stem, query_words
 TRIGGERS_FILE = "evals/triggers.toml"
 """The trigger list beside a SKILL.md: `triggers = ["a request", ...]`."""
 
-COMPETE_RATIO = 0.8
-"""A skill ranked below the checked one competes when its text relevance reaches
-this share of the checked skill's (in the same rule tier)."""
+COMPETE_RATIO = 0.66
+"""On the description probe, a skill ranked below the checked one competes when
+its text relevance reaches this share of the checked skill's (in the same rule
+tier): two thirds, so a skill holding most of the description's rarer words
+counts. On a listed request only the skills ranked above it compete."""
 
 PROBE_LIMIT = 5
 """Results asked of search per probe."""
@@ -253,7 +255,8 @@ def check_triggers(
             hits = search(request.text, PROBE_LIMIT)
             requests.append(_request_check(skill, request, hits, vocabulary))
             for competitor in _competitors(skill, request.text, request.text, hits, vocabulary):
-                competitors.setdefault(competitor.skill.key, competitor)
+                if competitor.ahead:
+                    competitors.setdefault(competitor.skill.key, competitor)
         probe = skill.description
         hits = search(probe, PROBE_LIMIT)
         for competitor in _competitors(skill, probe, "description", hits, vocabulary):
