@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from .._limits import MAX_DESCRIPTION_CHARS
 from .._model import Skill
-from ..parse._validate import MAX_DESCRIPTION_CHARS
 from ._words import WORD
 
 SHORT_WORDS = 10
