@@ -36,14 +36,20 @@ def triggers_command(target: str | None, catalog: CatalogOptions, as_json: bool)
     "when to use", vague words, over the limit). Exit 1 when a listed request
     picks another skill.
 
-    --json prints {"ok", "summary": {"skills", "requests", "picked", "other",
-    "nothing", "pairs", "lint"}, "skills": [{"name", "qualified_name", "path",
-    "requests": [{"request", "source", "outcome": "picked"|"other"|"nothing",
-    "rank", "picked": {"name", "qualified_name", "path", "score"}|null, "terms",
-    "missing"}], "competitors": [{"name", "qualified_name", "path", "via",
-    "ahead", "terms"}], "lint": [{"code", "message", "words"?}], "problems"}],
-    "pairs": [{"skills": [{"name", "qualified_name", "path"}, ...], "terms",
-    "via"}]}.
+    \b
+    --json prints:
+      {"ok": false when a listed request picks another skill,
+       "summary": {"skills", "requests", "picked", "other", "nothing", "pairs", "lint"},
+       "skills": [{"name", "qualified_name", "path",
+         "requests": [{"request", "source", "outcome": "picked" | "other" | "nothing",
+           "rank": the skill's rank or null,
+           "picked": {"name", "qualified_name", "path", "score"} | null,
+           "terms": words the picked skill holds, "missing": words this one lacks}],
+         "competitors": [{"name", "qualified_name", "path",
+           "via": "description" or the request, "ahead": bool, "terms"}],
+         "lint": [{"code", "message", "words"?}], "problems": [problem]}],
+       "pairs": [{"skills": [{"name", "qualified_name", "path"}, {...}],
+         "terms", "via"}]}
     """
     from .. import _errors
     from ..runtime._workspace import lookup_skill
