@@ -1,20 +1,25 @@
 """Measure skill search quality on the real-world corpus, against a plain baseline.
 
-    python eval/search_eval.py [--corpus DIR] [--requests FILE] [--json] [--show]
+    python eval/search_eval.py [--corpus DIR] [--requests FILE] [--split FILE]
+                               [--json] [--show] [--show-held-out]
 
 Discovers every skill of the corpus (hidden folders such as `.curated/` are added
 as extra roots, since discovery skips hidden folders below a root), then runs each
 request of `search_requests.toml` through:
 
 * skillpack: `SkillSearch` (rules, weighted FTS5 BM25 over name, description,
-  when_to_use and the body's opening, relevance threshold);
+  when_to_use and the body's opening; each result marked strong or weak);
 * baseline: FTS5 with its default `bm25()` over name + description only, every
-  query word OR-ed, no stemming, no rules, no threshold.
+  query word OR-ed, no stemming, no rules, no threshold (every result counts as
+  strong: it has no other notion).
 
-Both see the same candidates (model-invocable skills). Reported for the requests
-with expected skills: recall@1, recall@5 and MRR (reciprocal rank of the first
-correct skill within the top 10, 0 when absent). For the requests no skill fits:
-how many return nothing.
+Both see the same candidates (model-invocable skills). Every number is reported
+for the tuning half and the held-out half of `search_split.toml` apart (tune on
+the first only; the second is the one that counts). For the requests with
+expected skills: recall@1, recall@5 and MRR (reciprocal rank of the first correct
+skill within the top 10, 0 when absent), the share whose first result is strong,
+and how many get no result. For the requests no skill fits: the share with no
+strong result ("no skill fits"), and how many get no result at all.
 """
 
 from __future__ import annotations
@@ -39,6 +44,9 @@ DEFAULT_REQUESTS = HERE / "search_requests.toml"
 TOP = 10
 """Results asked of each ranker; MRR counts a correct skill only within these."""
 
+sys.path.insert(0, str(HERE))
+from search_split import DEFAULT_SPLIT, HALVES, load_split, request_id  # noqa: E402
+
 try:
     from skillpack._model import Catalog, Root, Skill
     from skillpack.discovery._discover import discover, read_body
@@ -54,15 +62,27 @@ except ImportError:  # run from a checkout without installing
 class Request:
     query: str
     expect: tuple[str, ...]
+    half: str
+    """"tune" or "held_out", from `search_split.toml`."""
 
 
-def load_requests(path: Path) -> list[Request]:
+def load_requests(path: Path, split_path: Path = DEFAULT_SPLIT) -> list[Request]:
+    """The requests with their halves; refuses a request the split does not list."""
     with path.open("rb") as handle:
         data = tomllib.load(handle)
-    return [
-        Request(query=item["query"], expect=tuple(item.get("expect", ())))
-        for item in data["request"]
-    ]
+    split = load_split(split_path)
+    requests = []
+    for item in data["request"]:
+        half = split.get(request_id(item["query"]))
+        if half is None:
+            raise SystemExit(
+                f"{path}: {item['query']!r} is in neither half of {split_path}; "
+                "run `python eval/search_split.py` to draw the new requests' halves"
+            )
+        requests.append(
+            Request(query=item["query"], expect=tuple(item.get("expect", ())), half=half)
+        )
+    return requests
 
 
 def corpus_roots(corpus: Path) -> list[Root]:
@@ -108,54 +128,79 @@ class Baseline:
         return [self._skills[rowid] for (rowid,) in rows]
 
 
-def score(
-    requests: Sequence[Request],
-    ranker: Callable[[str], list[str]],
-) -> dict[str, Any]:
-    """recall@1, recall@5, MRR on fit requests; empty answers on no-fit requests."""
-    fit = [r for r in requests if r.expect]
-    nofit = [r for r in requests if not r.expect]
-    hits1 = hits5 = 0
-    rr_sum = 0.0
-    empty_on_fit = 0
-    per_request = []
+Ranked = list[tuple[str, bool]]
+"""A ranker's answer: SKILL.md paths under the corpus, best first, each with
+whether it is a strong match."""
+
+
+def score(requests: Sequence[Request], ranker: Callable[[str], Ranked]) -> dict[str, Any]:
+    """Quality per half ("tune", "held_out") and over all requests.
+
+    On the requests some skill fits: recall@1, recall@5, MRR, how many get no
+    result, and the share whose first result is strong. On the no-fit requests:
+    the share with no strong result (the answer "no skill fits"), and how many
+    get no result at all.
+    """
+    answers = []
     timings = []
     for request in requests:
         started = time.perf_counter()
         ranked = ranker(request.query)
         timings.append(time.perf_counter() - started)
-        rank = next((i + 1 for i, p in enumerate(ranked) if p in request.expect), None)
-        per_request.append({"query": request.query, "rank": rank, "top": ranked[:3]})
-        if not request.expect:
-            continue
-        if not ranked:
-            empty_on_fit += 1
-        if rank == 1:
-            hits1 += 1
-        if rank is not None and rank <= 5:
-            hits5 += 1
-        if rank is not None:
-            rr_sum += 1.0 / rank
-    nofit_empty = sum(
-        1 for r, p in zip(requests, per_request, strict=True) if not r.expect and not p["top"]
-    )
+        answers.append(ranked)
+    report: dict[str, Any] = {}
+    for half in (*HALVES, "all"):
+        chosen = [
+            (request, ranked)
+            for request, ranked in zip(requests, answers, strict=True)
+            if half in ("all", request.half)
+        ]
+        report[half] = _metrics(chosen)
+    report["median_ms"] = statistics.median(timings) * 1000
+    report["max_ms"] = max(timings) * 1000
+    return report
+
+
+def _metrics(answers: Sequence[tuple[Request, Ranked]]) -> dict[str, Any]:
+    fit = [(r, ranked) for r, ranked in answers if r.expect]
+    nofit = [(r, ranked) for r, ranked in answers if not r.expect]
+    ranks = [
+        next((i + 1 for i, (p, _strong) in enumerate(ranked) if p in r.expect), None)
+        for r, ranked in fit
+    ]
+    per_request = [
+        {
+            "query": r.query,
+            "rank": rank,
+            "strong": sum(1 for _p, strong in ranked if strong),
+            "top": [p for p, _strong in ranked[:3]],
+        }
+        for (r, ranked), rank in zip([*fit, *nofit], [*ranks, *[None] * len(nofit)], strict=True)
+    ]
+    n_fit = max(len(fit), 1)
+    n_nofit = max(len(nofit), 1)
     return {
         "fit_requests": len(fit),
-        "recall_at_1": hits1 / len(fit),
-        "recall_at_5": hits5 / len(fit),
-        "mrr": rr_sum / len(fit),
-        "fit_with_no_results": empty_on_fit,
         "nofit_requests": len(nofit),
-        "nofit_empty": nofit_empty,
-        "median_ms": statistics.median(timings) * 1000,
-        "max_ms": max(timings) * 1000,
+        "recall_at_1": sum(1 for rank in ranks if rank == 1) / n_fit,
+        "recall_at_5": sum(1 for rank in ranks if rank is not None and rank <= 5) / n_fit,
+        "mrr": sum(1.0 / rank for rank in ranks if rank is not None) / n_fit,
+        "fit_strong_first": sum(1 for _r, ranked in fit if ranked and ranked[0][1]) / n_fit,
+        "fit_with_no_results": sum(1 for _r, ranked in fit if not ranked),
+        "nofit_no_strong": sum(1 for _r, ranked in nofit if not any(s for _p, s in ranked))
+        / n_nofit,
+        "nofit_empty": sum(1 for _r, ranked in nofit if not ranked),
         "per_request": per_request,
     }
 
 
-def run(corpus: Path = DEFAULT_CORPUS, requests_path: Path = DEFAULT_REQUESTS) -> dict[str, Any]:
+def run(
+    corpus: Path = DEFAULT_CORPUS,
+    requests_path: Path = DEFAULT_REQUESTS,
+    split_path: Path = DEFAULT_SPLIT,
+) -> dict[str, Any]:
     """Run both rankers over the requests; raise if a request names an unknown skill."""
-    requests = load_requests(requests_path)
+    requests = load_requests(requests_path, split_path)
     catalog = load_corpus(corpus)
     candidates = [s for s in catalog.skills if s.model_invocable]
     known = {relpath(s, corpus) for s in candidates}
@@ -169,14 +214,15 @@ def run(corpus: Path = DEFAULT_CORPUS, requests_path: Path = DEFAULT_REQUESTS) -
     search.search(catalog, "warm up the index", limit=1)
     build_s = time.perf_counter() - started
 
-    def ours(query: str) -> list[str]:
+    def ours(query: str) -> Ranked:
         results = search.search(catalog, query, limit=TOP)
-        return [relpath(r.skill, corpus) for r in results]
+        return [(relpath(r.skill, corpus), r.match == "strong") for r in results]
 
     baseline = Baseline(candidates)
 
-    def theirs(query: str) -> list[str]:
-        return [relpath(s, corpus) for s in baseline.search(query, TOP)]
+    def theirs(query: str) -> Ranked:
+        # No notion of a weak match: every result it returns is an answer.
+        return [(relpath(s, corpus), True) for s in baseline.search(query, TOP)]
 
     return {
         "corpus": str(corpus),
@@ -188,31 +234,36 @@ def run(corpus: Path = DEFAULT_CORPUS, requests_path: Path = DEFAULT_REQUESTS) -
     }
 
 
+_ROWS = (
+    ("recall@1", "recall_at_1", "{:.3f}"),
+    ("recall@5", "recall_at_5", "{:.3f}"),
+    ("MRR", "mrr", "{:.3f}"),
+    ("fit: strong first result", "fit_strong_first", "{:.3f}"),
+    ("fit: no result at all", "fit_with_no_results", "{}"),
+    ("no-fit: no strong result", "nofit_no_strong", "{:.3f}"),
+    ("no-fit: no result at all", "nofit_empty", "{}"),
+)
+
+
 def _table(report: dict[str, Any]) -> str:
-    rows = [
-        ("recall@1", "recall_at_1", "{:.3f}"),
-        ("recall@5", "recall_at_5", "{:.3f}"),
-        ("MRR", "mrr", "{:.3f}"),
-        ("fit requests with no results", "fit_with_no_results", "{}"),
-        ("no-fit requests returning nothing", "nofit_empty", "{}"),
-        ("median search ms", "median_ms", "{:.2f}"),
-        ("max search ms", "max_ms", "{:.2f}"),
-    ]
     ours, base = report["skillpack"], report["baseline"]
     lines = [
         f"corpus: {report['corpus']} ({report['skills']} skills, "
         f"{report['model_invocable']} model-invocable)",
-        f"requests: {ours['fit_requests']} with expected skills, "
-        f"{ours['nofit_requests']} that no skill fits",
-        f"skillpack index build: {report['index_build_s'] * 1000:.0f} ms",
+        *(
+            f"{label}: {ours[half]['fit_requests']} requests some skill fits, "
+            f"{ours[half]['nofit_requests']} that none does"
+            for half, label in (("tune", "tuning half"), ("held_out", "held-out half"))
+        ),
+        f"skillpack index build: {report['index_build_s'] * 1000:.0f} ms; search median "
+        f"{ours['median_ms']:.2f} ms, max {ours['max_ms']:.2f} ms",
         "",
-        f"{'':36}{'skillpack':>12}{'baseline':>12}",
+        f"{'':28}{'skillpack':>20}{'baseline':>20}",
+        f"{'':28}{'tune':>10}{'held-out':>10}{'tune':>10}{'held-out':>10}",
     ]
-    for label, key, fmt in rows:
-        suffix = f" / {ours['nofit_requests']}" if key == "nofit_empty" else ""
-        lines.append(
-            f"{label:36}{fmt.format(ours[key]) + suffix:>12}{fmt.format(base[key]) + suffix:>12}"
-        )
+    for label, key, fmt in _ROWS:
+        cells = [fmt.format(side[half][key]) for side in (ours, base) for half in HALVES]
+        lines.append(f"{label:28}" + "".join(f"{cell:>10}" for cell in cells))
     return "\n".join(lines)
 
 
@@ -220,20 +271,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--requests", type=Path, default=DEFAULT_REQUESTS)
+    parser.add_argument("--split", type=Path, default=DEFAULT_SPLIT)
     parser.add_argument("--json", action="store_true", help="print the full report as JSON")
-    parser.add_argument("--show", action="store_true", help="print each request's rank")
+    parser.add_argument(
+        "--show", action="store_true", help="print each request of the tuning half, ranked"
+    )
+    parser.add_argument(
+        "--show-held-out",
+        action="store_true",
+        help="print the held-out half's requests too (not while tuning)",
+    )
     args = parser.parse_args(argv)
-    report = run(args.corpus, args.requests)
+    report = run(args.corpus, args.requests, args.split)
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
-    if args.show:
+    halves = [h for h, wanted in (("tune", args.show), ("held_out", args.show_held_out)) if wanted]
+    for half in halves:
+        print(f"-- {half}: rank (skillpack, baseline), strong results, query")
         for ours, base in zip(
-            report["skillpack"]["per_request"], report["baseline"]["per_request"], strict=True
+            report["skillpack"][half]["per_request"],
+            report["baseline"][half]["per_request"],
+            strict=True,
         ):
-            print(f"{ours['rank']!s:>5} {base['rank']!s:>5}  {ours['query'][:70]}")
-            if ours["rank"] != 1:
-                print(f"{'':12}ours: {[p.split('/')[-2] for p in ours['top']]}")
+            print(
+                f"{ours['rank']!s:>5} {base['rank']!s:>5} {ours['strong']:>3}  {ours['query'][:70]}"
+            )
+            if ours["rank"] != 1 and (ours["rank"] is not None or ours["top"]):
+                print(f"{'':16}ours: {[p.split('/')[-2] for p in ours['top']]}")
         print()
     print(_table(report))
     return 0

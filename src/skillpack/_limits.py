@@ -18,6 +18,11 @@ MAX_SKILL_FILE_BYTES: Final = 8 * 1024 * 1024
 MAX_MANIFEST_BYTES: Final = 1_000_000
 """A larger plugin manifest (`plugin.json`) is not read."""
 
+# --- the skill file (DESIGN §2) ------------------------------------------------
+MAX_DESCRIPTION_CHARS: Final = 1024
+"""The spec's limit on `description`: validation warns past it, the trigger lint
+too."""
+
 # --- bundled files (DESIGN §7) --------------------------------------------------
 MAX_LISTED_FILES: Final = 200
 """Most files of a skill listed in an injection or a tool result."""

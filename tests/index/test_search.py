@@ -8,7 +8,7 @@ import importlib.util
 import sqlite3
 import sys
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,7 @@ import pytest
 from conftest import REAL_SKILLS
 from skillpack._errors import UsageError
 from skillpack._model import Catalog, CodexMetadata, Root, Scope, Skill
-from skillpack.index import _search
+from skillpack.index import _query
 from skillpack.index._cache import connect
 from skillpack.index._search import BODY_CHARS, MAX_LIMIT, SearchResult, SkillSearch
 
@@ -181,6 +181,7 @@ def test_to_dict_has_the_tool_result_shape() -> None:
         "description": "Push a release out.",
         "score": round(result.score, 4),
         "reasons": list(result.reasons),
+        "match": "strong",
     }
 
 
@@ -278,8 +279,27 @@ def test_an_empty_query_is_a_usage_error(query: str) -> None:
 @pytest.mark.parametrize(
     "query", ["book me a flight to Lisbon next Tuesday", "the of and to", "???"]
 )
-def test_a_request_no_skill_fits_returns_nothing(query: str) -> None:
-    assert searcher().search(DEPLOY_CATALOG, query) == ()
+def test_a_request_no_skill_fits_gets_no_strong_result(query: str) -> None:
+    assert [r for r in searcher().search(DEPLOY_CATALOG, query) if r.match == "strong"] == []
+
+
+def test_rule_matches_are_strong() -> None:
+    results = searcher().search(DEPLOY_CATALOG, "deploy")
+
+    assert [(r.reasons[0], r.match) for r in results[:2]] == [
+        ("exact_name", "strong"),
+        ("name_prefix", "strong"),
+    ]
+
+
+def test_a_request_sharing_few_words_with_a_skill_gets_it_as_a_weak_result() -> None:
+    # One word of six matches, in a description: ranked and explained, not a fit.
+    query = "water the office ficus while everyone is on holiday in august"
+
+    results = searcher().search(DEPLOY_CATALOG, query)
+
+    assert [(r.skill.name, r.match) for r in results] == [("gardening", "weak")]
+    assert results[0].reasons == ("text_match:description",)
 
 
 def test_stemming_matches_other_forms_of_a_word() -> None:
@@ -418,7 +438,7 @@ def test_only_the_first_body_chars_are_indexed() -> None:
     search = searcher(bodies)
 
     assert names(search.search(catalog, "calibrate telescope mirrors")) == ["early"]
-    assert search.search(catalog, "calibrate microscope lenses") == ()
+    assert names(search.search(catalog, "microscope lenses")) == []
 
 
 def test_a_given_read_head_is_used_instead_of_read_body() -> None:
@@ -593,7 +613,7 @@ def test_a_word_in_too_many_descriptions_is_searched_in_names_only(
 ) -> None:
     # Scoring every description holding a very common word is what made such
     # queries slow on 10,000 skills; in names the word still says something.
-    monkeypatch.setattr("skillpack.index._search.HEAD_BUDGET", 3)
+    monkeypatch.setattr("skillpack.index._query.HEAD_BUDGET", 3)
     catalog = catalog_of(
         [make_skill(f"tool-{i}", "Writes the weekly reports for the team.") for i in range(5)]
         + [make_skill("reports-mailer", "Sends documents by mail.")]
@@ -641,7 +661,7 @@ def test_a_new_index_sets_a_pending_data_size_that_fits_a_large_build() -> None:
 def test_a_word_start_is_found_only_at_a_word_boundary(
     text: str, prefixes: list[str], expected: bool
 ) -> None:
-    assert _search._starts_word(text, prefixes) is expected
+    assert _query.starts_word(text, prefixes) is expected
 
 
 @pytest.mark.parametrize("enabled", [True, False], ids=["enabled", "disabled"])
@@ -671,16 +691,29 @@ def _load_eval() -> Any:
 @pytest.mark.corpus
 def test_search_beats_the_name_description_baseline_on_real_requests() -> None:
     report = _load_eval().run(REAL_SKILLS)
-    ours: Callable[[str], float] = report["skillpack"].__getitem__
-    base: Callable[[str], float] = report["baseline"].__getitem__
+    ours = report["skillpack"]["held_out"]
+    base = report["baseline"]["held_out"]
 
-    assert ours("recall_at_5") >= base("recall_at_5")
-    assert ours("mrr") >= base("mrr")
-    assert ours("recall_at_1") >= base("recall_at_1")
-    # Measured 0.861 / 0.949 / 0.901 and 9 of 13 no-fit requests empty; pinned a
-    # little lower so an honest tuning change has room, a regression does not.
-    assert ours("recall_at_1") >= 0.80
-    assert ours("recall_at_5") >= 0.90
-    assert ours("mrr") >= 0.85
-    assert ours("nofit_empty") >= 8
-    assert ours("fit_with_no_results") <= 2
+    assert ours["recall_at_1"] >= base["recall_at_1"]
+    assert ours["recall_at_5"] >= base["recall_at_5"]
+    assert ours["mrr"] >= base["mrr"]
+    # Measured on the held-out half (201 requests): recall@1 0.686, recall@5 0.829,
+    # MRR 0.749, a strong first result for 0.851 of the answerable requests, no
+    # strong result for 0.500 of the no-fit ones. Pinned a little lower so an honest
+    # change has room and a regression does not.
+    assert ours["recall_at_1"] >= 0.66
+    assert ours["recall_at_5"] >= 0.80
+    assert ours["mrr"] >= 0.72
+    assert ours["fit_strong_first"] >= 0.82
+    assert ours["nofit_no_strong"] >= 0.46
+    assert ours["fit_with_no_results"] == 0
+
+
+def test_every_eval_request_is_in_one_half_of_the_split() -> None:
+    module = _load_eval()
+    requests = module.load_requests(module.DEFAULT_REQUESTS)  # raises on an unsplit one
+    halves = {r.half for r in requests}
+
+    assert halves == {"tune", "held_out"}
+    tune = sum(1 for r in requests if r.half == "tune")
+    assert abs(tune - (len(requests) - tune)) <= 2

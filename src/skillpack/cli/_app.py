@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "enable": "_select_cmds:enable_command",
     "disable": "_select_cmds:disable_command",
     "search": "_select_cmds:search_command",
+    "triggers": "_author_cmds:triggers_command",
 }
 """Command name -> `module:function` in this package."""
 

@@ -178,7 +178,11 @@ def search_command(
     catalog: CatalogOptions,
     as_json: bool,
 ) -> None:
-    """Search skills the model may use, ranked, with the reasons for each match."""
+    """Search skills the model may use, ranked, with the reasons for each match.
+
+    Each result is a strong or a weak match: weak results share some words with
+    the query, too few to call the skill a fit; no strong result means no skill fits.
+    """
     import sqlite3
 
     from ..runtime._tools import SkillTools
@@ -200,9 +204,15 @@ def search_command(
         return
     print_table(
         f"{len(results)} results",
-        ("score", "skill", "reasons", "path"),
+        ("score", "match", "skill", "reasons", "path"),
         [
-            (f"{r['score']:.2f}", r["qualified_name"], ", ".join(r["reasons"]), r["path"])
+            (
+                f"{r['score']:.2f}",
+                r["match"],
+                r["qualified_name"],
+                ", ".join(r["reasons"]),
+                r["path"],
+            )
             for r in results
         ],
     )

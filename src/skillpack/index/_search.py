@@ -23,21 +23,20 @@ first uses it, and kept for the catalog's later queries: the build does not coun
 every term's. Results come from SQL with `ORDER BY ... LIMIT`; Python only maps row
 ids back to skills through a dict built once per catalog.
 
-A relevance threshold drops weak text matches, so a request that no skill fits
-returns nothing rather than noise: the BM25 score is divided by the query's total
-IDF mass (every informative word, matched or not), so a skill that matches only a
-few of the request's words, or only in its body, stays below `MIN_RELEVANCE`.
+Every result is marked `strong` or `weak` (`_query.match_of`): a rule match, or
+a text match whose BM25 score divided by the query's total IDF mass (every
+informative word, matched or not) reaches `STRONG_RELEVANCE`, is strong. Weaker
+text matches are still returned, ranked and explained, so the caller can judge;
+"no skill fits" is a list without a strong result, never an empty list for a
+request some words of which a skill holds.
 """
 
 from __future__ import annotations
 
 import bisect
 import contextlib
-import math
-import re
 import sqlite3
 import threading
-import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,39 +44,37 @@ from typing import Any
 from .._errors import SkillIOError, SkillpackError, UsageError
 from .._limits import SEARCH_LIMIT, SEARCH_MAX_LIMIT
 from .._model import SCOPE_RANK, SCOPES, Catalog, Scope, Skill
+from ..select._words import STOP_WORDS, folded, query_words
+from ._query import (
+    COLUMN_WEIGHTS,
+    COLUMNS,
+    HEAD_COLUMNS,
+    TEXT_COLUMNS,
+    TIER_EXACT_NAME,
+    TIER_EXACT_PATH,
+    TIER_NAME_PREFIX,
+    TIER_TEXT,
+    Match,
+    Term,
+    head_expression,
+    idf,
+    match_of,
+    norm_name,
+    norm_path,
+    starts_word,
+    text_expression,
+)
 
 DEFAULT_LIMIT = SEARCH_LIMIT
 MAX_LIMIT = SEARCH_MAX_LIMIT
-
-HEAD_COLUMNS = ("name", "description", "when_to_use")
-"""Columns of `search_head`: the frontmatter that says what a skill is for."""
-
-TEXT_COLUMNS = ("body",)
-"""Columns of `search_text`: the start of the body."""
-
-COLUMNS = HEAD_COLUMNS + TEXT_COLUMNS
-"""Every indexed column, in the order of `COLUMN_WEIGHTS` and of `reasons`."""
-
-COLUMN_WEIGHTS = (10.0, 5.0, 4.0, 1.0)
-"""BM25 weight per column: a word in the name says more than one in the body."""
 
 BODY_CHARS = 2500
 """Body text indexed per skill, as written (headings, prose and code alike). The
 opening says what a skill is for; the rest is procedure whose words match
 everything (the eval ranks worse with whole bodies). Tokenizing it is most of the
-build's cost, so this is the knob between build time and quality: with
-`MIN_RELEVANCE` 0.72 the eval scores the same at 2,500 characters as at 3,000
-(recall@1 0.861), and loses 2 requests at recall@1 at 2,000."""
-
-HEAD_BUDGET = 600
-"""Per query, most documents whose `search_head` postings are read (sum of the
-searched terms' document frequencies there); the rarest term is always searched."""
-
-TEXT_BUDGET = 500
-"""The same for `search_text`, whose postings are longer; terms past the budget are
-matched in the frontmatter only. (600 when the table also held headings from past
-`BODY_CHARS`: body-only document frequencies are lower, and 500 searches the same
-words at the same cost.)"""
+build's cost, so this is the knob between build time and quality. On the tuning
+half of the 404-request eval, 1,000 to 2,500 characters rank within 0.02 of each
+other (recall@1 0.688-0.710); see `eval/README.md`."""
 
 FETCH = 200
 """Rows fetched per table and query, best first, before merging the two scores."""
@@ -85,12 +82,6 @@ FETCH = 200
 READ_AHEAD_MIN = 256
 """A build with at least this many bodies to read reads them on a worker thread
 while it indexes the frontmatter."""
-
-MIN_RELEVANCE = 0.66
-"""A text match needs BM25 / (query IDF mass) of at least this much to be returned.
-Chosen on the eval with `BODY_CHARS` 2,500 and unstemmed bodies: 0.65 returns
-something for one more no-fit request, 0.68 and up return nothing for one fit
-request more."""
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 """The frontmatter is stemmed, so "drafts" finds "draft"."""
@@ -108,34 +99,6 @@ words, 6 ms at 10,000 skills); forms sorting past it are not searched."""
 
 _INDEX_VERSION = "7"
 """Bumped whenever tables, tokenizer or text extraction change: old rows are dropped."""
-
-_TIER_EXACT_PATH = 3
-_TIER_EXACT_NAME = 2
-_TIER_NAME_PREFIX = 1
-_TIER_TEXT = 0
-
-
-_WORD = re.compile(r"[^\W_]+")
-# The combining diacritical marks blocks: what NFKD splits off accented letters.
-_COMBINING_MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
-_NAME_SEP = re.compile(r"[\s_]+")
-
-# Words that say nothing about which skill fits a request. Kept small on purpose:
-# BM25's IDF already discounts common words; these are the ones whose presence in
-# almost every request would otherwise dilute the relevance threshold.
-_STOP_TEXT = """
-    a about above after again all also am an and any are as at be because been before
-    being below between both but by can could did do does doing done down during each
-    few for from further get gets getting go going got had has have having he her here
-    hers him his how i if in into is it its itself just let lets like me more most my
-    myself need needs no nor not now of off on once only or other our ours out over own
-    please same she should so some such than that the their theirs them then there these
-    they this those through to too under until up us very want wants was we were what
-    when where which while who whom why will with would you your yours don doesn isn
-    won aren wasn ll ve re
-    help make sure thing things something anything way really actually kind sort
-"""
-_STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS search_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -221,6 +184,10 @@ class SearchResult:
     reasons: tuple[str, ...]
     """Why it matched: `exact_path`, `exact_name`, `name_prefix`, then
     `text_match:<column>` for each column holding a query word."""
+    match: Match
+    """`strong`: a rule matched, or the text relevance clears `STRONG_RELEVANCE`.
+    `weak`: some words match, too few to call it a fit; returned so the caller
+    can judge. "No skill fits" is a list without a strong result."""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape tools and surfaces return."""
@@ -232,22 +199,8 @@ class SearchResult:
             "description": self.skill.description,
             "score": round(self.score, 4),
             "reasons": list(self.reasons),
+            "match": self.match,
         }
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class _Term:
-    word: str
-    """A query word as FTS5 reads it (lowercased, without diacritics)."""
-    stem: str
-    """Its Porter stem: the term `search_head` holds."""
-    forms: tuple[str, ...]
-    """What `search_text` (not stemmed) is searched for: the word, or when no body
-    holds it, the body words with its stem."""
-    head_df: int
-    """Documents whose frontmatter holds the stem (0 when unknown to the index)."""
-    text_df: int
-    """Documents whose body holds one of `forms` (the sum of theirs, at most N)."""
 
 
 @dataclass(kw_only=True, slots=True)
@@ -281,36 +234,9 @@ class _State:
             for skill in self.catalog.skills:
                 for path in {skill.path, skill.real_path, skill.dir}:
                     if path:
-                        by_path.setdefault(_norm_path(path), []).append(skill)
+                        by_path.setdefault(norm_path(path), []).append(skill)
             self.by_path = by_path
         return self.by_path
-
-
-def _norm_name(text: str) -> str:
-    lowered = text.strip().lower()
-    if "_" in lowered or " " in lowered or not lowered.isprintable():
-        return _NAME_SEP.sub("-", lowered)
-    return lowered  # the common case, without a regex pass
-
-
-def _norm_path(text: str) -> str:
-    stripped = text.strip()
-    return stripped.rstrip("/\\") or stripped
-
-
-def query_words(query: str) -> list[str]:
-    """The informative words of a query: lowercased, stop words and 1-letter words
-    removed, first occurrence kept."""
-    seen: dict[str, None] = {}
-    for word in _WORD.findall(query.lower()):
-        if len(word) > 1 and word not in _STOP_WORDS:
-            seen.setdefault(word, None)
-    return list(seen)
-
-
-def _idf(total: int, df: int) -> float:
-    # BM25's IDF as FTS5 computes it, floored like FTS5 does for very common terms.
-    return max(math.log((total - df + 0.5) / (df + 0.5)), 1e-6)
 
 
 class SkillSearch:
@@ -364,7 +290,8 @@ class SkillSearch:
             is_visible: Host filter (permissions, enabled state); False hides a skill.
 
         Returns:
-            Results best first; empty when nothing clears the relevance threshold.
+            Results best first, each `strong` or `weak`; empty only when no skill
+            holds a word of the query (nor matches it by name or path).
 
         Raises:
             UsageError: empty query, bad limit or unknown scope.
@@ -411,7 +338,7 @@ class SkillSearch:
 
         ranked = []
         for key in tiers.keys() | texts.keys():
-            tier, skill, reasons = tiers.get(key) or (_TIER_TEXT, texts[key][1], [])
+            tier, skill, reasons = tiers.get(key) or (TIER_TEXT, texts[key][1], [])
             relevance, _skill, columns = texts.get(key) or (0.0, skill, ())
             order = (-tier, -relevance, SCOPE_RANK[skill.scope], skill.path)
             ranked.append((order, skill, tier, relevance, reasons, columns))
@@ -423,6 +350,7 @@ class SkillSearch:
                 skill=skill,
                 score=tier + relevance / (1.0 + relevance),
                 reasons=tuple(reasons) + tuple(f"text_match:{c}" for c in columns),
+                match=match_of(tier, relevance),
             )
             for _order, skill, tier, relevance, reasons, columns in ranked[:limit]
         )
@@ -432,13 +360,13 @@ class SkillSearch:
     def _rule_matches(
         self, state: _State, query: str
     ) -> Iterable[tuple[int, str, Iterable[Skill]]]:
-        path = _norm_path(query)
+        path = norm_path(query)
         if "/" in path or "\\" in path:
             # Every SKILL.md path and folder holds a separator: a query without one
             # cannot be a path, and needs no path table.
-            yield _TIER_EXACT_PATH, "exact_path", state.paths().get(path, ())
-        name = _norm_name(query)
-        yield _TIER_EXACT_NAME, "exact_name", state.by_name.get(name, ())
+            yield TIER_EXACT_PATH, "exact_path", state.paths().get(path, ())
+        name = norm_name(query)
+        yield TIER_EXACT_NAME, "exact_name", state.by_name.get(name, ())
         if len(name) >= 2:
             start = bisect.bisect_left(state.names, name)
             stop = bisect.bisect_left(state.names, name + "\uffff")
@@ -448,7 +376,7 @@ class SkillSearch:
                 if candidate != name
                 for skill in state.by_name[candidate]
             )
-            yield _TIER_NAME_PREFIX, "name_prefix", prefixed
+            yield TIER_NAME_PREFIX, "name_prefix", prefixed
 
     # -- text -------------------------------------------------------------------
 
@@ -464,9 +392,9 @@ class SkillSearch:
         terms = self._terms(state, query_words(query))
         if not terms or state.total == 0:
             return {}
-        head_match = _head_expression(terms)
-        text_match = _text_expression(terms)
-        mass = sum(_idf(state.total, max(t.head_df, t.text_df)) for t in terms)
+        head_match = head_expression(terms)
+        text_match = text_expression(terms)
+        mass = sum(idf(state.total, max(t.head_df, t.text_df)) for t in terms)
         found: dict[str, tuple[float, Skill]] = {}
         fetch = max(FETCH, limit * 4)
         while True:
@@ -492,11 +420,7 @@ class SkillSearch:
                 skill = state.by_rowid.get(rowid)
                 if skill is None or not accept(skill):
                     continue
-                relevance = score / mass
-                if relevance < MIN_RELEVANCE and skill.key not in keep:
-                    full = False  # best first: every later row is weaker still
-                    break
-                found[skill.key] = (relevance, skill)
+                found[skill.key] = (score / mass, skill)
                 if len(found) >= limit + len(keep):
                     full = False
                     break
@@ -506,7 +430,7 @@ class SkillSearch:
         columns = self._matched_columns(state, terms, [skill for _, skill in found.values()])
         return {key: (rel, skill, columns.get(key, ())) for key, (rel, skill) in found.items()}
 
-    def _terms(self, state: _State, words: list[str]) -> list[_Term]:
+    def _terms(self, state: _State, words: list[str]) -> list[Term]:
         """The query's terms, one per distinct stem, first occurrence first.
 
         In the frontmatter a term is its stem. In the bodies it is the word as
@@ -524,7 +448,7 @@ class SkillSearch:
         pairs: dict[str, str] = {}  # stem -> word
         for word in words:
             for token, stem in state.tokens[word]:
-                if len(token) > 1 and token not in _STOP_WORDS:
+                if len(token) > 1 and token not in STOP_WORDS:
                     pairs.setdefault(stem, token)
         for table, counts, keys in (
             ("search_head_vocab", state.head_df, list(pairs)),
@@ -540,7 +464,7 @@ class SkillSearch:
         for stem, word in pairs.items():
             forms = ((word, state.word_df[word]),) if state.word_df[word] else state.forms[stem]
             terms.append(
-                _Term(
+                Term(
                     word=word,
                     stem=stem,
                     forms=tuple(form for form, _df in forms),
@@ -620,7 +544,7 @@ class SkillSearch:
         return found
 
     def _matched_columns(
-        self, state: _State, terms: list[_Term], skills: list[Skill]
+        self, state: _State, terms: list[Term], skills: list[Skill]
     ) -> dict[str, tuple[str, ...]]:
         """Which columns of each result hold a query word (for `reasons`).
 
@@ -652,7 +576,7 @@ class SkillSearch:
             out[skill.key] = tuple(
                 col
                 for col, value in zip(COLUMNS, values, strict=True)
-                if _starts_word(_folded(value), ordered)
+                if starts_word(folded(value), ordered)
             )
         return out
 
@@ -665,9 +589,9 @@ class SkillSearch:
         by_rowid, total = self._sync(catalog)
         by_name: dict[str, list[Skill]] = {}
         for skill in catalog.skills:
-            name = _norm_name(skill.name)
+            name = norm_name(skill.name)
             by_name.setdefault(name, []).append(skill)
-            qualified = _norm_name(skill.qualified_name)
+            qualified = norm_name(skill.qualified_name)
             if qualified != name:
                 by_name.setdefault(qualified, []).append(skill)
         self._state = _State(
@@ -898,75 +822,6 @@ class _ReadAhead:
         self._stop = True  # the write failed before `result`: stop reading
         if self._thread is not None:
             self._thread.join()
-
-
-def _folded(text: str) -> str:
-    """`text` lowercased and, like the tokenizers' `remove_diacritics`, without
-    accents ("Café" -> "cafe")."""
-    lowered = text.lower()
-    if lowered.isascii():
-        return lowered
-    return _COMBINING_MARKS.sub("", unicodedata.normalize("NFKD", lowered))
-
-
-def _starts_word(text: str, prefixes: list[str]) -> bool:
-    """Whether a word of `text` (lowercased) starts with one of `prefixes`.
-
-    `str.find` from each hit instead of a regex alternation: compiling a pattern
-    per query cost more than the search it served.
-    """
-    for prefix in prefixes:
-        at = text.find(prefix)
-        while at >= 0:
-            if at == 0 or not (text[at - 1].isalnum() or text[at - 1] == "_"):
-                return True
-            at = text.find(prefix, at + 1)
-    return False
-
-
-def _head_expression(terms: list[_Term]) -> str:
-    """The `search_head` query: the rarest words while their document frequencies
-    add up to at most `HEAD_BUDGET`, and always the rarest one (in names only when
-    it alone is over the budget).
-
-    A word in a large share of descriptions carries almost no BM25 weight, yet
-    would make SQLite score most rows: leaving it out is what keeps a query on
-    10,000 skills within a couple of milliseconds.
-    """
-    return _budgeted([(t.head_df, (t.word,)) for t in terms], HEAD_BUDGET, force=True)
-
-
-def _text_expression(terms: list[_Term]) -> str:
-    """The `search_text` query: the same rule with `TEXT_BUDGET`, and no forced
-    word: bodies are long, and a common word there matches nearly every skill.
-    A word is searched as any of its body forms."""
-    return _budgeted([(t.text_df, t.forms) for t in terms if t.forms], TEXT_BUDGET, force=False)
-
-
-def _budgeted(words: list[tuple[int, tuple[str, ...]]], budget: int, *, force: bool) -> str:
-    """An FTS5 OR of `words`, each (document frequency, its tokens), rarest first
-    while their frequencies add up to at most `budget`."""
-    parts: list[str] = []
-    spent = 0
-    for df, tokens in sorted(words, key=lambda word: word[0]):
-        if spent + df > budget:
-            if force and not parts:
-                # Even the rarest word is in too many documents to score them all
-                # (BM25 scores every match; a word in most descriptions weighs next
-                # to nothing there). Searched in names only: matching still reads
-                # its postings, but only the few rows naming it are scored.
-                return f"{HEAD_COLUMNS[0]} : {_quoted(tokens[0])}"
-            break
-        parts.extend(_quoted(token) for token in tokens)
-        spent += df
-    return " OR ".join(parts)
-
-
-def _quoted(token: str) -> str:
-    """A token as an FTS5 string: operators (AND, OR, NOT, NEAR) and syntax
-    characters inside it stay inert. Tokens come from FTS5's own tokenizers, so
-    each is one term."""
-    return '"' + token.replace('"', '""') + '"'
 
 
 class _savepoint:  # noqa: N801 - used as a context manager, reads like `with`

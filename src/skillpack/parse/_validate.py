@@ -11,13 +11,13 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
+from .._limits import MAX_DESCRIPTION_CHARS
 from .._model import Problem
 
 NAME_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 """The spec's `^[a-z0-9]+(-[a-z0-9]+)*$`; use with `fullmatch`."""
 NAME_PATTERN_TEXT = "^[a-z0-9]+(-[a-z0-9]+)*$"
 MAX_NAME_CHARS = 64
-MAX_DESCRIPTION_CHARS = 1024
 MAX_COMPATIBILITY_CHARS = 500
 MAX_BODY_LINES = 500
 MAX_BODY_TOKENS = 5000

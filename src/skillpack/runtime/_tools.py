@@ -187,7 +187,8 @@ class SkillTools:
                 name="skill_search",
                 description=(
                     "Find skills relevant to a task when the catalog in the prompt does not "
-                    "list one that fits. Returns ranked candidates with reasons."
+                    "list one that fits. Returns ranked candidates with reasons, each a "
+                    "`strong` or `weak` match; without a strong match, no skill fits."
                 ),
                 parameters=_object(
                     {
