@@ -385,18 +385,9 @@ class SkillTools:
     def _fork(self, skill: Skill, task: str) -> dict[str, Any]:
         assert self.runner is not None
         self.session.permissions.require(skill, "fork")
-        from ..render._render import substitute
-
         self.session.push_invocation(skill)
         try:
-            body = self.session.reader.read_body(skill)
-            prompt = substitute(
-                body,
-                args=task,
-                skill=skill,
-                skill_dir=skill.dir,
-                session_id=self.session.session_id,
-            ).strip()
+            prompt = self.session.render_body(skill, args=task).strip()
             try:
                 result = self.runner.run(
                     skill=skill, prompt=prompt, agent=skill.agent, model=skill.model
@@ -428,6 +419,7 @@ def _injection_data(injection: Any) -> dict[str, Any]:
         "path": skill.path,
         "content": injection.text,
         "already_loaded": injection.reminder,
+        "missing_dependencies": list(injection.missing_dependencies),
     }
 
 
