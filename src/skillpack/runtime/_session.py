@@ -552,7 +552,13 @@ class Session:
             if all(s.key != skill.key for s in self._state.leading):
                 self._state.leading.append(skill)
         if seen == version and not args:
-            return Injection(skill=skill, text=render_reminder(skill), reminder=True)
+            missing = self._deps.report(skill).missing
+            return Injection(
+                skill=skill,
+                text=render_reminder(skill),
+                reminder=True,
+                missing_dependencies=missing,
+            )
         missing = self._deps.resolve(skill).missing
         body = self._reader.read_body(skill)
         keep, commands = self._preprocess(skill, body)
