@@ -557,8 +557,10 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str, *, what: str = "config file") -> None:
     """Replace `path` with `text` atomically: the old file or the new, never half.
+
+    `what` names the file in error messages ("config file", "skill file").
 
     Raises:
         SkillIOError: the directory or file could not be written; `path` is intact
@@ -590,8 +592,8 @@ def write_atomic(path: Path, text: str) -> None:
             os.unlink(temp)
         if isinstance(error, OSError):
             raise SkillIOError(
-                f"Cannot write config file {path} ({error.strerror or error}); the old "
-                f"file is unchanged. _Check the disk and permissions, then retry."
+                f"Cannot write {what} {path} ({error.strerror or error}); the old "
+                f"file is unchanged. Check the disk and permissions, then retry."
             ) from error
         raise
     _fsync_dir(path.parent)

@@ -87,6 +87,10 @@ class MemorySkills:
     def read_body(self, skill: Skill) -> str:
         return split_frontmatter(self._text(skill.path)).body
 
+    def read_source(self, skill: Skill) -> bytes:
+        """The SKILL.md as bytes (for its digest)."""
+        return self._text(skill.path).encode("utf-8")
+
     def version(self, skill: Skill) -> tuple[int, int]:
         text = self._text(skill.path)
         with self._lock:

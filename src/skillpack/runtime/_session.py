@@ -16,6 +16,7 @@ swapped in whole, and subscribers get a `CatalogChange`.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import threading
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from .._errors import SkillIOError, UsageError
+from .._limits import MAX_SKILL_FILE_BYTES
 from .._model import Catalog, Skill
 from ..config._config import Config
 from ..render._render import (
@@ -53,6 +55,7 @@ from ._permissions import AskCallback, PermissionGate
 
 if TYPE_CHECKING:
     from ..discovery._watch import RootWatcher
+    from ._create import CreatedSkill
     from ._hooks import Hook, HookResult, HookState
     from ._shell import ShellPolicy, ShellRun
 
@@ -93,6 +96,12 @@ class FileSystemReader:
         from ..discovery._skill_files import read_body_head
 
         return read_body_head(skill, max_chars)
+
+    def read_source(self, skill: Skill) -> bytes:
+        """The SKILL.md's bytes as they are now (for its digest)."""
+        from ..discovery._load import read_bytes
+
+        return read_bytes(skill.path, MAX_SKILL_FILE_BYTES)
 
     def version(self, skill: Skill) -> tuple[int, int]:
         try:
@@ -732,6 +741,52 @@ class Session:
             **(payload or {}),
         }
         return run_hooks(hooks, policy=self._shell, gate=self._gate, payload=data)
+
+    def create_skill(
+        self,
+        *,
+        name: str,
+        description: str,
+        body: str,
+        scope: Literal["user", "project"] = "user",
+        frontmatter: Mapping[str, Any] | None = None,
+        digest: str | None = None,
+        by_model: bool = True,
+    ) -> CreatedSkill:
+        """Write a new skill (or replace one whose digest matches), then re-discover so
+        it is in the catalog at once. See `runtime._create` for every check; the
+        permission action `create` asks the host unless a rule names the skill."""
+        from ._create import create_skill
+
+        created = create_skill(
+            name=name,
+            description=description,
+            body=body,
+            scope=scope,
+            frontmatter=frontmatter,
+            digest=digest,
+            cwd=self._cwd,
+            catalog=self._catalog,
+            gate=self._gate,
+            by_model=by_model,
+        )
+        if self._source is not None:
+            self.refresh()  # subscribers hear of the new skill like of any other change
+        in_catalog = self._catalog.at_path(created.path) is not None
+        return dataclasses.replace(created, in_catalog=in_catalog)
+
+    def digest(self, skill: Skill) -> str | None:
+        """`sha256:<hex>` of the skill's SKILL.md as it is now (for replacing it with
+        `create_skill`), or None when the reader cannot tell."""
+        read_source = getattr(self._reader, "read_source", None)
+        if read_source is None:
+            return None
+        from ._create import digest_of
+
+        try:
+            return digest_of(read_source(skill))
+        except (OSError, SkillIOError):
+            return None
 
     # -- skill-invokes-skill ------------------------------------------------------
 
