@@ -371,3 +371,19 @@ class DependencyResolver:
                 if value:
                     values[dependency.name] = value
         return values
+
+
+def missing_dependencies(
+    skill: Skill, environment: Mapping[str, str], servers: Iterable[str] = ()
+) -> tuple[dict[str, str], ...]:
+    """What `skill` declares and the environment (or `servers`) lacks, for listings.
+
+    No session, no questions: variables come from `environment` only. A skill that
+    declares nothing costs one attribute check.
+    """
+    codex = skill.codex
+    if codex is None or not codex.tool_dependencies:
+        return ()
+    return check_dependencies(
+        skill, cached=lambda name: False, environment=environment, host_servers=servers
+    ).missing
