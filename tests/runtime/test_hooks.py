@@ -229,3 +229,21 @@ def test_a_hooks_own_timeout_is_used_below_the_policys(
     [result] = session.run_hooks("Stop")
     assert result.run.status == "timeout"
     assert "timed out after 0.3 s" in result.run.output
+
+
+def test_a_broken_hooks_part_is_a_validation_warning_and_strict_error() -> None:
+    from skillpack.parse._frontmatter import parse_skill
+
+    text = (
+        "---\nname: h\ndescription: Hooks.\nhooks:\n  PreToolUse:\n"
+        "    - matcher: Bash\n      hooks:\n        - {type: command}\n---\nBody\n"
+    )
+    lenient = parse_skill(text, path="/s/h/SKILL.md")
+    assert [(p.code, p.severity, p.line) for p in lenient.problems] == [
+        ("hooks-invalid", "warning", 4)
+    ]
+    assert "PreToolUse[0].hooks[0] is a command hook without a `command`" in (
+        lenient.problems[0].message
+    )
+    strict = parse_skill(text, path="/s/h/SKILL.md", strict=True)
+    assert strict.skill is None and strict.problems[0].severity == "error"

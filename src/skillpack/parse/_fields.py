@@ -281,6 +281,20 @@ def _metadata(reader: Reader, raw: Any, value: Any, key: str, out: dict[str, Any
 def _hooks(reader: Reader, raw: Any, value: Any, key: str, out: dict[str, Any]) -> None:
     if raw is None or isinstance(raw, Mapping):
         out["hooks"] = value
+        if raw:
+            from ._hooks import parse_hooks  # only for the few skills that declare hooks
+
+            for message in parse_hooks(value)[1]:
+                reader.problems.append(
+                    Problem(
+                        path=reader.path,
+                        severity="warning",
+                        code="hooks-invalid",
+                        field=key,
+                        line=reader.line_of(key),
+                        message=f"In {reader.path}: {message} See Claude Code's hooks format.",
+                    )
+                )
         return
     reader.coerced(
         key,
