@@ -69,6 +69,21 @@ def test_deps_json_lists_every_dependency_and_its_state(
     assert "set" not in json.dumps(again)  # states, never values
 
 
+def test_deps_counts_the_configured_mcp_servers(root: Path) -> None:
+    (root / ".skillpack").mkdir()
+    (root / ".skillpack" / "config.toml").write_text(
+        '[[mcp_servers]]\nname = "github"\nurl = "https://x.example/mcp"\n', encoding="utf-8"
+    )
+    data = json.loads(run("deps", "needy", *scope_args(root), "--json").stdout)
+    assert (data["mcp_servers"][0]["state"], data["mcp_servers"][0]["source"]) == (
+        "present",
+        "config",
+    )
+    listed = json.loads(run("list", *scope_args(root), "--json").stdout)
+    [needy] = [s for s in listed["skills"] if s["name"] == "needy"]
+    assert {"type": "mcp", "name": "github"} not in needy["missing_dependencies"]
+
+
 def test_deps_text_says_what_to_add(root: Path) -> None:
     out = run("deps", "needy", *scope_args(root)).stdout
     assert "CLI_DEMO_TOKEN" in out and "missing" in out

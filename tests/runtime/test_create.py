@@ -232,3 +232,11 @@ def test_two_writers_of_one_new_skill_make_one_skill(project: Path) -> None:
         thread.join()
     assert sorted(r["ok"] for r in results) == [False, False, False, True]
     assert all("already exists" in r["error"]["message"] for r in results if not r["ok"])
+
+
+def test_subscribers_hear_of_the_new_skill(project: Path) -> None:
+    session = open_session(project)
+    changes: list[Any] = []
+    session.subscribe(changes.append)
+    assert create(SkillTools(session, create=True), name="heard-of")["ok"]
+    assert [[s.name for s in change.added] for change in changes] == [["heard-of"]]

@@ -13,6 +13,7 @@ import pytest
 from conftest import WriteSkill
 from skillpack._errors import UsageError
 from skillpack._model import CodexMetadata, CodexPermissions, Skill
+from skillpack.config._config import Config
 from skillpack.discovery._memory import MemorySkills
 from skillpack.runtime._deps import (
     EnvVarRequest,
@@ -273,3 +274,10 @@ def test_prompts_from_several_threads_ask_once(files: MemorySkills) -> None:
     for thread in threads:
         thread.join()
     assert sorted(calls) == ["API_TOKEN", "REGION"]
+
+
+def test_the_configs_mcp_servers_count_as_present(files: MemorySkills) -> None:
+    config = Config(mcp_servers=({"name": "github", "url": "https://x.example/mcp"},))
+    session = session_for(files, env={"API_TOKEN": "t", "REGION": "r"}, config=config)
+    [server] = session.dependencies(session.find(name="deps")).mcp_servers
+    assert (server.state, server.source) == ("present", "config")

@@ -278,3 +278,25 @@ def test_hooks_and_preprocessing_share_the_gate_with_their_own_action() -> None:
 def test_a_bad_policy_is_a_usage_error(kwargs: dict[str, object], message: str) -> None:
     with pytest.raises(UsageError, match=message):
         ShellPolicy(**kwargs)  # type: ignore[arg-type]
+
+
+def test_a_forked_skill_gets_its_commands_run_before_its_arguments(
+    tmp_path: Path, write_skill: WriteSkill
+) -> None:
+    from skillpack.runtime._tools import SkillTools
+
+    write_skill(
+        "skills/forked",
+        frontmatter="name: forked\ndescription: Runs in a fork.\ncontext: fork",
+        body="Status: !`echo clean`\nTask: $ARGUMENTS\n",
+    )
+    prompts: list[str] = []
+
+    class Runner:
+        def run(self, *, skill: Skill, prompt: str, agent: str | None, model: str | None) -> str:
+            prompts.append(prompt)
+            return "done"
+
+    session = open_session(tmp_path / "skills", shell=ShellPolicy(allow=("echo *",)))
+    result = SkillTools(session, runner=Runner()).use_skill("forked", args="!`echo injected`")
+    assert result["ok"] and prompts == ["Status: clean\nTask: !`echo injected`"]

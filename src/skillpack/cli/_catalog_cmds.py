@@ -93,8 +93,10 @@ def list_command(catalog: CatalogOptions, as_json: bool) -> None:
     ws = catalog.workspace(warn_missing_roots=False)  # listed with the other problems
     skills = ws.catalog
 
+    servers = [server["name"] for server in ws.config.mcp_servers]
+
     def missing(skill: Skill) -> tuple[dict[str, str], ...]:
-        return missing_dependencies(skill, os.environ)
+        return missing_dependencies(skill, os.environ, servers)
 
     if as_json:
         problems = [p.to_dict() for p in skills.problems]
@@ -240,7 +242,8 @@ def show_command(ref: str, catalog: CatalogOptions, as_json: bool) -> None:
     files, truncated = list_skill_files(skill)
     problems = [p for p in ws.catalog.problems if p.path in (skill.path, skill.real_path)]
     tokens = (skill.body_chars + 3) // 4
-    declarations = declared(skill, read_body(skill))
+    servers = [server["name"] for server in ws.config.mcp_servers]
+    declarations = declared(skill, read_body(skill), servers)
     missing = declarations["dependencies"]["missing"]
     data = {
         "skill": {

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -39,14 +40,17 @@ Keep this file short: put long references in `references/` and scripts in `scrip
 """
 
 
-def declared(skill: Skill, body: str) -> dict[str, Any]:
+def declared(skill: Skill, body: str, servers: Sequence[str] = ()) -> dict[str, Any]:
     """What `skill` declares beyond its instructions, for `show`: its dependency report
-    (state from this process's environment), hooks, and embedded shell commands."""
+    (state from this process's environment and the configured MCP `servers`), hooks,
+    and embedded shell commands."""
     from ..parse._hooks import parse_hooks
     from ..runtime._deps import check_dependencies
     from ..select._commands import find_shell_commands
 
-    report = check_dependencies(skill, cached=lambda name: False, environment=os.environ)
+    report = check_dependencies(
+        skill, cached=lambda name: False, environment=os.environ, config_servers=servers
+    )
     hooks, hook_problems = parse_hooks(skill.hooks)
     return {
         "dependencies": report.to_dict(),
@@ -109,7 +113,8 @@ def deps_command(ref: str, catalog: CatalogOptions, as_json: bool) -> None:
     """Show every dependency a skill declares (Codex agents/openai.yaml) and its state.
 
     Environment variables are looked up in this process's environment; MCP servers
-    count as present when skillpack's config lists them. Nothing is asked or run.
+    count as present when skillpack's config lists them (`[[mcp_servers]]`). Nothing is
+    asked or run.
     """
     from ..runtime._workspace import lookup_skill
 

@@ -218,7 +218,8 @@ class Session:
                 (the default) runs nothing. See `ShellPolicy`.
             env_prompt: Asks the user for a declared variable that is missing; the
                 answer is a secret kept in this session's memory only.
-            mcp_servers: Names of the MCP servers the host has (for `mcp` dependencies).
+            mcp_servers: Names of the MCP servers the host has (for `mcp` dependencies);
+                the config's `[[mcp_servers]]` count too.
             mcp_install: Installs a missing MCP server after the host's approval.
 
         Raises:
@@ -250,6 +251,7 @@ class Session:
             environment=lambda: self._env if self._env is not None else os.environ,
             prompt=env_prompt,
             host_servers=mcp_servers,
+            config_servers=lambda: [server["name"] for server in self._config.mcp_servers],
             install=mcp_install,
         )
         self._hooks: HookState | None = None
