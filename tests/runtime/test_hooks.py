@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import WriteSkill
+from conftest import WriteSkill, root_session
 from skillpack.parse._hooks import HookSpec, parse_hooks
-from skillpack.runtime._session import Session
 from skillpack.runtime._shell import ShellPolicy
 
 PY = shlex.quote(sys.executable)
@@ -120,19 +119,8 @@ def hooked(tmp_path: Path, write_skill: WriteSkill) -> Path:
     return tmp_path / "skills"
 
 
-def open_session(root: Path, **kwargs: object) -> Session:
-    return Session.open(
-        cwd=str(root),
-        roots=[str(root)],
-        include_user=False,
-        include_system=False,
-        use_cache=False,
-        **kwargs,
-    )
-
-
 def test_hooks_apply_only_while_their_skill_leads(hooked: Path) -> None:
-    session = open_session(hooked)
+    session = root_session(hooked)
     assert session.hooks_for("PreToolUse", "Bash") == ()
     session.prepare_turn("$guard go")
     hooks = session.hooks_for("PreToolUse", "Bash", consume=False)
@@ -150,19 +138,19 @@ def test_hooks_apply_only_while_their_skill_leads(hooked: Path) -> None:
 
 
 def test_a_once_hook_is_returned_once_per_session(hooked: Path) -> None:
-    session = open_session(hooked)
+    session = root_session(hooked)
     session.prepare_turn("$guard go")
     assert len(session.hooks_for("PreToolUse", "Read", consume=False)) == 2
     assert len(session.hooks_for("PreToolUse", "Read")) == 2
     assert [h.spec.type for h in session.hooks_for("PreToolUse", "Read")] == ["prompt"]
     session.prepare_turn("$guard again")
     assert [h.spec.type for h in session.hooks_for("PreToolUse", "Read")] == ["prompt"]
-    assert len(open_session(hooked).hooks_for("Stop")) == 0  # another session: nothing leads
+    assert len(root_session(hooked).hooks_for("Stop")) == 0  # another session: nothing leads
 
 
 def test_command_hooks_run_under_the_policy_with_json_on_stdin(hooked: Path) -> None:
     policy = ShellPolicy(allow=(f"{PY} *.py",))
-    session = open_session(hooked, shell=policy)
+    session = root_session(hooked, shell=policy)
     session.prepare_turn("$guard go")
     results = session.run_hooks("PreToolUse", "Bash", payload={"tool_input": {"command": "ls"}})
     assert [(r.run.command, r.run.status, r.blocking) for r in results] == [
@@ -179,7 +167,7 @@ def test_command_hooks_run_under_the_policy_with_json_on_stdin(hooked: Path) -> 
 
 
 def test_a_failing_hook_does_not_break_the_turn(hooked: Path) -> None:
-    session = open_session(hooked, shell=ShellPolicy(allow=(f"{PY} *.py",)))
+    session = root_session(hooked, shell=ShellPolicy(allow=(f"{PY} *.py",)))
     session.prepare_turn("$guard go")
     [result] = session.run_hooks("Stop")
     assert (result.run.status, result.run.exit_code) == ("failed", 1)
@@ -188,7 +176,7 @@ def test_a_failing_hook_does_not_break_the_turn(hooked: Path) -> None:
 
 
 def test_without_a_policy_no_hook_runs(hooked: Path) -> None:
-    session = open_session(hooked)
+    session = root_session(hooked)
     session.prepare_turn("$guard go")
     results = session.run_hooks("PreToolUse", "Bash", payload={"tool_input": {"command": "x"}})
     assert {r.run.status for r in results} == {"refused"}
@@ -197,7 +185,7 @@ def test_without_a_policy_no_hook_runs(hooked: Path) -> None:
 
 
 def test_a_hook_the_policy_does_not_allow_is_refused(hooked: Path) -> None:
-    session = open_session(hooked, shell=ShellPolicy(allow=(f"{PY} check.py",)))
+    session = root_session(hooked, shell=ShellPolicy(allow=(f"{PY} check.py",)))
     session.prepare_turn("$guard go")
     [result] = session.run_hooks("Stop")
     assert result.run.status == "refused"
@@ -208,7 +196,7 @@ def test_a_host_callback_that_raises_is_a_result_not_an_exception(hooked: Path) 
     def approve(request: object) -> bool:
         raise RuntimeError("approval service down")
 
-    session = open_session(hooked, shell=ShellPolicy(allow=(f"{PY} *.py",), approve=approve))
+    session = root_session(hooked, shell=ShellPolicy(allow=(f"{PY} *.py",), approve=approve))
     session.prepare_turn("$guard go")
     [result] = session.run_hooks("Stop")
     assert result.run.status == "error"
@@ -224,7 +212,7 @@ def test_a_hooks_own_timeout_is_used_below_the_policys(
         f"        - {{command: {PY} slow.py, timeout: 0.3}}\n",
         files={"slow.py": "import time\ntime.sleep(30)\n"},
     )
-    session = open_session(tmp_path / "skills", shell=ShellPolicy(allow=(f"{PY} *",), timeout=20))
+    session = root_session(tmp_path / "skills", shell=ShellPolicy(allow=(f"{PY} *",), timeout=20))
     session.prepare_turn("$slow go")
     [result] = session.run_hooks("Stop")
     assert result.run.status == "timeout"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import WriteSkill
+from conftest import WriteSkill, root_session
 from skillpack._errors import UsageError
 from skillpack._model import Skill
 from skillpack.config._config import Config
@@ -22,19 +22,8 @@ PY = shlex.quote(sys.executable)
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process groups")
 
 
-def open_session(root: Path, **kwargs: object) -> Session:
-    return Session.open(
-        cwd=str(root),
-        roots=[str(root)],
-        include_user=False,
-        include_system=False,
-        use_cache=False,
-        **kwargs,
-    )
-
-
 def load(root: Path, name: str, args: str = "", **kwargs: object) -> str:
-    return open_session(root, **kwargs).load(name=name, args=args, invoker="user").text
+    return root_session(root, **kwargs).load(name=name, args=args, invoker="user").text
 
 
 def test_without_a_policy_nothing_runs_and_the_text_stays(
@@ -50,7 +39,7 @@ def test_an_allowed_command_is_replaced_by_its_output(
     tmp_path: Path, write_skill: WriteSkill
 ) -> None:
     write_skill("skills/s", body="Greeting: !`echo hello world`.\n\n```!\necho block\n```\nEnd\n")
-    session = open_session(tmp_path / "skills", shell=ShellPolicy(allow=("echo *",)))
+    session = root_session(tmp_path / "skills", shell=ShellPolicy(allow=("echo *",)))
     injection = session.load(name="s", invoker="user")
     assert "Greeting: hello world." in injection.text
     assert "block\nEnd" in injection.text
@@ -87,7 +76,7 @@ def test_a_failure_shows_inline_with_its_exit_code(
         body=f"!`{PY} fail.py`\n",
         files={"fail.py": "import sys\nprint('partial')\nsys.stderr.write('boom')\nsys.exit(3)\n"},
     )
-    session = open_session(tmp_path / "skills", shell=ShellPolicy(allow=(f"{PY} fail.py",)))
+    session = root_session(tmp_path / "skills", shell=ShellPolicy(allow=(f"{PY} fail.py",)))
     injection = session.load(name="s", invoker="user")
     assert f"partial\n[shell command failed with exit code 3: {PY} fail.py]\nboom" in injection.text
     assert injection.commands[0].exit_code == 3
@@ -156,7 +145,7 @@ def test_the_permission_gate_sees_each_command(tmp_path: Path, write_skill: Writ
         asked.append((skill.name, action))
         return answers[len(asked) - 1]
 
-    catalog = open_session(tmp_path / "skills").catalog
+    catalog = root_session(tmp_path / "skills").catalog
     session = Session(
         catalog,
         config=Config(permissions=PermissionRules(ask=("s",))),
@@ -297,6 +286,6 @@ def test_a_forked_skill_gets_its_commands_run_before_its_arguments(
             prompts.append(prompt)
             return "done"
 
-    session = open_session(tmp_path / "skills", shell=ShellPolicy(allow=("echo *",)))
+    session = root_session(tmp_path / "skills", shell=ShellPolicy(allow=("echo *",)))
     result = SkillTools(session, runner=Runner()).use_skill("forked", args="!`echo injected`")
     assert result["ok"] and prompts == ["Status: clean\nTask: !`echo injected`"]

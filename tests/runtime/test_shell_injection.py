@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from skillpack.runtime._session import Session
+from conftest import root_session
 from skillpack.runtime._shell import ShellPolicy
 
 CONTROL = "!`echo safe-ok`"
@@ -74,15 +74,9 @@ FOLDERS = [
 
 
 def load(root: Path, *, args: str, policy: ShellPolicy) -> str:
-    session = Session.open(
-        cwd=str(root),
-        roots=[str(root)],
-        include_user=False,
-        include_system=False,
-        use_cache=False,
-        shell=policy,
-    )
-    return session.load(name="target", args=args, invoker="user").text
+    session = root_session(root, shell=policy)
+    text: str = session.load(name="target", args=args, invoker="user").text
+    return text
 
 
 def write(folder: Path, body: str, files: dict[str, str] | None = None) -> None:

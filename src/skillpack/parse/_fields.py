@@ -48,11 +48,14 @@ class Reader:
         return FRONTMATTER_FIRST_LINE + source.count("\n", 0, at) + 1
 
     def coerced(self, key: str, message: str) -> None:
+        self.warn(key, "value-coerced", message)
+
+    def warn(self, key: str, code: str, message: str) -> None:
         self.problems.append(
             Problem(
                 path=self.path,
                 severity="warning",
-                code="value-coerced",
+                code=code,
                 field=key,
                 line=self.line_of(key),
                 message=message,
@@ -285,16 +288,8 @@ def _hooks(reader: Reader, raw: Any, value: Any, key: str, out: dict[str, Any]) 
             from ._hooks import parse_hooks  # only for the few skills that declare hooks
 
             for message in parse_hooks(value)[1]:
-                reader.problems.append(
-                    Problem(
-                        path=reader.path,
-                        severity="warning",
-                        code="hooks-invalid",
-                        field=key,
-                        line=reader.line_of(key),
-                        message=f"In {reader.path}: {message} See Claude Code's hooks format.",
-                    )
-                )
+                where = f"In {reader.path}: {message} See Claude Code's hooks format."
+                reader.warn(key, "hooks-invalid", where)
         return
     reader.coerced(
         key,
