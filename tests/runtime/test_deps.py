@@ -281,3 +281,12 @@ def test_the_configs_mcp_servers_count_as_present(files: MemorySkills) -> None:
     session = session_for(files, env={"API_TOKEN": "t", "REGION": "r"}, config=config)
     [server] = session.dependencies(session.find(name="deps")).mcp_servers
     assert (server.state, server.source) == ("present", "config")
+
+
+def test_leading_skills_offer_their_permission_profiles(files: MemorySkills) -> None:
+    session = session_for(files, env={})
+    assert session.requested_permissions() == {}
+    session.prepare_turn("$deps go")
+    assert session.requested_permissions() == {"extra:deps": CodexPermissions(network=True)}
+    session.prepare_turn("$plain next")
+    assert session.requested_permissions() == {}

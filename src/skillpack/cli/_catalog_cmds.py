@@ -65,6 +65,7 @@ def skill_summaries_json(
         shadowed = s.shadowed_by
         enabled = True if is_enabled is None else is_enabled(s)
         lacking = missing(s) if missing is not None and s.codex is not None else ()
+        missing_json = json.dumps([dict(m) for m in lacking]) if lacking else "[]"
         parts.append(
             f'{{"name": {enc(s.name)}, "description": {enc(s.description)}, '
             f'"path": {enc(s.path)}, "dir": {enc(s.dir)}, "scope": {scope_json}, '
@@ -74,7 +75,7 @@ def skill_summaries_json(
             f'"user_invocable": {"true" if s.user_invocable else "false"}, '
             f'"shadowed_by": {"null" if shadowed is None else enc(shadowed)}, '
             f'"plugin": {"null" if plugin is None else enc(plugin)}, '
-            f'"missing_dependencies": {json.dumps([dict(m) for m in lacking])}}}'
+            f'"missing_dependencies": {missing_json}}}'
         )
     return "[" + ", ".join(parts) + "]"
 

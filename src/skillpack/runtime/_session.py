@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from .._errors import SkillIOError, UsageError
 from .._limits import MAX_SKILL_FILE_BYTES
-from .._model import Catalog, Skill
+from .._model import Catalog, CodexPermissions, Skill
 from ..config._config import Config
 from ..render._render import (
     CatalogFormat,
@@ -703,6 +703,16 @@ class Session:
         then the environment), for the host to give the tools it runs. Secrets:
         never log them."""
         return self._deps.values(skill)
+
+    def requested_permissions(self) -> dict[str, CodexPermissions]:
+        """The Codex `permissions` profiles of the leading skills, by qualified name:
+        what they ask the host for while they lead (as `active_tools` offers their
+        `allowed-tools`). skillpack never applies them; the host decides."""
+        return {
+            skill.qualified_name: skill.codex.permissions
+            for skill in self.leading
+            if skill.codex is not None and skill.codex.permissions is not None
+        }
 
     def hooks_for(
         self, event: str, tool_name: str | None = None, *, consume: bool = True
