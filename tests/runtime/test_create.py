@@ -240,3 +240,17 @@ def test_subscribers_hear_of_the_new_skill(project: Path) -> None:
     session.subscribe(changes.append)
     assert create(SkillTools(session, create=True), name="heard-of")["ok"]
     assert [[s.name for s in change.added] for change in changes] == [["heard-of"]]
+
+
+def test_a_new_skill_is_never_written_through_a_link(project: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    skills = project / ".agents" / "skills"
+    skills.mkdir(parents=True)
+    (skills / "linked").symlink_to(elsewhere, target_is_directory=True)
+    session = open_session(project)
+    result = create(SkillTools(session, create=True), name="linked", scope="project")
+    assert "is a symbolic link; a new skill is never written through a link" in (
+        result["error"]["message"]
+    )
+    assert list(elsewhere.iterdir()) == []

@@ -263,6 +263,12 @@ def create_skill(
                 "(or the digest is wrong); load it again and retry with its new digest. "
                 "Nothing was written."
             )
+        if current is None and folder.is_symlink():
+            # A cloned project could ship `.agents/skills/<name>` linking anywhere.
+            raise UsageError(
+                f"{folder} is a symbolic link; a new skill is never written through a "
+                "link. Remove the link or choose another name. Nothing was written."
+            )
         if current is None and digest is not None:
             raise UsageError(
                 f"No skill exists at {target} to replace; call again without a digest to "
