@@ -423,7 +423,7 @@ class SkillTools:
             name=_required_str(args, "name"),
             description=_required_str(args, "description"),
             body=_required_str(args, "body"),
-            scope=scope,  # type: ignore[arg-type]
+            scope="project" if scope == "project" else "user",
             frontmatter=frontmatter,
             digest=_optional_str(args, "digest"),
         )
