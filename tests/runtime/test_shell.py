@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shlex
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -211,7 +212,7 @@ def test_a_command_past_its_timeout_is_killed_with_its_whole_group(tmp_path: Pat
     run = result.as_run("sh spawn.sh", kind="preprocess", pattern="sh *")
     assert run.status == "timeout"
     assert "[shell command timed out after 0.5 s and was stopped: sh spawn.sh]" in run.output
-    assert not _alive(int((tmp_path / "child.pid").read_text()))
+    assert _dies(int((tmp_path / "child.pid").read_text()))
 
 
 @posix_only
@@ -222,7 +223,17 @@ def test_what_a_command_leaves_running_is_stopped_when_it_exits(tmp_path: Path) 
         ["/bin/sh", str(script)], cwd=str(tmp_path), env={}, timeout=30, max_output_bytes=100
     )
     assert (result.exit_code, result.stdout) == (0, b"done\n")
-    assert not _alive(int((tmp_path / "child.pid").read_text()))
+    assert _dies(int((tmp_path / "child.pid").read_text()))
+
+
+def _dies(pid: int) -> bool:
+    """SIGKILL is delivered asynchronously: wait (up to 10 s) for the process to go."""
+    deadline = time.monotonic() + 10
+    while _alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
 
 
 def _alive(pid: int) -> bool:
