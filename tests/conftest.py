@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -43,6 +44,20 @@ def isolated_home(
 
 
 WriteSkill = Callable[..., Path]
+
+
+def root_session(root: Path, **kwargs: Any) -> Any:
+    """A `Session` over the skills under `root` only (no user, system or cache)."""
+    from skillpack.runtime._session import Session
+
+    return Session.open(
+        cwd=str(root),
+        roots=[str(root)],
+        include_user=False,
+        include_system=False,
+        use_cache=False,
+        **kwargs,
+    )
 
 
 @pytest.fixture

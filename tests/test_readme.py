@@ -29,6 +29,9 @@ def test_readme_python_example_runs(
     assert [d["name"] for d in namespace["definitions"]] == [  # type: ignore[attr-defined]
         "skill_search", "skill_load", "use_skill", "skill_read_file"
     ]
+    policy = namespace["policy"]  # the README's shell policy does what the README says
+    assert policy.match("git diff --stat") == "git diff *"  # type: ignore[attr-defined]
+    assert policy.refusal("git diff; rm -rf ~")[0] is None  # type: ignore[attr-defined]
 
 
 def test_readme_first_screen_has_two_setup_commands() -> None:

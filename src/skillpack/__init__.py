@@ -26,8 +26,10 @@ if TYPE_CHECKING:
     from .discovery._memory import MemorySkills
     from .parse._frontmatter import parse_skill
     from .render._render import render_catalog
+    from .runtime._deps import DependencyReport
     from .runtime._live import CatalogChange
     from .runtime._session import Session, Turn
+    from .runtime._shell import ShellPolicy
     from .runtime._tools import SkillTools
     from .select._resolve import resolve_message
 
@@ -37,8 +39,10 @@ from ._version import __version__
 _LAZY = {
     "CatalogChange": ".runtime._live",
     "Config": ".config._config",
+    "DependencyReport": ".runtime._deps",
     "MemorySkills": ".discovery._memory",
     "Session": ".runtime._session",
+    "ShellPolicy": ".runtime._shell",
     "SkillTools": ".runtime._tools",
     "Turn": ".runtime._session",
     "discover": ".discovery._discover",
@@ -67,10 +71,12 @@ __all__ = [
     "CatalogChange",
     "CodexMetadata",
     "Config",
+    "DependencyReport",
     "MemorySkills",
     "Problem",
     "Root",
     "Session",
+    "ShellPolicy",
     "Skill",
     "SkillDisabledError",
     "SkillError",

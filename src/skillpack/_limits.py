@@ -42,3 +42,8 @@ SEARCH_MAX_LIMIT: Final = 50
 """Most results one search may return."""
 NAME_ENUM_MAX: Final = 64
 """Tool `name` parameters list at most this many ids as an enum."""
+
+# --- skills the model writes (issue 12) -------------------------------------------
+MAX_CREATED_SKILL_BYTES: Final = 64 * 1024
+"""Largest SKILL.md that `skill_create` / `skillpack new` writes (strict validation also
+caps the body at 500 lines and about 5,000 tokens)."""

@@ -58,6 +58,50 @@ class Problem:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class CodexPermissions:
+    """The `permissions` profile of a Codex sidecar: what the skill asks the host for.
+
+    skillpack never applies it: it is shown (`skillpack show`, `deps`) and offered to
+    the host (`Session.dependencies`), which decides, as with `allowed-tools`.
+    """
+
+    network: bool | None = None
+    """`network.enabled`: the skill needs network access (None: not said)."""
+    allowed_domains: tuple[str, ...] = ()
+    """`network.allowed_domains`, as written."""
+    denied_domains: tuple[str, ...] = ()
+    """`network.denied_domains`, as written."""
+    read: tuple[str, ...] = ()
+    """`file_system.read`: paths the skill reads, as written (relative to its folder)."""
+    write: tuple[str, ...] = ()
+    """`file_system.write`: paths the skill writes, as written."""
+    other: Mapping[str, Any] = field(default_factory=dict)
+    """Every other key (`macos`, ...), verbatim and JSON-safe."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict; `from_dict` inverts it."""
+        return {
+            "network": self.network,
+            "allowed_domains": list(self.allowed_domains),
+            "denied_domains": list(self.denied_domains),
+            "read": list(self.read),
+            "write": list(self.write),
+            "other": dict(self.other),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CodexPermissions:
+        return cls(
+            network=data.get("network"),
+            allowed_domains=tuple(data.get("allowed_domains") or ()),
+            denied_domains=tuple(data.get("denied_domains") or ()),
+            read=tuple(data.get("read") or ()),
+            write=tuple(data.get("write") or ()),
+            other=dict(data.get("other") or {}),
+        )
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class CodexMetadata:
     """The Codex sidecar file `agents/openai.yaml` beside a SKILL.md."""
 
@@ -67,6 +111,8 @@ class CodexMetadata:
     """`dependencies.tools[]` entries (`type: env_var` / `type: mcp`, ...)."""
     allow_implicit_invocation: bool | None = None
     """`policy.allow_implicit_invocation`; False hides the skill from the model."""
+    permissions: CodexPermissions | None = None
+    """The `permissions` profile, offered to the host and never applied silently."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

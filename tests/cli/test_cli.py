@@ -14,6 +14,7 @@ from skillpack._model import CodexMetadata, Skill
 from skillpack.cli._app import cli
 from skillpack.cli._catalog_cmds import skill_summaries_json, skill_summary
 from skillpack.cli._errors import EXIT_CODES
+from skillpack.runtime._deps import missing_dependencies
 
 
 def run(*args: str, code: int = 0) -> Any:
@@ -218,6 +219,17 @@ SUMMARY_CASES = {
     "model-hidden": ({"disable_model_invocation": True, "user_invocable": False}, True),
     "codex-hidden": ({"codex": CodexMetadata(allow_implicit_invocation=False)}, True),
     "codex-allowed": ({"codex": CodexMetadata(allow_implicit_invocation=True)}, True),
+    "missing-deps": (
+        {
+            "codex": CodexMetadata(
+                tool_dependencies=(
+                    {"type": "env_var", "value": "SUMMARY_TEST_TOKEN"},
+                    {"type": "mcp", "value": "gh-é"},
+                )
+            )
+        },
+        True,
+    ),
 }
 
 
@@ -234,10 +246,20 @@ def test_skill_summaries_json_is_json_dumps_of_the_summaries(
     }
     skill = Skill(**values)
     other = Skill(name="zip", description="Zip.", path="/r/zip/SKILL.md", dir="/r/zip")
+
+
+    def missing(s: Skill) -> tuple[dict[str, str], ...]:
+        return missing_dependencies(s, {})
+
     expected = json.dumps(
-        [skill_summary(skill, enabled=enabled), skill_summary(other, enabled=True)]
+        [
+            skill_summary(skill, enabled=enabled, missing=missing(skill)),
+            skill_summary(other, enabled=True),
+        ]
     )
-    assert skill_summaries_json([skill, other], lambda s: s is other or enabled) == expected
+    fast = skill_summaries_json([skill, other], lambda s: s is other or enabled, missing)
+    assert fast == expected
+    assert json.loads(fast)[0]["missing_dependencies"] == list(missing(skill))
 
 
 def test_skill_summaries_json_without_a_predicate_marks_every_skill_enabled() -> None:

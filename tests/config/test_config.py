@@ -390,6 +390,32 @@ def test_permission_lists_concatenate_with_their_origins() -> None:
     assert "p.toml" in rules.explain(Skill(name="c", description="d", path="/c/SKILL.md", dir="/c"))
 
 
+def test_mcp_servers_merge_by_name_the_project_winning() -> None:
+    config = merge_layers(
+        [
+            layer('[[mcp_servers]]\nname = "github"\nurl = "https://user"\n'
+                  '[[mcp_servers]]\nname = "notes"\ncommand = "notes-mcp"', "user.toml"),
+            layer('[[mcp_servers]]\nname = "github"\nurl = "https://project"', "p.toml"),
+        ]
+    )
+    assert [(s["name"], s.get("url")) for s in config.mcp_servers] == [
+        ("github", "https://project"),
+        ("notes", None),
+    ]
+    assert config.to_dict()["mcp_servers"][1] == {"name": "notes", "command": "notes-mcp"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['mcp_servers = "github"', '[[mcp_servers]]\nurl = "https://x"', "mcp_servers = [1]"],
+)
+def test_a_bad_mcp_servers_value_is_a_problem(text: str) -> None:
+    parsed, problems = parse_config(text, path="/c.toml", base="/")
+    assert "mcp_servers" not in parsed.values
+    assert [p.code for p in problems] == ["config-value-invalid"]
+    assert "each with a `name` string" in problems[0].message
+
+
 # --- enable state -------------------------------------------------------------------
 
 

@@ -234,6 +234,30 @@ def test_a_changed_codex_sidecar_is_parsed_again(
     assert catalog.skills[0].model_invocable is False
 
 
+def test_a_codex_permissions_profile_survives_the_cache(
+    tmp_path: Path, write_skill: WriteSkill, parses: list[str]
+) -> None:
+    write_skill(
+        "netty",
+        base=tmp_path / "tree",
+        files={
+            "agents/openai.yaml": "permissions:\n  network:\n    enabled: true\n"
+            "    allowed_domains: [api.example.com]\n  macos: {preferences: read}\n"
+        },
+    )
+    cold = run(tmp_path / "tree", tmp_path / "cache")
+    parses.clear()
+
+    warm = run(tmp_path / "tree", tmp_path / "cache")
+
+    assert parses == []
+    assert warm.skills == cold.skills
+    codex = warm.skills[0].codex
+    assert codex is not None and codex.permissions is not None
+    assert codex.permissions.allowed_domains == ("api.example.com",)
+    assert codex.permissions.other == {"macos": {"preferences": "read"}}
+
+
 def test_rows_from_other_parser_code_are_discarded(
     tmp_path: Path, write_skill: WriteSkill, parses: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from skillpack._model import CodexMetadata
+from skillpack._model import CodexMetadata, CodexPermissions
 from skillpack.parse._codex import parse_codex_metadata
 
 W = "warning"
@@ -67,3 +67,77 @@ def test_codex_metadata_wrong_types_fail_open(
     assert codex == expected
     assert len(problems) == warnings
     assert all(p.code == "codex-yaml-invalid" and p.severity == W for p in problems)
+
+
+def test_a_permissions_profile_is_kept_typed() -> None:
+    codex, problems = parse_codex_metadata(
+        "permissions:\n"
+        "  network:\n    enabled: true\n    allowed_domains: [api.example.com]\n"
+        "    denied_domains: [evil.example.com]\n"
+        "  file_system:\n    read: [./data]\n    write: [./out, /tmp/x]\n"
+        "  macos:\n    preferences: read_only\n",
+        path="/s/agents/openai.yaml",
+    )
+    assert problems == ()
+    assert codex == CodexMetadata(
+        permissions=CodexPermissions(
+            network=True,
+            allowed_domains=("api.example.com",),
+            denied_domains=("evil.example.com",),
+            read=("./data",),
+            write=("./out", "/tmp/x"),
+            other={"macos": {"preferences": "read_only"}},
+        )
+    )
+    assert codex.permissions is not None
+    assert CodexPermissions.from_dict(codex.permissions.to_dict()) == codex.permissions
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "warnings"),
+    [
+        pytest.param("permissions: yes\n", None, 1, id="not-a-mapping"),
+        pytest.param("permissions:\n", None, 0, id="empty"),
+        pytest.param(
+            "permissions:\n  network: on\n", CodexPermissions(), 1, id="network-not-mapping"
+        ),
+        pytest.param(
+            "permissions:\n  network: {enabled: maybe}\n",
+            CodexPermissions(),
+            1,
+            id="enabled-not-boolean",
+        ),
+        pytest.param(
+            "permissions:\n  file_system: {write: ./out}\n",
+            CodexPermissions(write=("./out",)),
+            1,
+            id="text-read-as-a-list",
+        ),
+        pytest.param(
+            "permissions:\n  file_system: {read: [./a, 3, {x: 1}]}\n",
+            CodexPermissions(read=("./a",)),
+            1,
+            id="entries-not-text",
+        ),
+        pytest.param(
+            "permissions:\n  file_system: {read: 7}\n",
+            CodexPermissions(),
+            1,
+            id="list-not-a-list",
+        ),
+        pytest.param(
+            "permissions:\n  network: {enabled: false, proxy: x}\n",
+            CodexPermissions(network=False),
+            1,
+            id="unknown-key",
+        ),
+    ],
+)
+def test_a_wrong_permissions_part_is_a_warning_and_left_out(
+    text: str, expected: CodexPermissions | None, warnings: int
+) -> None:
+    codex, problems = parse_codex_metadata(text, path="/s/agents/openai.yaml")
+    assert codex is not None
+    assert codex.permissions == expected
+    assert len(problems) == warnings
+    assert all(p.code == "codex-yaml-invalid" for p in problems)

@@ -21,7 +21,8 @@ def test_skill_round_trips_through_json() -> None:
         "  when: 2026-01-02 10:00:00\n  n: .nan\n  raw: !!binary aGk=\n  set: !!set {b, a}\n"
         "allowed-tools: Read\narguments: [a]\nhooks: {Stop: []}\nx:\n  2: one\n  true: yes\n"
         "---\nBody\n",
-        codex_yaml="interface: {display_name: X}\ndependencies: {tools: [{type: mcp}]}\n",
+        codex_yaml="interface: {display_name: X}\ndependencies: {tools: [{type: mcp}]}\n"
+        "permissions: {network: {enabled: true}, file_system: {write: [./out]}, macos: {a: 1}}\n",
         location=SkillLocation(mtime_ns=5, size=9),
         path=PATH,
     )
@@ -37,6 +38,8 @@ def test_skill_round_trips_through_json() -> None:
     assert skill.metadata["raw"] == "aGk="
     assert skill.metadata["set"] == ["a", "b"]
     assert skill.extra == {"x": {"2": "one", "true": True}}
+    assert skill.codex is not None and skill.codex.permissions is not None
+    assert skill.codex.permissions.write == ("./out",)
 
 
 def test_skill_to_dict_stringifies_values_of_a_hand_built_skill() -> None:

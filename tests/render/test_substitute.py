@@ -130,3 +130,23 @@ def test_split_arguments(args: str, expected: tuple[str, ...]) -> None:
 def test_argument_names_keep_positions_of_unusable_names() -> None:
     names = ("first", "2nd", "ARGUMENTS", "last", "first")
     assert argument_names(names) == {"first": 0, "last": 3}
+
+
+def test_kept_spans_are_spliced_verbatim_and_never_substituted() -> None:
+    body = "Status: !`git status` for $0 and $ARGUMENTS[1]."
+    start = body.index("!")
+    end = body.index(" for")
+    out = substitute(body, args="one two", keep=[(start, end, "$0 ${SKILL_DIR} $ARGUMENTS")])
+    assert out == "Status: $0 ${SKILL_DIR} $ARGUMENTS for one and two."
+
+
+def test_arguments_line_is_added_once_across_kept_spans() -> None:
+    body = "A !`x` B !`y` C"
+    spans = [(2, 6, "<x>"), (9, 13, "<y>")]
+    assert substitute(body, args="task", keep=spans) == "A <x> B <y> C\n\nARGUMENTS: task"
+    assert substitute("$0 !`x`", args="task", keep=[(3, 7, "out")]) == "task out"
+
+
+def test_a_placeholder_cut_by_a_kept_span_stays_literal() -> None:
+    body = "$ARGU!`x`MENTS"
+    assert substitute(body, args="a", keep=[(5, 9, "")]) == "$ARGUMENTS\n\nARGUMENTS: a"

@@ -25,6 +25,8 @@ COMMANDS: dict[str, str] = {
     "disable": "_select_cmds:disable_command",
     "search": "_select_cmds:search_command",
     "triggers": "_author_cmds:triggers_command",
+    "deps": "_declare_cmds:deps_command",
+    "new": "_declare_cmds:new_command",
 }
 """Command name -> `module:function` in this package."""
 

@@ -6,7 +6,7 @@ import dataclasses
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from json.encoder import encode_basestring_ascii
 from typing import Any
 
@@ -17,8 +17,13 @@ from ._options import CatalogOptions, catalog_options
 from ._output import emit_json, emit_json_text, print_problems, print_table
 
 
-def skill_summary(skill: Skill, *, enabled: bool) -> dict[str, Any]:
-    """The stable `list --json` entry for one skill."""
+def skill_summary(
+    skill: Skill, *, enabled: bool, missing: Sequence[Mapping[str, str]] = ()
+) -> dict[str, Any]:
+    """The stable `list --json` entry for one skill.
+
+    `missing` lists the declared dependencies (`{"type", "name"}`) that are missing.
+    """
     return {
         "name": skill.name,
         "description": skill.description,
@@ -31,18 +36,22 @@ def skill_summary(skill: Skill, *, enabled: bool) -> dict[str, Any]:
         "user_invocable": skill.user_invocable,
         "shadowed_by": skill.shadowed_by,
         "plugin": skill.plugin,
+        "missing_dependencies": [dict(entry) for entry in missing],
     }
 
 
 def skill_summaries_json(
-    skills: Sequence[Skill], is_enabled: Callable[[Skill], bool] | None = None
+    skills: Sequence[Skill],
+    is_enabled: Callable[[Skill], bool] | None = None,
+    missing: Callable[[Skill], Sequence[Mapping[str, str]]] | None = None,
 ) -> str:
     """`json.dumps([skill_summary(s, enabled=is_enabled(s)) for s in skills])`, same bytes.
 
     Compact, ASCII-escaped JSON, written out per skill with the C string escaper:
     a `list --json` over thousands of skills spends more on building one dict per
     skill and walking it in the encoder than on discovery's own hot spots.
-    `is_enabled` None means every skill is enabled (no `disabled` entries).
+    `is_enabled` None means every skill is enabled (no `disabled` entries); `missing`
+    None means no skill lacks a dependency.
     """
     enc = encode_basestring_ascii
     scopes: dict[str, str] = {}
@@ -55,6 +64,8 @@ def skill_summaries_json(
         plugin = s.plugin
         shadowed = s.shadowed_by
         enabled = True if is_enabled is None else is_enabled(s)
+        lacking = missing(s) if missing is not None and s.codex is not None else ()
+        missing_json = json.dumps([dict(m) for m in lacking]) if lacking else "[]"
         parts.append(
             f'{{"name": {enc(s.name)}, "description": {enc(s.description)}, '
             f'"path": {enc(s.path)}, "dir": {enc(s.dir)}, "scope": {scope_json}, '
@@ -63,7 +74,8 @@ def skill_summaries_json(
             f'"model_invocable": {"true" if s.model_invocable else "false"}, '
             f'"user_invocable": {"true" if s.user_invocable else "false"}, '
             f'"shadowed_by": {"null" if shadowed is None else enc(shadowed)}, '
-            f'"plugin": {"null" if plugin is None else enc(plugin)}}}'
+            f'"plugin": {"null" if plugin is None else enc(plugin)}, '
+            f'"missing_dependencies": {missing_json}}}'
         )
     return "[" + ", ".join(parts) + "]"
 
@@ -77,15 +89,26 @@ def _shorten(text: str, width: int) -> str:
 @catalog_options
 def list_command(catalog: CatalogOptions, as_json: bool) -> None:
     """List every discovered skill, with problems and the roots searched."""
+    from ..runtime._deps import missing_dependencies
+
     ws = catalog.workspace(warn_missing_roots=False)  # listed with the other problems
     skills = ws.catalog
+
+    servers = [server["name"] for server in ws.config.mcp_servers]
+
+    def missing(skill: Skill) -> tuple[dict[str, str], ...]:
+        return missing_dependencies(skill, os.environ, servers)
+
     if as_json:
         problems = [p.to_dict() for p in skills.problems]
         roots = [r.to_dict() for r in skills.roots]
         if sys.stdout.isatty():
             emit_json(
                 {
-                    "skills": [skill_summary(s, enabled=ws.is_enabled(s)) for s in skills.skills],
+                    "skills": [
+                        skill_summary(s, enabled=ws.is_enabled(s), missing=missing(s))
+                        for s in skills.skills
+                    ],
                     "problems": problems,
                     "roots": roots,
                 }
@@ -93,7 +116,7 @@ def list_command(catalog: CatalogOptions, as_json: bool) -> None:
             return
         # Same bytes as `emit_json` would write for a pipe, built faster.
         is_enabled = ws.is_enabled if ws.config.disabled else None
-        listed = skill_summaries_json(skills.skills, is_enabled)
+        listed = skill_summaries_json(skills.skills, is_enabled, missing)
         emit_json_text(
             f'{{"skills": {listed}, "problems": {json.dumps(problems, default=str)}, '
             f'"roots": {json.dumps(roots, default=str)}}}'
@@ -110,6 +133,8 @@ def list_command(catalog: CatalogOptions, as_json: bool) -> None:
             flags.append("model-only")
         if s.shadowed_by:
             flags.append("shadowed")
+        if missing(s):
+            flags.append("missing-deps")
         label = s.qualified_name if s.plugin else s.name
         rows.append((label, s.scope, ", ".join(flags), _shorten(s.description, 70), s.path))
     print_table(
@@ -204,9 +229,10 @@ def _print_validation(results: list[dict[str, Any]]) -> None:
 @catalog_options
 def show_command(ref: str, catalog: CatalogOptions, as_json: bool) -> None:
     """Show one skill (by name, qualified id or path): metadata, size, files, problems."""
-    from ..discovery._skill_files import list_skill_files
+    from ..discovery._skill_files import list_skill_files, read_body
     from ..parse._skill_json import skill_to_dict
     from ..runtime._workspace import lookup_skill, skill_md_path
+    from ._declare_cmds import declared, declared_rows
 
     if os.path.exists(ref) and not catalog.roots:
         # A path outside every root is still worth showing: make its folder a root.
@@ -217,10 +243,13 @@ def show_command(ref: str, catalog: CatalogOptions, as_json: bool) -> None:
     files, truncated = list_skill_files(skill)
     problems = [p for p in ws.catalog.problems if p.path in (skill.path, skill.real_path)]
     tokens = (skill.body_chars + 3) // 4
+    servers = [server["name"] for server in ws.config.mcp_servers]
+    declarations = declared(skill, read_body(skill), servers)
+    missing = declarations["dependencies"]["missing"]
     data = {
         "skill": {
             **skill_to_dict(skill),
-            **skill_summary(skill, enabled=ws.is_enabled(skill)),
+            **skill_summary(skill, enabled=ws.is_enabled(skill), missing=missing),
         },
         "body_chars": skill.body_chars,
         "body_lines": skill.body_lines,
@@ -228,6 +257,7 @@ def show_command(ref: str, catalog: CatalogOptions, as_json: bool) -> None:
         "files": list(files),
         "files_truncated": truncated,
         "problems": [p.to_dict() for p in problems],
+        **declarations,
     }
     if as_json:
         emit_json(data)
@@ -248,6 +278,7 @@ def show_command(ref: str, catalog: CatalogOptions, as_json: bool) -> None:
         rows.append(("argument-hint", skill.argument_hint))
     if skill.shadowed_by:
         rows.append(("shadowed by", skill.shadowed_by))
+    rows.extend(declared_rows(declarations))
     listing = "\n".join(files) + ("\n…" if truncated else "")
     rows.append(("files", listing or "(none)"))
     print_table(None, ("field", "value"), rows)

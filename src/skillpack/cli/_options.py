@@ -43,9 +43,10 @@ class CatalogOptions:
             _warn_missing_roots(workspace.problems)
         return workspace
 
-    def session(self) -> Session:
+    def session(self, **kwargs: Any) -> Session:
         """A session over the discovered catalog; a `--root` that is not a folder
-        is warned about on stderr (otherwise a typo reads as "no such skill")."""
+        is warned about on stderr (otherwise a typo reads as "no such skill").
+        `kwargs` go to `Session` (e.g. `shell=`)."""
         from ..runtime._session import Session
 
         session = Session.open(
@@ -54,6 +55,7 @@ class CatalogOptions:
             include_user=not self.no_user,
             include_system=not self.no_system,
             use_cache=not self.no_cache,
+            **kwargs,
         )
         _warn_missing_roots(session.catalog.problems)
         return session

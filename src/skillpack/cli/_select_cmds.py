@@ -7,7 +7,7 @@ from typing import Any, Literal
 import click
 
 from ._options import CatalogOptions, catalog_options
-from ._output import console, emit_json, print_table
+from ._output import console, emit_json, print_table, warn
 
 
 @click.command("resolve")
@@ -85,17 +85,48 @@ def _cell(value: Any) -> str:
 @click.command("load")
 @click.argument("ref")
 @click.option("--args", "args", default="", help="Arguments, as typed after /name.")
+@click.option(
+    "--allow-shell",
+    "allow_shell",
+    multiple=True,
+    metavar="PATTERN",
+    help="Run the skill's embedded !`commands` that match PATTERN (e.g. 'git status', "
+    "'git diff *'); repeatable. Without it no command runs.",
+)
+@click.option(
+    "--shell",
+    "use_shell",
+    is_flag=True,
+    help="Let allowed commands that use shell syntax (| ; $ ...) run through /bin/sh.",
+)
+@click.option(
+    "--shell-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=10.0,
+    show_default=True,
+    help="Seconds each command may run.",
+)
 @catalog_options
 def load_command(
     ref: str,
     args: str,
+    allow_shell: tuple[str, ...],
+    use_shell: bool,
+    shell_timeout: float,
     catalog: CatalogOptions,
     as_json: bool,
 ) -> None:
     """Print the injection for one skill (by name, qualified id or path)."""
     from ..runtime._workspace import looks_like_path
 
-    session = catalog.session()
+    policy = None
+    if allow_shell:
+        from ..runtime._shell import ShellPolicy
+
+        policy = ShellPolicy(allow=allow_shell, shell=use_shell, timeout=shell_timeout)
+    elif use_shell:
+        raise click.UsageError("--shell needs at least one --allow-shell PATTERN.")
+    session = catalog.session(shell=policy)
     if looks_like_path(ref):
         skill = session.find(path=ref, invoker="user")
     else:
@@ -109,10 +140,19 @@ def load_command(
                 "path": skill.path,
                 "args": args,
                 "content": injection.text,
+                "commands": [run.to_dict() for run in injection.commands],
+                "missing_dependencies": list(injection.missing_dependencies),
             }
         )
         return
     click.echo(injection.text)
+    for run in injection.commands:
+        if run.status != "ok":
+            why = f" ({run.reason})" if run.reason else ""
+            warn(f"line {run.line}: {run.status}: {run.command}{why}")
+    if injection.missing_dependencies:
+        names = ", ".join(f"{m['type']} {m['name']}" for m in injection.missing_dependencies)
+        warn(f"missing dependencies: {names} (see `skillpack deps {skill.name}`)")
 
 
 def _toggle(ref: str, enabled: bool, *, project: bool, catalog: CatalogOptions,

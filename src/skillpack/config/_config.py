@@ -25,6 +25,9 @@ Schema (every key optional)::
     allow = ["glob"]
     deny = ["glob"]
     ask = ["glob"]
+    [[mcp_servers]]                    # MCP servers skillpack knows (a skill's `mcp`
+    name = "github"                    # dependency is present when one has its name);
+    url = "https://..."                # other keys are kept as written
 
 A file that is not TOML, a wrong type or an unknown key is a `Problem`, never a
 crash; the rest still applies. Writes (`set_skill_enabled`, `add_permission`) are
@@ -128,6 +131,9 @@ class Config:
     """`[discovery] max_dirs`: directories visited per root at most."""
     permissions: PermissionRules = field(default_factory=PermissionRules)
     """`[permissions]` globs of every layer, with the file each came from."""
+    mcp_servers: tuple[Mapping[str, Any], ...] = ()
+    """`[[mcp_servers]]` entries (each has a `name`), user then project; a project entry
+    replaces a user entry of the same name."""
     sources: tuple[str, ...] = ()
     """The config files that were read, in merge order."""
     path_aliases: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
@@ -163,6 +169,7 @@ class Config:
             },
             "discovery": {"max_depth": self.max_depth, "max_dirs": self.max_dirs},
             "permissions": {d: list(self.permissions.globs(d)) for d in DECISIONS},
+            "mcp_servers": [dict(server) for server in self.mcp_servers],
             "sources": list(self.sources),
         }
 
@@ -220,6 +227,15 @@ def _boolean(value: Any) -> bool:
     return value
 
 
+def _server_list(value: Any) -> tuple[Mapping[str, Any], ...]:
+    if not isinstance(value, list) or not all(
+        isinstance(v, dict) and isinstance(v.get("name"), str) and v["name"].strip()
+        for v in value
+    ):
+        raise _Invalid("an array of tables, each with a `name` string ([[mcp_servers]])")
+    return tuple(value)
+
+
 def _multi_mention(value: Any) -> str:
     if value not in ("choose-one", "all"):
         raise _Invalid('"choose-one" or "all"')
@@ -247,6 +263,7 @@ _SCHEMA: Mapping[tuple[str, str], tuple[str, _Check]] = {
     ("", "multi_mention"): ("multi_mention", _multi_mention),
     ("", "roots"): ("roots", _string_list),
     ("", "repo_skills_dir"): ("repo_skills_dir", _boolean),
+    ("", "mcp_servers"): ("mcp_servers", _server_list),
     ("skills", "disabled"): ("disabled", _string_list),
     ("skills", "enabled"): ("enabled", _string_list),
     ("budget", "context_window_fraction"): ("budget_fraction", _fraction),
@@ -426,8 +443,10 @@ def merge_layers(layers: Sequence[ConfigLayer]) -> Config:
     disabled: list[str] = []
     enabled: list[str] = []
     permissions = PermissionRules()
+    servers: dict[str, Mapping[str, Any]] = {}
     for layer in layers:
         values = layer.values
+        servers.update((server["name"], server) for server in values.get("mcp_servers", ()))
         scalars.update((name, values[name]) for name in _SCALARS if name in values)
         roots = (*values.get("roots", ()), *roots)
         layer_enabled: tuple[str, ...] = values.get("enabled", ())
@@ -442,6 +461,7 @@ def merge_layers(layers: Sequence[ConfigLayer]) -> Config:
         disabled=tuple(dict.fromkeys(disabled)),
         enabled=tuple(dict.fromkeys(enabled)),
         permissions=permissions,
+        mcp_servers=tuple(servers.values()),
         sources=tuple(layer.path for layer in layers),
     )
 
@@ -557,8 +577,10 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str, *, what: str = "config file") -> None:
     """Replace `path` with `text` atomically: the old file or the new, never half.
+
+    `what` names the file in error messages ("config file", "skill file").
 
     Raises:
         SkillIOError: the directory or file could not be written; `path` is intact
@@ -590,8 +612,8 @@ def write_atomic(path: Path, text: str) -> None:
             os.unlink(temp)
         if isinstance(error, OSError):
             raise SkillIOError(
-                f"Cannot write config file {path} ({error.strerror or error}); the old "
-                f"file is unchanged. _Check the disk and permissions, then retry."
+                f"Cannot write {what} {path} ({error.strerror or error}); the old "
+                f"file is unchanged. Check the disk and permissions, then retry."
             ) from error
         raise
     _fsync_dir(path.parent)

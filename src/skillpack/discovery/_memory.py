@@ -2,7 +2,8 @@
 
 The in-memory twin of the filesystem seam, for tests and for hosts that keep skills
 in a database or ship them inside another package. Files are given as a mapping of
-absolute POSIX paths to text; every `…/SKILL.md` is a skill.
+absolute POSIX paths to text; every `…/SKILL.md` is a skill, and its Codex sidecar
+(`agents/openai.yaml`) is read by the disk's rule (`_walk.CODEX_SIDECARS`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from .._model import Catalog, Problem, Root, Scope, Skill, SkillLocation
 from ..parse._frontmatter import parse_skill, split_frontmatter
 from ..select._collisions import resolve_collisions
 from ._confine import confined_parts, listed, missing
+from ._walk import CODEX_SIDECARS
 
 
 class MemorySkills:
@@ -49,10 +51,15 @@ class MemorySkills:
         skills: list[Skill] = []
         problems: list[Problem] = []
         for path in sorted(p for p in files if posixpath.basename(p) == "SKILL.md"):
+            folder = posixpath.dirname(path)
+            sidecars = (posixpath.join(folder, rel) for rel in CODEX_SIDECARS)
+            codex_path = next((p for p in sidecars if p in files), None)
             parsed = parse_skill(
                 files[path],
                 path=path,
                 strict=strict,
+                codex_yaml=None if codex_path is None else files[codex_path],
+                codex_path=codex_path,
                 location=SkillLocation(
                     scope=self.scope,
                     root="/",
@@ -79,6 +86,10 @@ class MemorySkills:
 
     def read_body(self, skill: Skill) -> str:
         return split_frontmatter(self._text(skill.path)).body
+
+    def read_source(self, skill: Skill) -> bytes:
+        """The SKILL.md as bytes (for its digest)."""
+        return self._text(skill.path).encode("utf-8")
 
     def version(self, skill: Skill) -> tuple[int, int]:
         text = self._text(skill.path)

@@ -13,7 +13,7 @@ import operator
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-from .._model import CodexMetadata, Problem, Skill
+from .._model import CodexMetadata, CodexPermissions, Problem, Skill
 from ..parse._skill_build import FAST, FIELDS, compile_constructor
 
 
@@ -91,11 +91,32 @@ def _compile_builder() -> Callable[[Any], Skill]:
     prelude = [
         f"{', '.join(names)}, = values",
         f"if v{_CODEX} is not None:",
-        f"    v{_CODEX} = codex(interface=v{_CODEX}[0], tool_dependencies=v{_CODEX}[1],"
-        f" allow_implicit_invocation=v{_CODEX}[2])",
+        f"    v{_CODEX} = codex(v{_CODEX})",
     ]
     return compile_constructor(
-        "skill_from_values(values)", prelude, {"codex": CodexMetadata}, names
+        "skill_from_values(values)", prelude, {"codex": _codex_from_plain}, names
+    )
+
+
+def _codex_plain(codex: CodexMetadata) -> tuple[Any, ...]:
+    """A `CodexMetadata` as plain values; `_codex_from_plain` inverts it."""
+    permissions = codex.permissions
+    return (
+        dict(codex.interface),
+        tuple(codex.tool_dependencies),
+        codex.allow_implicit_invocation,
+        None if permissions is None else permissions.to_dict(),
+    )
+
+
+def _codex_from_plain(plain: tuple[Any, ...]) -> CodexMetadata:
+    # Sidecars are rare: a function call here costs nothing measurable.
+    interface, dependencies, allow, permissions = plain
+    return CodexMetadata(
+        interface=interface,
+        tool_dependencies=dependencies,
+        allow_implicit_invocation=allow,
+        permissions=None if permissions is None else CodexPermissions.from_dict(permissions),
     )
 
 
@@ -104,12 +125,7 @@ def skill_values(skill: Skill) -> tuple[Any, ...]:
     values: tuple[Any, ...] = _GET_VALUES(skill)
     codex = values[_CODEX]
     if codex is not None:
-        plain = (
-            dict(codex.interface),
-            tuple(codex.tool_dependencies),
-            codex.allow_implicit_invocation,
-        )
-        values = values[:_CODEX] + (plain,) + values[_CODEX + 1 :]
+        values = values[:_CODEX] + (_codex_plain(codex),) + values[_CODEX + 1 :]
     return values
 
 
@@ -128,6 +144,7 @@ def _json_safe_values(skill: Skill) -> tuple[Any, ...]:
             codex_data.get("interface") or {},
             tuple(codex_data.get("tool_dependencies") or ()),
             codex_data.get("allow_implicit_invocation"),
+            codex_data.get("permissions"),
         )
     return tuple(values)
 
@@ -138,10 +155,7 @@ def _skill_from_values(values: Any) -> Skill:
         raise ValueError("cached skill row has the wrong shape")
     codex = values[_CODEX]
     if codex is not None:
-        metadata = CodexMetadata(
-            interface=codex[0], tool_dependencies=codex[1], allow_implicit_invocation=codex[2]
-        )
-        values = values[:_CODEX] + (metadata,) + values[_CODEX + 1 :]
+        values = values[:_CODEX] + (_codex_from_plain(codex),) + values[_CODEX + 1 :]
     return Skill(**dict(zip(SKILL_FIELDS, values, strict=True)))
 
 

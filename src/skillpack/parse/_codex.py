@@ -1,15 +1,19 @@
-"""Codex's `agents/openai.yaml` beside a skill: interface, tool dependencies, policy.
+"""Codex's `agents/openai.yaml` beside a skill: interface, dependencies, policy, permissions.
 
 Pure and fail-open: the sidecar is optional, so anything wrong with it is a
 `codex-yaml-invalid` warning and the skill loads without the part that was wrong.
+
+The `permissions` profile (Codex's `network` / `file_system` / `macos` sections) is
+kept as a `CodexPermissions` value: skillpack shows it and offers it to the host,
+and never applies it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from .._model import CodexMetadata, Problem
+from .._model import CodexMetadata, CodexPermissions, Problem
 from ._fields import FALSE_WORDS, TRUE_WORDS
 from ._json_safe import MAX_EXPANDED_CHARS, Budget, TooLarge, json_safe, kind_of, scalar_text
 from ._yaml import load_yaml, normalize, yaml_error_text, yaml_errors
@@ -102,7 +106,73 @@ def parse_codex_metadata(
     elif policy is not None:
         warn(f"policy in {path} is a {kind_of(policy)}, not a mapping; ignored.")
 
+    permissions = None
+    if "permissions" in data and data["permissions"] is not None:
+        permissions = _permissions(data["permissions"], path, warn)
     codex = CodexMetadata(
-        interface=interface, tool_dependencies=tuple(tools), allow_implicit_invocation=allow
+        interface=interface,
+        tool_dependencies=tuple(tools),
+        allow_implicit_invocation=allow,
+        permissions=permissions,
     )
     return codex, tuple(problems)
+
+
+_Warn = Callable[..., None]
+_SECTIONS: Mapping[str, tuple[str, ...]] = {
+    "network": ("enabled", "allowed_domains", "denied_domains"),
+    "file_system": ("read", "write"),
+}
+
+
+def _permissions(value: Any, path: str, warn: _Warn) -> CodexPermissions | None:
+    """The `permissions` profile; a wrong-typed part is a warning and left out."""
+    if not isinstance(value, dict):
+        warn(f"permissions in {path} is a {kind_of(value)}, not a mapping; ignored.")
+        return None
+    sections: dict[str, dict[str, Any]] = {}
+    for section, keys in _SECTIONS.items():
+        body = value.get(section)
+        if body is None:
+            sections[section] = {}
+            continue
+        if not isinstance(body, dict):
+            warn(f"permissions.{section} in {path} is a {kind_of(body)}, not a mapping; ignored.")
+            body = {}
+        for key in sorted(set(body) - set(keys)):
+            warn(
+                f"permissions.{section}.{key} in {path} is not a key Codex knows "
+                f"({', '.join(keys)}); ignored."
+            )
+        sections[section] = body
+    network = sections["network"]
+    enabled = network.get("enabled")
+    if enabled is not None and not isinstance(enabled, bool):
+        warn(f"permissions.network.enabled in {path} must be true or false, not {enabled!r}.")
+        enabled = None
+    return CodexPermissions(
+        network=enabled,
+        allowed_domains=_texts(network, "network", "allowed_domains", path, warn),
+        denied_domains=_texts(network, "network", "denied_domains", path, warn),
+        read=_texts(sections["file_system"], "file_system", "read", path, warn),
+        write=_texts(sections["file_system"], "file_system", "write", path, warn),
+        other={k: v for k, v in value.items() if k not in _SECTIONS},
+    )
+
+
+def _texts(
+    section: Mapping[str, Any], name: str, key: str, path: str, warn: _Warn
+) -> tuple[str, ...]:
+    value = section.get(key)
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        warn(f"permissions.{name}.{key} in {path} is text, read as a list of one; write a list.")
+        value = [value]
+    if not isinstance(value, list):
+        warn(f"permissions.{name}.{key} in {path} is a {kind_of(value)}, not a list; ignored.")
+        return ()
+    kept = tuple(entry for entry in value if isinstance(entry, str))
+    if len(kept) != len(value):
+        warn(f"permissions.{name}.{key} in {path} has entries that are not text; ignored.")
+    return kept

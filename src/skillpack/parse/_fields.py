@@ -48,11 +48,14 @@ class Reader:
         return FRONTMATTER_FIRST_LINE + source.count("\n", 0, at) + 1
 
     def coerced(self, key: str, message: str) -> None:
+        self.warn(key, "value-coerced", message)
+
+    def warn(self, key: str, code: str, message: str) -> None:
         self.problems.append(
             Problem(
                 path=self.path,
                 severity="warning",
-                code="value-coerced",
+                code=code,
                 field=key,
                 line=self.line_of(key),
                 message=message,
@@ -281,6 +284,12 @@ def _metadata(reader: Reader, raw: Any, value: Any, key: str, out: dict[str, Any
 def _hooks(reader: Reader, raw: Any, value: Any, key: str, out: dict[str, Any]) -> None:
     if raw is None or isinstance(raw, Mapping):
         out["hooks"] = value
+        if raw:
+            from ._hooks import parse_hooks  # only for the few skills that declare hooks
+
+            for message in parse_hooks(value)[1]:
+                where = f"In {reader.path}: {message} See Claude Code's hooks format."
+                reader.warn(key, "hooks-invalid", where)
         return
     reader.coerced(
         key,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._model import CodexMetadata, Skill
+from .._model import CodexMetadata, CodexPermissions, Skill
 from ._json_safe import Budget, json_safe
 
 
@@ -24,6 +24,7 @@ def _codex_to_dict(codex: CodexMetadata) -> dict[str, Any]:
         "interface": _to_json(codex.interface),
         "tool_dependencies": [_to_json(entry) for entry in codex.tool_dependencies],
         "allow_implicit_invocation": codex.allow_implicit_invocation,
+        "permissions": None if codex.permissions is None else codex.permissions.to_dict(),
     }
 
 
@@ -84,9 +85,11 @@ def skill_from_dict(data: Mapping[str, Any]) -> Skill:
             kwargs[attribute] = tuple(value)
     codex = kwargs.get("codex")
     if codex is not None:
+        permissions = codex.get("permissions")
         kwargs["codex"] = CodexMetadata(
             interface=codex.get("interface") or {},
             tool_dependencies=tuple(codex.get("tool_dependencies") or ()),
             allow_implicit_invocation=codex.get("allow_implicit_invocation"),
+            permissions=None if permissions is None else CodexPermissions.from_dict(permissions),
         )
     return Skill(**kwargs)

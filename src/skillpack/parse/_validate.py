@@ -60,6 +60,7 @@ STRICT_PROMOTED_CODES: frozenset[str] = frozenset(
         "value-coerced",
         "metadata-coerced",
         "body-too-long",
+        "hooks-invalid",
     }
 )
 """Spec warnings that strict mode turns into errors.

@@ -577,6 +577,7 @@ def render_injection(
     files_truncated: bool = False,
     files_total: int | None = None,
     max_files: int = MAX_LISTED_FILES,
+    keep: Sequence[tuple[int, int, str]] = (),
 ) -> str:
     """The text that loads a skill into context (layer 2).
 
@@ -590,12 +591,16 @@ def render_injection(
         files_total: How many files the skill has, when the caller knows; used to say
             how many are not shown.
         max_files: At most this many paths are written.
+        keep: `(start, end, text)` spans of `body` replaced verbatim, never substituted
+            (the output of the skill's shell commands).
 
     Returns:
         `<skill_content name=… path=…>` holding the substituted body, then the base
         directory and the file listing.
     """
-    content = substitute(body, args=args, skill=skill, session_id=session_id).strip("\n")
+    content = substitute(
+        body, args=args, skill=skill, session_id=session_id, keep=keep
+    ).strip("\n")
     parts = [
         f'<skill_content name="{_attr(skill.name)}" path="{_attr(skill.path)}">\n',
         f"{content.rstrip()}\n",

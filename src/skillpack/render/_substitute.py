@@ -18,6 +18,10 @@ never scanned again, so an argument that contains `$1` stays as typed):
 Everything else, including unknown `${FOO}`, stays literal. Substitution happens
 everywhere in the body, fenced code included, as Claude Code does; authors escape
 with `\\$` where they need a literal placeholder.
+
+Spans given as `keep` (the output of the skill's shell commands, DESIGN §9: the
+skill's own text is preprocessed first, then substituted) replace their part of the
+body as is and are never scanned: command output cannot inject an argument.
 """
 
 from __future__ import annotations
@@ -91,6 +95,7 @@ def substitute(
     skill: Skill | None = None,
     skill_dir: str = "",
     session_id: str = "",
+    keep: Sequence[tuple[int, int, str]] = (),
 ) -> str:
     """Apply the placeholder substitutions of DESIGN §5 to a skill body.
 
@@ -100,6 +105,8 @@ def substitute(
         skill: The skill, for its named `arguments` and its directory.
         skill_dir: The skill's base directory; defaults to `skill.dir`.
         session_id: The current session id; `${SESSION_ID}` stays literal when empty.
+        keep: `(start, end, text)` spans of `body`, sorted and disjoint: each is
+            replaced by `text`, which is never scanned for placeholders.
 
     Returns:
         The body with placeholders replaced. When `args` is not blank and no argument
@@ -138,7 +145,18 @@ def substitute(
         used_argument = True
         return value
 
-    result = _pattern(tuple(named)).sub(replace, body)
+    pattern = _pattern(tuple(named))
+    if keep:
+        pieces = []
+        cursor = 0
+        for start, end, text in keep:
+            pieces.append(pattern.sub(replace, body[cursor:start]))
+            pieces.append(text)
+            cursor = end
+        pieces.append(pattern.sub(replace, body[cursor:]))
+        result = "".join(pieces)
+    else:
+        result = pattern.sub(replace, body)
     if args.strip() and not used_argument:
         result += f"\n\nARGUMENTS: {args}"
     return result

@@ -68,14 +68,26 @@ class PermissionGate:
             self._rules = rules
             self._refusals.clear()
 
+    @property
+    def can_ask(self) -> bool:
+        """Whether the host gave a callback to ask with."""
+        return self._ask is not None
+
     def remembered(self, skill: Skill) -> Literal["always", "never"] | None:
         """The session-long answer given for `skill`, if any."""
         with self._state:
             return self._memory.get(skill.key)
 
-    def decide(self, skill: Skill) -> Decision:
-        """The rules' decision, with `always`/`never` answers of this session applied."""
-        decision = self._rules.decide(skill)
+    def decide(self, skill: Skill, *, unmatched: Decision = "allow") -> Decision:
+        """The rules' decision, with `always`/`never` answers of this session applied.
+
+        `unmatched` is the decision when no rule names the skill: `allow` for using
+        skills (DESIGN §7), `ask` for actions that need consent by default (creating
+        a skill).
+        """
+        decision, glob = self._rules.match(skill)
+        if glob is None:
+            decision = unmatched
         if decision != "ask":
             return decision
         answer = self.remembered(skill)
@@ -87,12 +99,13 @@ class PermissionGate:
         """Whether the skill may appear in the catalog, search and tools."""
         return self.decide(skill) != "deny"
 
-    def check(self, skill: Skill, action: str = "load") -> bool:
+    def check(self, skill: Skill, action: str = "load", *, unmatched: Decision = "allow") -> bool:
         """Whether `action` on `skill` may go ahead, asking the host when rules say so.
 
+        `unmatched` is the decision when no rule names the skill (see `decide`).
         `explain(skill)` says why after a refusal.
         """
-        decision = self.decide(skill)
+        decision = self.decide(skill, unmatched=unmatched)
         if decision != "ask":
             return decision == "allow"
         if self._ask is None:
@@ -100,7 +113,7 @@ class PermissionGate:
             return False
         with self._asking:
             # Another thread may have had its answer while this one waited.
-            decision = self.decide(skill)
+            decision = self.decide(skill, unmatched=unmatched)
             if decision != "ask":
                 return decision == "allow"
             answer: str = self._ask(skill, action)

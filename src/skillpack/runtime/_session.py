@@ -16,18 +16,20 @@ swapped in whole, and subscribers get a `CatalogChange`.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import threading
 import time
 import uuid
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from .._errors import SkillIOError, UsageError
-from .._model import Catalog, Skill
+from .._limits import MAX_SKILL_FILE_BYTES
+from .._model import Catalog, CodexPermissions, Skill
 from ..config._config import Config
 from ..render._render import (
     CatalogFormat,
@@ -36,8 +38,10 @@ from ..render._render import (
     render_catalog,
     render_injection,
     render_reminder,
+    substitute,
 )
 from ..select._resolve import Activation, Diagnostic, Resolution, find_skill, resolve_message
+from ._deps import DependencyReport, DependencyResolver, EnvPrompt, McpInstall
 from ._live import (
     ON_CALL_INTERVAL,
     REFRESH_MODES,
@@ -51,6 +55,9 @@ from ._permissions import AskCallback, PermissionGate
 
 if TYPE_CHECKING:
     from ..discovery._watch import RootWatcher
+    from ._create import CreatedSkill
+    from ._hooks import Hook, HookResult, HookState
+    from ._shell import ShellPolicy, ShellRun
 
 log = logging.getLogger("skillpack.session")
 
@@ -89,6 +96,12 @@ class FileSystemReader:
         from ..discovery._skill_files import read_body_head
 
         return read_body_head(skill, max_chars)
+
+    def read_source(self, skill: Skill) -> bytes:
+        """The SKILL.md's bytes as they are now (for its digest)."""
+        from ..discovery._load import read_bytes
+
+        return read_bytes(skill.path, MAX_SKILL_FILE_BYTES)
 
     def version(self, skill: Skill) -> tuple[int, int]:
         try:
@@ -143,6 +156,10 @@ class Injection:
     """The rendered `<skill_content>` block, or a reminder when `reminder` is set."""
     reminder: bool
     """True when this version was already injected earlier in the session."""
+    commands: tuple[ShellRun, ...] = ()
+    """The skill's embedded shell commands and what became of each (with a policy)."""
+    missing_dependencies: tuple[dict[str, str], ...] = ()
+    """`{"type", "name"}` of each declared env var / MCP server still missing."""
 
 
 @dataclass(kw_only=True)
@@ -171,6 +188,10 @@ class Session:
         refresh: RefreshMode = "manual",
         refresh_interval: float = ON_CALL_INTERVAL,
         source: CatalogSource | None = None,
+        shell: ShellPolicy | None = None,
+        env_prompt: EnvPrompt | None = None,
+        mcp_servers: Iterable[str] = (),
+        mcp_install: McpInstall | None = None,
     ) -> None:
         """Create a session.
 
@@ -183,7 +204,8 @@ class Session:
             remember_permissions: Persist "always"/"never" answers to the user config.
             loader: Re-discovers the catalog for `reload()`.
             cwd: Base directory for relative paths in `[$name](path)` links.
-            env: Environment to read `SKILLS_PROMPT_CHAR_BUDGET` from (default os.environ).
+            env: Environment to read `SKILLS_PROMPT_CHAR_BUDGET` and skills' declared
+                variables from (default os.environ).
             refresh: How the catalog stays current: `"manual"` (only `reload()` and
                 `refresh()`), `"on_call"` (re-discover before each tool call and
                 turn, at most every `refresh_interval` seconds) or `"watch"` (a
@@ -192,6 +214,13 @@ class Session:
             refresh_interval: Seconds between two `"on_call"` re-discoveries at most.
             source: Re-discovers the catalog, and the config with it, and tells the
                 watcher what to watch (`Session.open` passes one); overrides `loader`.
+            shell: Runs the commands skills embed (`` !`cmd` ``) and their hooks; None
+                (the default) runs nothing. See `ShellPolicy`.
+            env_prompt: Asks the user for a declared variable that is missing; the
+                answer is a secret kept in this session's memory only.
+            mcp_servers: Names of the MCP servers the host has (for `mcp` dependencies);
+                the config's `[[mcp_servers]]` count too.
+            mcp_install: Installs a missing MCP server after the host's approval.
 
         Raises:
             UsageError: an unknown `refresh` mode, a live mode without a `loader`
@@ -217,6 +246,15 @@ class Session:
         self._closed = False
         self._refresh_mode = _check_refresh(refresh, source)
         self._refresh_interval = max(0.0, float(refresh_interval))
+        self._shell = shell
+        self._deps = DependencyResolver(
+            environment=lambda: self._env if self._env is not None else os.environ,
+            prompt=env_prompt,
+            host_servers=mcp_servers,
+            config_servers=lambda: [server["name"] for server in self._config.mcp_servers],
+            install=mcp_install,
+        )
+        self._hooks: HookState | None = None
         if refresh == "watch":
             self._watcher = _start_watcher(self)
 
@@ -525,8 +563,16 @@ class Session:
             if all(s.key != skill.key for s in self._state.leading):
                 self._state.leading.append(skill)
         if seen == version and not args:
-            return Injection(skill=skill, text=render_reminder(skill), reminder=True)
+            missing = self._deps.report(skill).missing
+            return Injection(
+                skill=skill,
+                text=render_reminder(skill),
+                reminder=True,
+                missing_dependencies=missing,
+            )
+        missing = self._deps.resolve(skill).missing
         body = self._reader.read_body(skill)
+        keep, commands = self._preprocess(skill, body)
         files, truncated = self._reader.list_files(skill)
         text = render_injection(
             skill,
@@ -535,10 +581,34 @@ class Session:
             session_id=self.session_id,
             files=files,
             files_truncated=truncated,
+            keep=keep,
         )
         with self._lock:
             self._state.injected[skill.key] = version
-        return Injection(skill=skill, text=text, reminder=False)
+        return Injection(
+            skill=skill,
+            text=text,
+            reminder=False,
+            commands=commands,
+            missing_dependencies=missing,
+        )
+
+    def _preprocess(
+        self, skill: Skill, body: str
+    ) -> tuple[tuple[tuple[int, int, str], ...], tuple[ShellRun, ...]]:
+        if self._shell is None:
+            return (), ()
+        from ._shell import preprocess
+
+        done = preprocess(skill, body, policy=self._shell, gate=self._gate)
+        return done.keep, done.runs
+
+    def render_body(self, skill: Skill, *, args: str = "") -> str:
+        """The skill's body as the model gets it: commands run (with a shell policy),
+        then arguments substituted around them. No envelope, no file listing."""
+        body = self._reader.read_body(skill)
+        keep, _ = self._preprocess(skill, body)
+        return substitute(body, args=args, skill=skill, session_id=self.session_id, keep=keep)
 
     def load(
         self,
@@ -616,6 +686,119 @@ class Session:
                 for s in catalog.skills
             ]
         return data
+
+    # -- what skills declare: dependencies, hooks ------------------------------------
+
+    def dependencies(self, skill: Skill) -> DependencyReport:
+        """Every dependency `skill` declares and its state now (asks nobody)."""
+        return self._deps.report(skill)
+
+    def resolve_dependencies(self, skill: Skill) -> DependencyReport:
+        """`dependencies`, after asking the host for missing ones (`env_prompt`,
+        `mcp_install`); a load does this itself."""
+        return self._deps.resolve(skill)
+
+    def dependency_env(self, skill: Skill) -> dict[str, str]:
+        """Values of `skill`'s declared variables known to the session (typed-in ones,
+        then the environment), for the host to give the tools it runs. Secrets:
+        never log them."""
+        return self._deps.values(skill)
+
+    def requested_permissions(self) -> dict[str, CodexPermissions]:
+        """The Codex `permissions` profiles of the leading skills, by qualified name:
+        what they ask the host for while they lead (as `active_tools` offers their
+        `allowed-tools`). skillpack never applies them; the host decides."""
+        return {
+            skill.qualified_name: skill.codex.permissions
+            for skill in self.leading
+            if skill.codex is not None and skill.codex.permissions is not None
+        }
+
+    def hooks_for(
+        self, event: str, tool_name: str | None = None, *, consume: bool = True
+    ) -> tuple[Hook, ...]:
+        """The hooks of the leading skills that apply to `event` (and `tool_name`).
+
+        A `once: true` hook is returned once per session: returning it spends it,
+        unless `consume=False` (a look that runs nothing).
+        """
+        from ._hooks import HookState
+
+        with self._lock:
+            if self._hooks is None:
+                self._hooks = HookState()
+            state = self._hooks
+        return state.applicable(self.leading, event, tool_name, consume=consume)
+
+    def run_hooks(
+        self,
+        event: str,
+        tool_name: str | None = None,
+        *,
+        payload: Mapping[str, Any] | None = None,
+    ) -> tuple[HookResult, ...]:
+        """Run the `command` hooks `hooks_for` returns, under the shell policy.
+
+        Each gets Claude Code's JSON on stdin (`session_id`, `hook_event_name`,
+        `tool_name`, `cwd` and `payload`'s keys, e.g. `tool_input`). Without a shell
+        policy nothing runs and each result says so. Never raises for a hook.
+        """
+        from ._hooks import run_hooks
+
+        hooks = self.hooks_for(event, tool_name)
+        data: dict[str, Any] = {
+            "session_id": self.session_id,
+            "tool_name": tool_name,
+            "cwd": self._cwd or os.getcwd(),
+            **(payload or {}),
+        }
+        return run_hooks(hooks, policy=self._shell, gate=self._gate, payload=data)
+
+    def create_skill(
+        self,
+        *,
+        name: str,
+        description: str,
+        body: str,
+        scope: Literal["user", "project"] = "user",
+        frontmatter: Mapping[str, Any] | None = None,
+        digest: str | None = None,
+        by_model: bool = True,
+    ) -> CreatedSkill:
+        """Write a new skill (or replace one whose digest matches), then re-discover so
+        it is in the catalog at once. See `runtime._create` for every check; the
+        permission action `create` asks the host unless a rule names the skill."""
+        from ._create import create_skill
+
+        created = create_skill(
+            name=name,
+            description=description,
+            body=body,
+            scope=scope,
+            frontmatter=frontmatter,
+            digest=digest,
+            cwd=self._cwd,
+            catalog=self._catalog,
+            gate=self._gate,
+            by_model=by_model,
+        )
+        if self._source is not None:
+            self.refresh()  # subscribers hear of the new skill like of any other change
+        in_catalog = self._catalog.at_path(created.path) is not None
+        return dataclasses.replace(created, in_catalog=in_catalog)
+
+    def digest(self, skill: Skill) -> str | None:
+        """`sha256:<hex>` of the skill's SKILL.md as it is now (for replacing it with
+        `create_skill`), or None when the reader cannot tell."""
+        read_source = getattr(self._reader, "read_source", None)
+        if read_source is None:
+            return None
+        from ._create import digest_of
+
+        try:
+            return digest_of(read_source(skill))
+        except (OSError, SkillIOError):
+            return None
 
     # -- skill-invokes-skill ------------------------------------------------------
 

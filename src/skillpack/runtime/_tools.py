@@ -161,6 +161,7 @@ class SkillTools:
         *,
         runner: SubagentRunner | None = None,
         search_connection: Any = None,
+        create: bool = False,
     ) -> None:
         """Create the tool set.
 
@@ -169,9 +170,12 @@ class SkillTools:
             runner: Runs `context: fork` skills; without one they run inline.
             search_connection: An open `sqlite3.Connection` for the search index
                 (default: the persistent index file, or memory when it cannot open).
+            create: Also offer `skill_create`, so the model can write skills (each
+                call still asks the host: permission action `create`).
         """
         self.session = session
         self.runner = runner
+        self.create = create
         self._search_connection = search_connection
         self._search: Any = None
         self._lock = threading.RLock()
@@ -247,6 +251,33 @@ class SkillTools:
                     ["skill", "path"],
                 ),
             ),
+        ) + ((self._create_definition(),) if self.create else ())
+
+    def _create_definition(self) -> ToolDefinition:
+        return ToolDefinition(
+            name="skill_create",
+            description=(
+                "Save a reusable skill (instructions for a recurring task) for later "
+                "sessions. The host approves each write. To change an existing skill, "
+                "pass the `digest` that skill_load returned for it."
+            ),
+            parameters=_object(
+                {
+                    "name": _string("Lowercase words joined by '-', e.g. 'project-conventions'."),
+                    "description": _string("What the skill does and when to use it."),
+                    "body": _string("The Markdown instructions."),
+                    "scope": _string(
+                        "Where to save it: 'user' (all projects) or 'project'.",
+                        ["user", "project"],
+                    ),
+                    "digest": _string("Digest of the version being replaced (from skill_load)."),
+                    "frontmatter": {
+                        "type": "object",
+                        "description": "Optional extra fields, e.g. {\"user-invocable\": false}.",
+                    },
+                },
+                ["name", "description", "body"],
+            ),
         )
 
     def definitions_for(self, fmt: ToolFormat) -> list[dict[str, Any]]:
@@ -273,6 +304,8 @@ class SkillTools:
             "use_skill": self._use_tool,
             "skill_read_file": self._read_file_tool,
         }
+        if self.create:
+            handlers["skill_create"] = self._create_tool
         handler = handlers.get(name)
         self.session.ensure_fresh()
         try:
@@ -355,7 +388,10 @@ class SkillTools:
             raise ToolCallError("INVALID_PARAM", "skill_load needs `name` or `path`.")
         skill = self.session.find(name=name or None, path=path or None, invoker="model")
         injection = self.session.inject(skill, args=_optional_str(args, "args") or "")
-        return _injection_data(injection)
+        data = _injection_data(injection)
+        if self.create:
+            data["digest"] = self.session.digest(skill)
+        return data
 
     def _use_tool(self, args: Mapping[str, Any]) -> Any:
         ref = _required_str(args, "skill")
@@ -376,6 +412,23 @@ class SkillTools:
         content = self.session.reader.read_file(skill, relpath)
         return {"skill": skill.name, "path": relpath, "content": content}
 
+    def _create_tool(self, args: Mapping[str, Any]) -> Any:
+        scope = _optional_str(args, "scope") or "user"
+        if scope not in ("user", "project"):
+            raise ToolCallError("INVALID_PARAM", "`scope` must be 'user' or 'project'.")
+        frontmatter = args.get("frontmatter")
+        if frontmatter is not None and not isinstance(frontmatter, Mapping):
+            raise ToolCallError("INVALID_PARAM", "`frontmatter` must be a JSON object.")
+        created = self.session.create_skill(
+            name=_required_str(args, "name"),
+            description=_required_str(args, "description"),
+            body=_required_str(args, "body"),
+            scope="project" if scope == "project" else "user",
+            frontmatter=frontmatter,
+            digest=_optional_str(args, "digest"),
+        )
+        return created.to_dict()
+
     # -- invocation stack -------------------------------------------------------
 
     def _inject_checked(self, skill: Skill, args: str) -> Any:
@@ -385,18 +438,9 @@ class SkillTools:
     def _fork(self, skill: Skill, task: str) -> dict[str, Any]:
         assert self.runner is not None
         self.session.permissions.require(skill, "fork")
-        from ..render._render import substitute
-
         self.session.push_invocation(skill)
         try:
-            body = self.session.reader.read_body(skill)
-            prompt = substitute(
-                body,
-                args=task,
-                skill=skill,
-                skill_dir=skill.dir,
-                session_id=self.session.session_id,
-            ).strip()
+            prompt = self.session.render_body(skill, args=task).strip()
             try:
                 result = self.runner.run(
                     skill=skill, prompt=prompt, agent=skill.agent, model=skill.model
@@ -428,6 +472,7 @@ def _injection_data(injection: Any) -> dict[str, Any]:
         "path": skill.path,
         "content": injection.text,
         "already_loaded": injection.reminder,
+        "missing_dependencies": list(injection.missing_dependencies),
     }
 
 
