@@ -16,6 +16,7 @@ from .._model import Problem, Root, Skill
 from ..index._snapshot import (
     ITEM_AGENTS,
     ITEM_CODEX_SIG,
+    ITEM_CTIME,
     ITEM_DIR,
     ITEM_INO,
     ITEM_MTIME,
@@ -76,6 +77,7 @@ def _reload(
         mtime_ns=st.st_mtime_ns,
         size=st.st_size,
         ino=st.st_ino,
+        ctime_ns=st.st_ctime_ns,
         codex_path=codex[0],
         codex_sig=codex[1],
         agents=item.agents,
@@ -134,6 +136,7 @@ def replay_root(
             st.st_mtime_ns == item_values[ITEM_MTIME]
             and st.st_size == item_values[ITEM_SIZE]
             and st.st_ino == item_values[ITEM_INO]
+            and st.st_ctime_ns == item_values[ITEM_CTIME]
             and codex[1] == item_values[ITEM_CODEX_SIG]
         ):
             if values is not None:

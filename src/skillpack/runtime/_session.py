@@ -74,8 +74,9 @@ class SkillReader(Protocol):
 
     def read_body(self, skill: Skill) -> str: ...
 
-    def version(self, skill: Skill) -> tuple[int, int]:
-        """`(mtime_ns, size)` of the SKILL.md now."""
+    def version(self, skill: Skill) -> tuple[int, ...]:
+        """The SKILL.md's version now, `(mtime_ns, size, ...)`: any difference from an
+        earlier answer means the file changed (the filesystem adds `ctime_ns`)."""
         ...
 
     def list_files(self, skill: Skill) -> tuple[tuple[str, ...], bool]: ...
@@ -103,7 +104,7 @@ class FileSystemReader:
 
         return read_bytes(skill.path, MAX_SKILL_FILE_BYTES)
 
-    def version(self, skill: Skill) -> tuple[int, int]:
+    def version(self, skill: Skill) -> tuple[int, ...]:
         try:
             st = os.stat(skill.path)
         except OSError as exc:
@@ -111,7 +112,8 @@ class FileSystemReader:
                 f"Cannot read {skill.path}: {exc.strerror or exc}. "
                 "The skill may have been moved or deleted; run `skillpack list` to refresh."
             ) from exc
-        return st.st_mtime_ns, st.st_size
+        # ctime too: an edit that restores mtime and keeps the size still changes it.
+        return st.st_mtime_ns, st.st_size, st.st_ctime_ns
 
     def list_files(self, skill: Skill) -> tuple[tuple[str, ...], bool]:
         from ..discovery._skill_files import list_skill_files
@@ -165,7 +167,7 @@ class Injection:
 @dataclass(kw_only=True)
 class _State:
     enabled: dict[str, bool] = field(default_factory=dict)
-    injected: dict[str, tuple[int, int]] = field(default_factory=dict)
+    injected: dict[str, tuple[int, ...]] = field(default_factory=dict)
     leading: list[Skill] = field(default_factory=list)
     invocations: list[Skill] = field(default_factory=list)
 
@@ -648,14 +650,14 @@ class Session:
             injected = dict(self._state.injected)
             leading = [s.qualified_name for s in self._state.leading]
         loaded = []
-        for key, (mtime_ns, size) in sorted(injected.items()):
+        for key, version in sorted(injected.items()):
             skill = catalog.at_path(key)
             loaded.append(
                 {
                     "name": skill.name if skill else None,
                     "path": skill.path if skill else key,
-                    "mtime_ns": mtime_ns,
-                    "size": size,
+                    "mtime_ns": version[0],
+                    "size": version[1],
                 }
             )
         data: dict[str, Any] = {
