@@ -177,6 +177,7 @@ def isolated_env(base: Path, **overrides: str) -> dict[str, str]:
         SKILLPACK_CACHE_DIR=str(base / "cache"),
     )
     env.pop("SKILLS_PROMPT_CHAR_BUDGET", None)
+    env.pop("CODEX_HOME", None)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPYCACHEPREFIX"] = str(base / "pycache")
     env.update(overrides)

@@ -41,6 +41,7 @@ def isolated_home(
     monkeypatch.setenv("SKILLPACK_CACHE_DIR", str(home / "cache"))
     monkeypatch.setenv("SKILLPACK_ADMIN_DIR", str(home / "admin-skills"))
     monkeypatch.delenv("SKILLS_PROMPT_CHAR_BUDGET", raising=False)
+    monkeypatch.delenv("CODEX_HOME", raising=False)
     return home
 
 

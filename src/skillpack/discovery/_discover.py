@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from .._limits import MAX_DEPTH, MAX_DIRS, MAX_SKILL_FILE_BYTES
 from .._model import SCOPE_RANK, Catalog, Problem, Root, Skill
 from ..select._collisions import resolve_collisions
+from ._commands import walk_commands
 from ._found import Found, WalkRecord, problem
 from ._load import load_skill_md
 from ._replay import replay_root, snapshot_key
@@ -165,7 +166,7 @@ def _discover(
             found: list[Found] = []
             record = WalkRecord() if cache is not None else None
             walk_start = len(problems)
-            walk_root(
+            (walk_commands if root.kind == "commands" else walk_root)(
                 root,
                 max_depth=max_depth,
                 max_dirs=max_dirs,

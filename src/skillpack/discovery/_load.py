@@ -186,22 +186,28 @@ def load_skill_md(
                     "its Codex metadata. Fix or remove the file.",
                 )
             )
+    location = SkillLocation(
+        dir=item.dir,
+        real_path=item.real_path,
+        scope=item.root.scope,
+        rank=item.root.rank,
+        root=item.root.path,
+        plugin=item.plugin,
+        mtime_ns=item.mtime_ns,
+        size=item.size,
+    )
+    if item.root.kind == "commands":
+        from ..parse._command import parse_command_bytes
+
+        parsed = parse_command_bytes(data, path=item.path, location=location, strict=strict)
+        return item, parsed.skill, parsed.problems
     parsed = (_PARSER or _parser()).parse_skill_bytes(
         data,
         path=item.path,
         # A linked folder is an alias: its real folder name is the one the author
         # chose, so name checks use that.
         dir_name=item.real_path.rpartition(os.sep)[0].rpartition(os.sep)[2],
-        location=SkillLocation(
-            dir=item.dir,
-            real_path=item.real_path,
-            scope=item.root.scope,
-            rank=item.root.rank,
-            root=item.root.path,
-            plugin=item.plugin,
-            mtime_ns=item.mtime_ns,
-            size=item.size,
-        ),
+        location=location,
         strict=strict,
         codex_yaml=codex_text,
         codex_path=item.codex_path if codex_text is not None else None,

@@ -42,7 +42,8 @@ Limits = tuple[int, int, int, bool]
 
 def snapshot_key(root: Root, limits: Limits) -> str:
     """The index key of a root's snapshot: the root and every limit that shapes its walk."""
-    parts = (root.path, root.scope, root.rank, root.plugin, root.follow_symlinks, *limits)
+    root_parts = (root.path, root.scope, root.rank, root.plugin, root.follow_symlinks, root.kind)
+    parts = (*root_parts, *limits)
     return "\0".join(map(str, parts))
 
 

@@ -204,6 +204,7 @@ _FINGERPRINTED: tuple[str, ...] = (
     # What a walk snapshot holds: found files, walk and load problems.
     "discovery/_found.py",
     "discovery/_walk.py",
+    "discovery/_commands.py",
     "discovery/_load.py",
     "discovery/_replay.py",
 )
