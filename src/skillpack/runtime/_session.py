@@ -368,6 +368,24 @@ class Session:
         except Exception:  # noqa: BLE001 - keep serving the catalog we have
             log.exception("skillpack: re-discovering skills failed; the catalog is unchanged")
 
+    def note_paths(self, *paths: str | os.PathLike[str]) -> CatalogChange | None:
+        """Tell the session which files or folders the host works on.
+
+        Skill roots (`.claude/skills`, `.agents/skills`, ...) in the folders between
+        each path and the project root join the repo scope, as Claude Code does in
+        a monorepo; they rank after cwd's own folders. When a path brings in new
+        folders, the catalog is re-discovered at once (subscribers hear of it); a
+        path in a folder already noted costs a few string checks. Paths outside the
+        project are ignored. Without a source that discovers repo roots (a session
+        not opened with `Session.open`), this does nothing.
+        """
+        source = self._source
+        if source is None or not paths:
+            return None
+        if not source.note_paths([os.fspath(p) for p in paths]):
+            return None
+        return self.refresh()
+
     def subscribe(self, callback: Callable[[CatalogChange], None]) -> Callable[[], None]:
         """Call `callback(change)` after every catalog swap; returns the unsubscribe.
 
