@@ -13,9 +13,10 @@ import json
 import os
 from dataclasses import replace
 
+from .._limits import MAX_DESCRIPTION_CHARS
 from .._model import Problem, SkillLocation
 from ._frontmatter import ParsedSkill, parse_skill, parse_skill_bytes, split_frontmatter
-from ._validate import MAX_DESCRIPTION_CHARS, apply_strict
+from ._validate import apply_strict
 from ._yaml import normalize
 
 LEGACY_COMMAND = "legacy-command"
