@@ -157,23 +157,53 @@ def load_command(
 
 def _toggle(ref: str, enabled: bool, *, project: bool, catalog: CatalogOptions,
             as_json: bool) -> None:
-    from ..config._config import set_skill_enabled
+    """Write the entry, then report the state that results from every config file.
+
+    The user file is written unless `--project` is given. When the other file still
+    decides the other way (a project file disabling what the user enables), the
+    command says which file decides and how to change it there, and exits 1
+    (`DECIDED_ELSEWHERE`): the written entry stays, it is the user's own choice.
+    """
+    from ..config._config import enable_decided_by, load_config, set_skill_enabled
     from ..runtime._workspace import looks_like_path, lookup_skill
+    from ._errors import CommandFailed
 
     ws = catalog.workspace()
     skill = lookup_skill(ws.catalog, ref)
     # A qualified id or a path is written as given; a bare name as the skill's name.
     target = ref if (":" in ref or looks_like_path(ref)) else skill.name
+    user = not catalog.no_user
     path = set_skill_enabled(
         target, enabled, scope="project" if project else "user", cwd=ws.cwd
     )
-    if as_json:
-        emit_json(
-            {"name": skill.name, "path": skill.path, "enabled": enabled, "config": str(path)}
+    config, _problems = load_config(cwd=ws.cwd, user=user)
+    result = config.is_enabled(skill)
+    decided_by = enable_decided_by(skill, cwd=ws.cwd, user=user)
+    state = {
+        "name": skill.name,
+        "qualified_name": skill.qualified_name,
+        "path": skill.path,
+        "enabled": result,
+        "config": str(path),
+        "decided_by": None if decided_by is None else str(decided_by),
+    }
+    if result != enabled:
+        verb = "enable" if enabled else "disable"
+        where = decided_by or path
+        flag = " --project" if decided_by is not None and decided_by != path and not project else ""
+        raise CommandFailed(
+            f"{skill.qualified_name} is still {'enabled' if result else 'disabled'}: "
+            f"{where} decides (an entry in its [skills] lists names it), though {path} now "
+            f"says {verb}d. Change it there: `skillpack {verb} {target}{flag}`, or edit "
+            "that file.",
+            code="DECIDED_ELSEWHERE",
+            details=state,
         )
+    if as_json:
+        emit_json(state)
         return
-    state = "enabled" if enabled else "disabled"
-    click.echo(f"{state} {skill.qualified_name} ({skill.path}) in {path}")
+    word = "enabled" if result else "disabled"
+    click.echo(f"{word} {skill.qualified_name} ({skill.path}) in {path}")
 
 
 _project_option = click.option(

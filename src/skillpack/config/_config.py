@@ -762,3 +762,42 @@ def add_permission(
             del document["permissions"]
 
     return _update(path, edit)
+
+
+def enable_decided_by(
+    skill: Skill, *, cwd: str | None = None, user: bool = True
+) -> Path | None:
+    """The config file whose `[skills]` entry decides whether `skill` is enabled.
+
+    Entries merge as in `merge_layers` (a later file's entry drops an equal earlier
+    one); of the entries left, an `enabled` one naming the skill wins over a
+    `disabled` one. The file of the last deciding entry is returned; None when no
+    entry names the skill (enabled by default). A file that cannot be read decides
+    nothing.
+    """
+    files: list[tuple[Path, ConfigScope, Path]] = []
+    if user:
+        files.append((user_config_path(), "user", home_dir()))
+    project = project_config_path(cwd)
+    files.append((project, "project", project.parent.parent))
+    disabled: list[tuple[str, Path]] = []
+    enabled: list[tuple[str, Path]] = []
+    for path, scope, base in files:
+        layer, _problems = _read_layer(path, scope=scope, base=base)
+        if layer is None:
+            continue
+        layer_disabled: tuple[str, ...] = layer.values.get("disabled", ())
+        layer_enabled: tuple[str, ...] = layer.values.get("enabled", ())
+        disabled = [e for e in disabled if e[0] not in layer_enabled]
+        disabled += [(e, path) for e in layer_disabled]
+        enabled = [e for e in enabled if e[0] not in layer_disabled]
+        enabled += [(e, path) for e in layer_enabled]
+    for entries in (enabled, disabled):
+        deciding = [
+            path
+            for entry, path in entries
+            if SkillRefs.of((entry,), _real_path_aliases((entry,))).matches(skill)
+        ]
+        if deciding:
+            return deciding[-1]
+    return None
