@@ -178,6 +178,7 @@ def isolated_env(base: Path, **overrides: str) -> dict[str, str]:
     )
     env.pop("SKILLS_PROMPT_CHAR_BUDGET", None)
     env.pop("CODEX_HOME", None)
+    env.pop("SLASH_COMMAND_TOOL_CHAR_BUDGET", None)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPYCACHEPREFIX"] = str(base / "pycache")
     env.update(overrides)

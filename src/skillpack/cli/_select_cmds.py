@@ -233,7 +233,12 @@ def disable_command(ref: str, project: bool, catalog: CatalogOptions, as_json: b
 
 @click.command("search")
 @click.argument("query")
-@click.option("--limit", type=click.IntRange(1, 50), default=8, show_default=True)
+@click.option(
+    "--limit",
+    type=click.IntRange(1, 50),
+    default=None,
+    help="Most results (default: `[search] default_limit` in the config, else 8).",
+)
 @click.option(
     "--scope",
     type=click.Choice(["admin", "repo", "extra", "user", "system"]),
@@ -243,7 +248,7 @@ def disable_command(ref: str, project: bool, catalog: CatalogOptions, as_json: b
 @catalog_options
 def search_command(
     query: str,
-    limit: int,
+    limit: int | None,
     scope: str | None,
     catalog: CatalogOptions,
     as_json: bool,

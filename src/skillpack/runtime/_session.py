@@ -24,16 +24,17 @@ import time
 import uuid
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
-from .._errors import SkillIOError, UsageError
+from .._errors import SkillDisabledError, SkillIOError, UsageError
 from .._limits import MAX_SKILL_FILE_BYTES
 from .._model import Catalog, CodexPermissions, Skill
 from ..config._config import Config
 from ..render._render import (
     CatalogFormat,
     RenderedCatalog,
+    budget_from_env,
     catalog_budget,
     render_catalog,
     render_injection,
@@ -206,8 +207,9 @@ class Session:
             remember_permissions: Persist "always"/"never" answers to the user config.
             loader: Re-discovers the catalog for `reload()`.
             cwd: Base directory for relative paths in `[$name](path)` links.
-            env: Environment to read `SKILLS_PROMPT_CHAR_BUDGET` and skills' declared
-                variables from (default os.environ).
+            env: Environment to read `SKILLS_PROMPT_CHAR_BUDGET` (else Claude Code's
+                `SLASH_COMMAND_TOOL_CHAR_BUDGET`) and skills' declared variables
+                from (default os.environ).
             refresh: How the catalog stays current: `"manual"` (only `reload()` and
                 `refresh()`), `"on_call"` (re-discover before each tool call and
                 turn, at most every `refresh_interval` seconds) or `"watch"` (a
@@ -489,18 +491,22 @@ class Session:
     ) -> RenderedCatalog:
         """The catalog text plus a report of what the budget shortened or omitted."""
         env = self._env if self._env is not None else os.environ
+        env_var, env_value = budget_from_env(env)
+        config = self._config
         budget = catalog_budget(
             context_window=context_window,
             budget_chars=budget_chars,
-            env_override=env.get("SKILLS_PROMPT_CHAR_BUDGET"),
-            fraction=self._config.budget_fraction,
-            fallback_chars=self._config.budget_chars,
+            env_override=env_value,
+            env_var=env_var,
+            fraction=config.budget_fraction,
+            fallback_chars=config.budget_chars,
         )
         return render_catalog(
             self.model_skills(),
             format=format,
             budget_chars=budget,
             include_location=include_location,
+            max_entries=config.catalog_max_entries,
         )
 
     def catalog_prompt(
@@ -517,8 +523,41 @@ class Session:
 
     # -- selection --------------------------------------------------------------
 
+    @property
+    def skills_enabled(self) -> bool:
+        """False when the config turns every skill off (`[skills] enabled = false`)."""
+        return self._config.skills_enabled
+
+    def require_skills_enabled(self) -> None:
+        """Raise `SkillDisabledError` saying how to turn skills on, when they are off."""
+        if not self._config.skills_enabled:
+            raise SkillDisabledError(self._skills_off_message())
+
+    def _skills_off_message(self) -> str:
+        files = ", ".join(self._config.sources) or "the config"
+        return (
+            "Skills are turned off: `[skills] enabled = false` in "
+            f"{files}. Set it to true (or remove it) to use skills."
+        )
+
     def resolve(self, text: str, *, invoker: Invoker = "user") -> Resolution:
-        """Mentions and slash commands in `text`, resolved without loading anything."""
+        """Mentions and slash commands in `text`, resolved without loading anything.
+
+        With skills turned off, every reference is a `disabled` diagnostic that says so.
+        """
+        resolution = self._resolve(text, invoker=invoker)
+        if self._config.skills_enabled or not resolution.diagnostics:
+            return resolution
+        message = self._skills_off_message()
+        return replace(
+            resolution,
+            diagnostics=tuple(
+                replace(d, message=message) if d.kind == "disabled" else d
+                for d in resolution.diagnostics
+            ),
+        )
+
+    def _resolve(self, text: str, *, invoker: Invoker) -> Resolution:
         return resolve_message(
             text,
             self._catalog,
@@ -558,6 +597,7 @@ class Session:
         invoker: Invoker = "model",
     ) -> Skill:
         """One skill by path or name, checked for enable state and invocation control."""
+        self.require_skills_enabled()
         return find_skill(
             self._catalog,
             name=name,
