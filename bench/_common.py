@@ -325,3 +325,14 @@ def _looks_numeric(cell: str) -> bool:
     except ValueError:
         return cell in ("", "-")
     return True
+
+
+def timed(func: Callable[[], Any], runs: int) -> Stats:
+    """`func` timed `runs` times in-process (after one untimed warm-up run)."""
+    func()  # warm-up: caches, lazily built indexes
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        func()
+        samples.append(time.perf_counter() - start)
+    return Stats.of(samples)

@@ -24,7 +24,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import Stats, ensure_corpus, format_table, isolated_env, machine_info, ms, work_dir
+from _common import (
+    Stats,
+    ensure_corpus,
+    format_table,
+    isolated_env,
+    machine_info,
+    ms,
+    timed,
+    work_dir,
+)
 
 WATCH_TARGET_S = 1.0
 
@@ -38,16 +47,6 @@ def _stat_floor(roots: list[Path]) -> list[str]:
             paths.append(folder)
             paths.extend(os.path.join(folder, f) for f in files if f == "SKILL.md")
     return paths
-
-
-def _timed(func: Any, runs: int) -> Stats:
-    func()
-    samples = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        func()
-        samples.append(time.perf_counter() - start)
-    return Stats.of(samples)
 
 
 def measure(work: Path, size: int, runs: int, writes: int) -> dict[str, Any]:
@@ -68,8 +67,8 @@ def measure(work: Path, size: int, runs: int, writes: int) -> dict[str, Any]:
 
     session = Session.open(**options)  # type: ignore[arg-type]
     skills = len(session.catalog.skills)
-    refresh = _timed(session.refresh, runs)
-    floor_stats = _timed(floor, runs)
+    refresh = timed(session.refresh, runs)
+    floor_stats = timed(floor, runs)
     session.close()
 
     changes: queue.Queue[Any] = queue.Queue()
