@@ -159,3 +159,15 @@ def test_skills_prompt_char_budget_wins_over_claude_codes_variable() -> None:
 def test_a_bad_claude_code_budget_names_its_variable() -> None:
     with pytest.raises(UsageError, match="SLASH_COMMAND_TOOL_CHAR_BUDGET='lots'"):
         session("", env={"SLASH_COMMAND_TOOL_CHAR_BUDGET": "lots"}).render_catalog()
+
+
+def test_cli_search_with_skills_off_is_a_disabled_error(
+    write_skill: Any, tmp_path: Path, isolated_home: Path
+) -> None:
+    write_skill("one", base=tmp_path / "root")
+    user = isolated_home / ".config" / "skillpack" / "config.toml"
+    user.parent.mkdir(parents=True)
+    user.write_text("[skills]\nenabled = false\n", encoding="utf-8")
+    out = CliRunner().invoke(cli, ["search", "one", "--root", str(tmp_path / "root"), "--json"])
+    assert out.exit_code == 1
+    assert json.loads(out.stdout)["error"]["code"] == "DISABLED"

@@ -269,7 +269,10 @@ def search_command(
     if not envelope["ok"]:
         from .. import _errors
 
-        raise _errors.UsageError(envelope["error"]["message"])
+        error = envelope["error"]
+        if error["code"] == "DISABLED":  # skills are turned off in the config
+            raise _errors.SkillDisabledError(error["message"])
+        raise _errors.UsageError(error["message"])
     results = envelope["data"]["results"]
     if as_json:
         emit_json({"results": results})
