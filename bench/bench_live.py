@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import queue
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -74,6 +75,7 @@ def measure(work: Path, size: int, runs: int, writes: int) -> dict[str, Any]:
     changes: queue.Queue[Any] = queue.Queue()
     latencies: list[float] = []
     target = Path(roots[0]) / "bench-live"
+    shutil.rmtree(target, ignore_errors=True)  # a reused corpus starts without them
     with Session.open(refresh="watch", **options) as watching:  # type: ignore[arg-type]
         watching.subscribe(changes.put)
         for i in range(writes):
@@ -92,6 +94,7 @@ def measure(work: Path, size: int, runs: int, writes: int) -> dict[str, Any]:
                     latencies.append(time.perf_counter() - start)
                     break
             time.sleep(0.3)  # let the next write start a new burst
+    shutil.rmtree(target, ignore_errors=True)
     watch = Stats.of(latencies)
     return {
         "skills": skills,
