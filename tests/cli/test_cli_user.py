@@ -47,6 +47,8 @@ FAILING: dict[str, tuple[str, ...]] = {
     "disable": ("no-such-skill",),
     "search": ("   ",),
     "triggers": ("no-such-skill",),
+    "deps": ("no-such-skill",),
+    "new": ("Not A Valid Name!",),
 }
 """A failing input per command; a command missing here still gets the generic case."""
 

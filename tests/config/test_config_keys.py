@@ -44,6 +44,14 @@ def session(text: str, files: MemorySkills | None = None, **kwargs: Any) -> Sess
 # -- [skills] enabled = false -----------------------------------------------------------
 
 
+def skills_off(write_skill: Any, tmp_path: Path, home: Path) -> None:
+    """A root with one skill, and a user config that turns skills off."""
+    write_skill("one", base=tmp_path / "root")
+    user = home / ".config" / "skillpack" / "config.toml"
+    user.parent.mkdir(parents=True)
+    user.write_text("[skills]\nenabled = false\n", encoding="utf-8")
+
+
 def test_skills_enabled_false_turns_every_skill_off() -> None:
     off = session("[skills]\nenabled = false\n")
     assert off.catalog_prompt() == ""
@@ -65,10 +73,7 @@ def test_skills_enabled_as_a_list_still_reenables_entries() -> None:
 def test_list_marks_every_skill_disabled_when_skills_are_off(
     write_skill: Any, tmp_path: Path, isolated_home: Path
 ) -> None:
-    write_skill("one", base=tmp_path / "root")
-    user = isolated_home / ".config" / "skillpack" / "config.toml"
-    user.parent.mkdir(parents=True)
-    user.write_text("[skills]\nenabled = false\n", encoding="utf-8")
+    skills_off(write_skill, tmp_path, isolated_home)
     out = CliRunner().invoke(cli, ["list", "--root", str(tmp_path / "root"), "--json"])
     assert {s["name"]: s["enabled"] for s in json.loads(out.stdout)["skills"]}["one"] is False
 
@@ -164,10 +169,7 @@ def test_a_bad_claude_code_budget_names_its_variable() -> None:
 def test_cli_search_with_skills_off_is_a_disabled_error(
     write_skill: Any, tmp_path: Path, isolated_home: Path
 ) -> None:
-    write_skill("one", base=tmp_path / "root")
-    user = isolated_home / ".config" / "skillpack" / "config.toml"
-    user.parent.mkdir(parents=True)
-    user.write_text("[skills]\nenabled = false\n", encoding="utf-8")
+    skills_off(write_skill, tmp_path, isolated_home)
     out = CliRunner().invoke(cli, ["search", "one", "--root", str(tmp_path / "root"), "--json"])
     assert out.exit_code == 1
     assert json.loads(out.stdout)["error"]["code"] == "DISABLED"
