@@ -177,6 +177,8 @@ def isolated_env(base: Path, **overrides: str) -> dict[str, str]:
         SKILLPACK_CACHE_DIR=str(base / "cache"),
     )
     env.pop("SKILLS_PROMPT_CHAR_BUDGET", None)
+    env.pop("CODEX_HOME", None)
+    env.pop("SLASH_COMMAND_TOOL_CHAR_BUDGET", None)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPYCACHEPREFIX"] = str(base / "pycache")
     env.update(overrides)
@@ -323,3 +325,14 @@ def _looks_numeric(cell: str) -> bool:
     except ValueError:
         return cell in ("", "-")
     return True
+
+
+def timed(func: Callable[[], Any], runs: int) -> Stats:
+    """`func` timed `runs` times in-process (after one untimed warm-up run)."""
+    func()  # warm-up: caches, lazily built indexes
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        func()
+        samples.append(time.perf_counter() - start)
+    return Stats.of(samples)

@@ -17,25 +17,13 @@ import json
 import random
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from _common import Stats, ensure_corpus, format_table, isolated_env, machine_info, ms
+from _common import ensure_corpus, format_table, isolated_env, machine_info, ms, timed
 
 RESOLVE_TARGET_S = 0.005
 RENDER_TARGET_S = 0.050
-
-
-def timed(func: Callable[[], Any], runs: int) -> Stats:
-    func()  # warm-up: caches, lazily built indexes
-    samples = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        func()
-        samples.append(time.perf_counter() - start)
-    return Stats.of(samples)
 
 
 def build_message(catalog: Any, size: int, seed: int) -> str:

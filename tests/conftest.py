@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -40,6 +41,8 @@ def isolated_home(
     monkeypatch.setenv("SKILLPACK_CACHE_DIR", str(home / "cache"))
     monkeypatch.setenv("SKILLPACK_ADMIN_DIR", str(home / "admin-skills"))
     monkeypatch.delenv("SKILLS_PROMPT_CHAR_BUDGET", raising=False)
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    monkeypatch.delenv("SLASH_COMMAND_TOOL_CHAR_BUDGET", raising=False)
     return home
 
 
@@ -97,3 +100,23 @@ def write_skill(tmp_path: Path) -> WriteSkill:
         return folder
 
     return write
+
+
+def rewrite_keeping_mtime_and_size(path: Path, text: str) -> None:
+    """Rewrite `path` in place with same-size `text` and restore its mtime, as an
+    editor that preserves times would; only ctime shows the edit. Rewrites until the
+    clock has moved on from the first write, so ctime differs even on a coarse clock."""
+    before = path.stat()
+    assert len(text.encode("utf-8")) == before.st_size
+    for _ in range(10_000):
+        path.write_text(text, encoding="utf-8")
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+        after = path.stat()
+        if after.st_ctime_ns != before.st_ctime_ns:
+            break
+    assert (after.st_mtime_ns, after.st_size, after.st_ino) == (
+        before.st_mtime_ns,
+        before.st_size,
+        before.st_ino,
+    )
+    assert after.st_ctime_ns != before.st_ctime_ns

@@ -19,6 +19,8 @@ SCOPES: tuple[Scope, ...] = ("admin", "repo", "extra", "user", "system")
 SCOPE_RANK: Mapping[str, int] = {scope: rank for rank, scope in enumerate(SCOPES)}
 
 Severity = Literal["error", "warning"]
+RootKind = Literal["skills", "commands"]
+"""What a root holds: skill folders, or Claude Code's legacy command files (`**/*.md`)."""
 Context = Literal["inline", "fork"]
 
 
@@ -195,6 +197,11 @@ class Skill:
         return not (self.codex is not None and self.codex.allow_implicit_invocation is False)
 
     @property
+    def legacy_command(self) -> bool:
+        """A Claude Code command file (`.claude/commands/**/<name>.md`), not a SKILL.md."""
+        return not self.path.endswith("SKILL.md")
+
+    @property
     def key(self) -> str:
         """Identity of the skill: the real path of its SKILL.md."""
         return self.real_path or self.path
@@ -210,9 +217,11 @@ class Root:
     """Precedence inside the scope (repo: 0 is nearest to cwd); lower wins."""
     plugin: str | None = None
     follow_symlinks: bool = True
+    kind: RootKind = "skills"
+    """`commands`: every `*.md` below is a legacy command, loaded as a skill."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "scope": self.scope}
+        return {"path": self.path, "scope": self.scope, "kind": self.kind}
 
 
 def precedence(skill: Skill) -> tuple[int, int]:

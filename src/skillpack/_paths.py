@@ -14,9 +14,13 @@ import os
 import sys
 from pathlib import Path
 
+from ._model import RootKind
+
 HOME_ENV = "SKILLPACK_HOME"
 CACHE_ENV = "SKILLPACK_CACHE_DIR"
 ADMIN_ENV = "SKILLPACK_ADMIN_DIR"
+CODEX_HOME_ENV = "CODEX_HOME"
+
 
 PROJECT_MARKERS: tuple[str, ...] = (".git", ".jj", ".skillpack")
 """An ancestor holding one of these is the project root (repo discovery stops there)."""
@@ -98,14 +102,38 @@ def system_skills_dir() -> str:
     return str(Path(__file__).parent / "skills")
 
 
-def user_skill_dirs() -> tuple[str, ...]:
-    """The user-scope roots, in rank order (they may not exist)."""
+def codex_home() -> Path:
+    """Codex's folder: `$CODEX_HOME` when set (`~` expands), else `~/.codex`."""
+    configured = os.environ.get(CODEX_HOME_ENV)
+    if configured:
+        return Path(expand_home(configured))
+    return home_dir() / ".codex"
+
+
+def opencode_config_dir() -> Path:
+    """OpenCode's config folder: `<config_home()>/opencode` (`~/.config/opencode`)."""
+    return config_home() / "opencode"
+
+
+def user_roots() -> tuple[tuple[str, RootKind], ...]:
+    """The user-scope roots and what they hold, in rank order (they may not exist):
+    `~/.agents/skills`, `~/.claude/skills`, `~/.claude/commands` (legacy commands),
+    `$CODEX_HOME/skills` (`~/.codex/skills`), `~/.config/opencode/skills`, and
+    skillpack's own `~/.config/skillpack/skills`."""
     home = home_dir()
     return (
-        str(home / ".agents" / "skills"),
-        str(home / ".claude" / "skills"),
-        str(user_config_dir() / "skills"),
+        (str(home / ".agents" / "skills"), "skills"),
+        (str(home / ".claude" / "skills"), "skills"),
+        (str(home / ".claude" / "commands"), "commands"),
+        (str(codex_home() / "skills"), "skills"),
+        (str(opencode_config_dir() / "skills"), "skills"),
+        (str(user_config_dir() / "skills"), "skills"),
     )
+
+
+def user_skill_dirs() -> tuple[str, ...]:
+    """The user-scope skill roots (not the legacy command folders), in rank order."""
+    return tuple(path for path, kind in user_roots() if kind == "skills")
 
 
 def project_dirs(cwd: str) -> tuple[str, ...]:

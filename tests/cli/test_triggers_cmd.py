@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from conftest import REAL_SKILLS
 from skillpack.cli._app import cli
-from skillpack.cli._author_cmds import _visible
+from skillpack.cli._output import visible as _visible
 
 FLAGS = ("--no-user", "--no-system", "--no-cache")
 

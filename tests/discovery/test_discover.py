@@ -45,10 +45,16 @@ def test_default_roots_list_every_scope_in_precedence_order(
     cwd = project / "pkg"
     for folder in (
         project / ".claude" / "skills",
+        project / ".opencode" / "skill",
         cwd / ".agents" / "skills",
+        cwd / ".opencode" / "skills",
         cwd / ".codex" / "skills",
+        cwd / ".claude" / "commands",
         isolated_home / ".agents" / "skills",
         isolated_home / ".claude" / "skills",
+        isolated_home / ".claude" / "commands",
+        isolated_home / ".codex" / "skills",
+        isolated_home / ".config" / "opencode" / "skills",
         isolated_home / ".config" / "skillpack" / "skills",
     ):
         folder.mkdir(parents=True)
@@ -56,18 +62,49 @@ def test_default_roots_list_every_scope_in_precedence_order(
 
     roots = default_roots(cwd=str(cwd), extra_roots=[str(extra)])
 
-    assert [(r.scope, r.path, r.rank) for r in roots] == [
-        ("admin", str(admin), 0),
-        ("repo", str(cwd / ".agents" / "skills"), 0),
-        ("repo", str(cwd / ".codex" / "skills"), 3),
-        ("repo", str(project / ".claude" / "skills"), 5),
-        ("extra", str(extra), 0),
-        ("user", str(isolated_home / ".agents" / "skills"), 0),
-        ("user", str(isolated_home / ".claude" / "skills"), 1),
-        ("user", str(isolated_home / ".config" / "skillpack" / "skills"), 2),
-        ("system", system_root_path(), 0),
+    assert [(r.scope, r.path, r.rank, r.kind) for r in roots] == [
+        ("admin", str(admin), 0, "skills"),
+        ("repo", str(cwd / ".agents" / "skills"), 0, "skills"),
+        ("repo", str(cwd / ".opencode" / "skills"), 2, "skills"),
+        ("repo", str(cwd / ".codex" / "skills"), 4, "skills"),
+        ("repo", str(cwd / ".claude" / "commands"), 5, "commands"),
+        ("repo", str(project / ".claude" / "skills"), 7, "skills"),
+        ("repo", str(project / ".opencode" / "skill"), 9, "skills"),
+        ("extra", str(extra), 0, "skills"),
+        ("user", str(isolated_home / ".agents" / "skills"), 0, "skills"),
+        ("user", str(isolated_home / ".claude" / "skills"), 1, "skills"),
+        ("user", str(isolated_home / ".claude" / "commands"), 2, "commands"),
+        ("user", str(isolated_home / ".codex" / "skills"), 3, "skills"),
+        ("user", str(isolated_home / ".config" / "opencode" / "skills"), 4, "skills"),
+        ("user", str(isolated_home / ".config" / "skillpack" / "skills"), 5, "skills"),
+        ("system", system_root_path(), 0, "skills"),
     ]
-    assert [r.follow_symlinks for r in roots] == [True] * 8 + [False]
+    assert [r.follow_symlinks for r in roots] == [True] * 14 + [False]
+
+
+def test_codex_home_moves_the_codex_user_root(
+    tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    codex = tmp_path / "codex-home"
+    (codex / "skills").mkdir(parents=True)
+    (isolated_home / ".codex" / "skills").mkdir(parents=True)
+    monkeypatch.setenv("CODEX_HOME", str(codex))
+
+    roots = default_roots(cwd=str(tmp_path), include_system=False, include_admin=False)
+
+    assert [(r.scope, r.path) for r in roots] == [("user", str(codex / "skills"))]
+
+
+def test_opencode_user_root_follows_xdg_config_home(
+    tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SKILLPACK_HOME")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    (tmp_path / "xdg" / "opencode" / "skills").mkdir(parents=True)
+
+    roots = default_roots(cwd=str(tmp_path), include_system=False, include_admin=False)
+
+    assert str(tmp_path / "xdg" / "opencode" / "skills") in [r.path for r in roots]
 
 
 def test_default_roots_leave_out_scopes_that_are_switched_off(
@@ -181,7 +218,7 @@ def test_user_scope_reads_skillpack_home(isolated_home: Path, write_skill: Write
 
     assert [(s.name, s.scope, s.rank) for s in catalog.skills] == [
         ("mine", "user", 1),
-        ("xdg", "user", 2),
+        ("xdg", "user", 5),
     ]
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REAL_SKILLS, WriteSkill
+from conftest import REAL_SKILLS, WriteSkill, rewrite_keeping_mtime_and_size
 from skillpack._model import Catalog, Root, Skill
 from skillpack.discovery._discover import discover
 from skillpack.index import _cache as _index
@@ -559,18 +559,37 @@ def test_a_skill_marshal_cannot_hold_is_stored_in_its_json_safe_form(tmp_path: P
         real_path=path,
         metadata={"released": datetime.date(2024, 1, 2)},
     )
-    item = (path, "/skills/dated", path, None, 10, 20, 30, None, "", False)
+    item = (path, "/skills/dated", path, None, 10, 20, 30, 40, None, "", False)
     cache = SkillCache.open(str(tmp_path / "cache"))
     cache.store_snapshot("key", "/skills", ((), (), (), ((item, skill_values(skill), ()),)))
     cache.commit()
     cache.close()
 
     reopened = SkillCache.open(str(tmp_path / "cache"))
-    hit = reopened.lookup((path, path, 10, 20, 30, ""))
-    miss = reopened.lookup((path, path, 11, 20, 30, ""))
+    hit = reopened.lookup((path, path, 10, 20, 30, 40, ""))
+    miss = reopened.lookup((path, path, 11, 20, 30, 40, ""))
     reopened.close()
 
     assert hit is not None and hit.skill is not None
     assert hit.skill.metadata == {"released": "2024-01-02"}
     assert hit.skill.name == "dated"
     assert miss is None
+
+
+
+@pytest.mark.parametrize("replayed", [True, False], ids=["replayed root", "walked root"])
+def test_an_edit_that_keeps_mtime_and_size_is_noticed(
+    tmp_path: Path, write_skill: WriteSkill, replayed: bool
+) -> None:
+    folder = write_skill("same", base=tmp_path / "tree", description="Version one. Use it.")
+    if not replayed:
+        # A symlink in the root: never replayed, so the parse cache alone decides.
+        (tmp_path / "tree" / "link").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    first = run(tmp_path / "tree", tmp_path / "cache")
+    assert [s.description for s in first.skills] == ["Version one. Use it."]
+    text = (folder / "SKILL.md").read_text(encoding="utf-8")
+    rewrite_keeping_mtime_and_size(folder / "SKILL.md", text.replace("one", "two"))
+
+    second = run(tmp_path / "tree", tmp_path / "cache")
+
+    assert [s.description for s in second.skills] == ["Version two. Use it."]

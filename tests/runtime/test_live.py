@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import WriteSkill
+from conftest import WriteSkill, rewrite_keeping_mtime_and_size
 from skillpack._errors import SkillIOError, UsageError
 from skillpack._model import Catalog
 from skillpack.discovery._memory import MemorySkills
@@ -332,3 +332,18 @@ def test_concurrent_refreshes_deliver_every_change_in_order(
     added = [s.name for change in heard for s in change.added]
     assert sorted(added) == [f"t{i}" for i in range(6)]
     assert heard[-1].catalog is session.catalog
+
+
+def test_a_reload_after_an_edit_that_keeps_mtime_and_size_sends_the_new_body(
+    project: Path, write_skill: WriteSkill
+) -> None:
+    folder = write_skill("same", base=project / ".agents" / "skills", body="Body one.\n")
+    session = Session.open(cwd=str(project), include_user=False, include_system=False)
+    [skill] = session.catalog.skills
+    assert "Body one." in session.inject(skill).text
+    rewrite_keeping_mtime_and_size(
+        folder / "SKILL.md", (folder / "SKILL.md").read_text(encoding="utf-8").replace("one", "two")
+    )
+    again = session.inject(skill)
+    assert not again.reminder
+    assert "Body two." in again.text

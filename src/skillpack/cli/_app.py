@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from .._version import __version__
-from ._errors import handle_errors
+from ._errors import handle_errors, wants_json
 
 COMMANDS: dict[str, str] = {
     "list": "_catalog_cmds:list_command",
@@ -46,8 +46,14 @@ class _Group(click.Group):
         command: click.Command = getattr(module, attribute)
         return command
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # Known before the command's own options are parsed, so that its usage
+        # errors (a --cwd that does not exist) come out as JSON too.
+        ctx.meta["skillpack.json"] = wants_json(args)
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx: click.Context) -> Any:
-        with handle_errors():
+        with handle_errors(as_json=ctx.meta.get("skillpack.json", False)):
             return super().invoke(ctx)
 
 

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import click
 
 from ._options import CatalogOptions, catalog_options
-from ._output import emit_json
+from ._output import emit_json, visible
 
 if TYPE_CHECKING:
     from .._model import Problem, Skill
@@ -84,7 +83,14 @@ def triggers_command(target: str | None, catalog: CatalogOptions, as_json: bool)
         problems=problems,
     )
     if as_json:
-        emit_json(report.to_dict())
+        document = report.to_dict()
+        if report.failed:
+            from ._errors import error_fields
+
+            document["error"] = error_fields(
+                "TRIGGERS_FAILED", "A listed request picks another skill or none."
+            )
+        emit_json(document)
     else:
         _print_report(report)
     if report.failed:
@@ -154,14 +160,6 @@ def _searcher(session: Session, *, no_cache: bool) -> Search:
 # -- text output ----------------------------------------------------------------------
 
 
-def _visible(text: str) -> str:
-    """`text` with control and bidirectional-format characters written as escapes,
-    so a skill's text cannot rewrite the terminal or reorder a line."""
-    return "".join(
-        f"\\u{ord(c):04x}" if unicodedata.category(c) in ("Cc", "Cf") else c for c in text
-    )
-
-
 class _Names:
     """How the report names a skill: its name (qualified for a plugin skill), and
     where names repeat in the report, the end of its folder too."""
@@ -184,11 +182,11 @@ class _Names:
         if name in self._repeated:
             tail = "/".join(skill.dir.replace(os.sep, "/").split("/")[-3:])
             name = f"{name} [{tail}]"
-        return _visible(name)
+        return visible(name)
 
 
 def _words(words: Sequence[str]) -> str:
-    return _visible(", ".join(words))
+    return visible(", ".join(words))
 
 
 PAIRS_SHOWN = 30
@@ -208,9 +206,9 @@ def _print_report(report: TriggerReport) -> None:
         if not (check.requests or check.competitors or check.lint or check.problems):
             continue
         skill = check.skill
-        lines += ["", f"{_name(skill)}  {_visible(skill.path)}"]
+        lines += ["", f"{_name(skill)}  {visible(skill.path)}"]
         for r in check.requests:
-            said = f'"{_visible(r.request.text)}"'
+            said = f'"{visible(r.request.text)}"'
             ranks = f"{_name(skill)} ranks {r.rank}" if r.rank else f"{_name(skill)} is absent"
             if r.outcome == "picked":
                 lines.append(f"  ok    {said}")
@@ -223,15 +221,15 @@ def _print_report(report: TriggerReport) -> None:
                 lines.append(f"        words the description lacks: {_words(r.missing)}")
         for c in check.competitors:
             how = "ranks above it" if c.ahead else "ranks close"
-            via = "its description" if c.via == "description" else f'"{_visible(c.via)}"'
+            via = "its description" if c.via == "description" else f'"{visible(c.via)}"'
             lines.append(
                 f"  competes with {_name(c.skill)} ({how} on {via}; shared: "
                 f"{_words(c.terms) or '-'})"
             )
         for finding in check.lint:
-            lines.append(f"  lint  {finding.code}: {_visible(finding.message)}")
+            lines.append(f"  lint  {finding.code}: {visible(finding.message)}")
         for problem in check.problems:
-            lines.append(f"  problem  {problem.code}: {_visible(problem.message)}")
+            lines.append(f"  problem  {problem.code}: {visible(problem.message)}")
     if report.pairs:
         lines += ["", "Competing pairs, strongest first (shared words, rarest first):"]
         for pair in report.pairs[:PAIRS_SHOWN]:

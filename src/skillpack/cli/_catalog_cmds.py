@@ -18,11 +18,17 @@ from ._output import emit_json, emit_json_text, print_problems, print_table
 
 
 def skill_summary(
-    skill: Skill, *, enabled: bool, missing: Sequence[Mapping[str, str]] = ()
+    skill: Skill,
+    *,
+    enabled: bool,
+    missing: Sequence[Mapping[str, str]] = (),
+    permission: str = "allow",
 ) -> dict[str, Any]:
     """The stable `list --json` entry for one skill.
 
-    `missing` lists the declared dependencies (`{"type", "name"}`) that are missing.
+    `missing` lists the declared dependencies (`{"type", "name"}`) that are missing;
+    `permission` is what the permission rules decide (`allow`, `ask` or `deny`: a
+    denied skill is listed for people, absent for the model).
     """
     return {
         "name": skill.name,
@@ -37,6 +43,7 @@ def skill_summary(
         "shadowed_by": skill.shadowed_by,
         "plugin": skill.plugin,
         "missing_dependencies": [dict(entry) for entry in missing],
+        "permission": permission,
     }
 
 
@@ -44,6 +51,7 @@ def skill_summaries_json(
     skills: Sequence[Skill],
     is_enabled: Callable[[Skill], bool] | None = None,
     missing: Callable[[Skill], Sequence[Mapping[str, str]]] | None = None,
+    permission: Callable[[Skill], str] | None = None,
 ) -> str:
     """`json.dumps([skill_summary(s, enabled=is_enabled(s)) for s in skills])`, same bytes.
 
@@ -51,7 +59,8 @@ def skill_summaries_json(
     a `list --json` over thousands of skills spends more on building one dict per
     skill and walking it in the encoder than on discovery's own hot spots.
     `is_enabled` None means every skill is enabled (no `disabled` entries); `missing`
-    None means no skill lacks a dependency.
+    None means no skill lacks a dependency; `permission` None means every skill is
+    allowed (no permission rules).
     """
     enc = encode_basestring_ascii
     scopes: dict[str, str] = {}
@@ -66,6 +75,7 @@ def skill_summaries_json(
         enabled = True if is_enabled is None else is_enabled(s)
         lacking = missing(s) if missing is not None and s.codex is not None else ()
         missing_json = json.dumps([dict(m) for m in lacking]) if lacking else "[]"
+        decision = '"allow"' if permission is None else enc(permission(s))
         parts.append(
             f'{{"name": {enc(s.name)}, "description": {enc(s.description)}, '
             f'"path": {enc(s.path)}, "dir": {enc(s.dir)}, "scope": {scope_json}, '
@@ -75,7 +85,8 @@ def skill_summaries_json(
             f'"user_invocable": {"true" if s.user_invocable else "false"}, '
             f'"shadowed_by": {"null" if shadowed is None else enc(shadowed)}, '
             f'"plugin": {"null" if plugin is None else enc(plugin)}, '
-            f'"missing_dependencies": {missing_json}}}'
+            f'"missing_dependencies": {missing_json}, '
+            f'"permission": {decision}}}'
         )
     return "[" + ", ".join(parts) + "]"
 
@@ -99,6 +110,9 @@ def list_command(catalog: CatalogOptions, as_json: bool) -> None:
     def missing(skill: Skill) -> tuple[dict[str, str], ...]:
         return missing_dependencies(skill, os.environ, servers)
 
+    rules = ws.config.permissions
+    permission = rules.decide if (rules.allow or rules.deny or rules.ask) else None
+
     if as_json:
         problems = [p.to_dict() for p in skills.problems]
         roots = [r.to_dict() for r in skills.roots]
@@ -106,7 +120,12 @@ def list_command(catalog: CatalogOptions, as_json: bool) -> None:
             emit_json(
                 {
                     "skills": [
-                        skill_summary(s, enabled=ws.is_enabled(s), missing=missing(s))
+                        skill_summary(
+                            s,
+                            enabled=ws.is_enabled(s),
+                            missing=missing(s),
+                            permission=permission(s) if permission else "allow",
+                        )
                         for s in skills.skills
                     ],
                     "problems": problems,
@@ -115,8 +134,9 @@ def list_command(catalog: CatalogOptions, as_json: bool) -> None:
             )
             return
         # Same bytes as `emit_json` would write for a pipe, built faster.
-        is_enabled = ws.is_enabled if ws.config.disabled else None
-        listed = skill_summaries_json(skills.skills, is_enabled, missing)
+        all_on = ws.config.skills_enabled and not ws.config.disabled
+        is_enabled = None if all_on else ws.is_enabled
+        listed = skill_summaries_json(skills.skills, is_enabled, missing, permission)
         emit_json_text(
             f'{{"skills": {listed}, "problems": {json.dumps(problems, default=str)}, '
             f'"roots": {json.dumps(roots, default=str)}}}'
@@ -127,6 +147,9 @@ def list_command(catalog: CatalogOptions, as_json: bool) -> None:
         flags = []
         if not ws.is_enabled(s):
             flags.append("disabled")
+        decision = permission(s) if permission else "allow"
+        if decision != "allow":
+            flags.append("denied" if decision == "deny" else "ask")
         if not s.model_invocable:
             flags.append("user-only")
         if not s.user_invocable:
@@ -141,6 +164,20 @@ def list_command(catalog: CatalogOptions, as_json: bool) -> None:
         f"{len(skills.skills)} skills", ("skill", "scope", "flags", "description", "path"), rows
     )
     print_problems(skills.problems)
+    print_roots(skills.roots)
+
+
+def print_roots(roots: Sequence[Root]) -> None:
+    """The roots searched, in precedence order (what `list`'s help promises)."""
+    from rich.markup import escape
+
+    from ._output import console, visible
+
+    out = console()
+    out.print(f"searched {len(roots)} roots, highest precedence first:")
+    for root in roots:
+        kind = " (commands)" if root.kind == "commands" else ""
+        out.print(f"  {root.scope:<6} {escape(visible(root.path))}{kind}")
 
 
 def _validation_roots(path: str) -> tuple[Root, str | None]:
@@ -201,7 +238,15 @@ def validate_command(paths: tuple[str, ...], strict: bool, as_json: bool) -> Non
             )
     failed = any(not r["valid"] for r in results)
     if as_json:
-        emit_json({"results": results})
+        document: dict[str, Any] = {"results": results}
+        if failed:
+            from ._errors import error_fields
+
+            bad = sum(1 for r in results if not r["valid"])
+            document["error"] = error_fields(
+                "INVALID_SKILL", f"{bad} of {len(results)} skill files are invalid."
+            )
+        emit_json(document)
     else:
         _print_validation(results)
     if failed:
@@ -246,10 +291,14 @@ def show_command(ref: str, catalog: CatalogOptions, as_json: bool) -> None:
     servers = [server["name"] for server in ws.config.mcp_servers]
     declarations = declared(skill, read_body(skill), servers)
     missing = declarations["dependencies"]["missing"]
+    rules = ws.config.permissions
+    decision = rules.decide(skill)
     data = {
         "skill": {
             **skill_to_dict(skill),
-            **skill_summary(skill, enabled=ws.is_enabled(skill), missing=missing),
+            **skill_summary(
+                skill, enabled=ws.is_enabled(skill), missing=missing, permission=decision
+            ),
         },
         "body_chars": skill.body_chars,
         "body_lines": skill.body_lines,
@@ -268,6 +317,7 @@ def show_command(ref: str, catalog: CatalogOptions, as_json: bool) -> None:
         ("path", skill.path),
         ("scope", skill.scope),
         ("enabled", str(ws.is_enabled(skill)).lower()),
+        ("permission", decision if decision == "allow" else rules.explain(skill)),
         ("model may invoke", str(skill.model_invocable).lower()),
         ("user may invoke", str(skill.user_invocable).lower()),
         ("body", f"{skill.body_chars} chars, ~{tokens} tokens, {skill.body_lines} lines"),

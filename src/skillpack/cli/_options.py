@@ -98,7 +98,7 @@ def catalog_options(func: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option(
             "--cwd",
-            type=click.Path(file_okay=False, path_type=str),
+            type=click.Path(exists=True, file_okay=False, path_type=str),
             default=None,
             help="Directory to discover repo skills from (default: current directory).",
         ),

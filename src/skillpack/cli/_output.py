@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -77,3 +78,11 @@ def fail(message: str, *, code: int = 1) -> None:
     """Print `message` on stderr and exit with `code`."""
     sys.stderr.write(f"skillpack: {message}\n")
     raise SystemExit(code)
+
+
+def visible(text: str) -> str:
+    """`text` with control and bidirectional-format characters written as escapes,
+    so a skill's text cannot rewrite the terminal or reorder a line."""
+    return "".join(
+        f"\\u{ord(c):04x}" if unicodedata.category(c) in ("Cc", "Cf") else c for c in text
+    )

@@ -157,23 +157,53 @@ def load_command(
 
 def _toggle(ref: str, enabled: bool, *, project: bool, catalog: CatalogOptions,
             as_json: bool) -> None:
-    from ..config._config import set_skill_enabled
+    """Write the entry, then report the state that results from every config file.
+
+    The user file is written unless `--project` is given. When the other file still
+    decides the other way (a project file disabling what the user enables), the
+    command says which file decides and how to change it there, and exits 1
+    (`DECIDED_ELSEWHERE`): the written entry stays, it is the user's own choice.
+    """
+    from ..config._config import enable_decided_by, load_config, set_skill_enabled
     from ..runtime._workspace import looks_like_path, lookup_skill
+    from ._errors import CommandFailed
 
     ws = catalog.workspace()
     skill = lookup_skill(ws.catalog, ref)
     # A qualified id or a path is written as given; a bare name as the skill's name.
     target = ref if (":" in ref or looks_like_path(ref)) else skill.name
+    user = not catalog.no_user
     path = set_skill_enabled(
         target, enabled, scope="project" if project else "user", cwd=ws.cwd
     )
-    if as_json:
-        emit_json(
-            {"name": skill.name, "path": skill.path, "enabled": enabled, "config": str(path)}
+    config, _problems = load_config(cwd=ws.cwd, user=user)
+    result = config.is_enabled(skill)
+    decided_by = enable_decided_by(skill, cwd=ws.cwd, user=user)
+    state = {
+        "name": skill.name,
+        "qualified_name": skill.qualified_name,
+        "path": skill.path,
+        "enabled": result,
+        "config": str(path),
+        "decided_by": None if decided_by is None else str(decided_by),
+    }
+    if result != enabled:
+        verb = "enable" if enabled else "disable"
+        where = decided_by or path
+        flag = " --project" if decided_by is not None and decided_by != path and not project else ""
+        raise CommandFailed(
+            f"{skill.qualified_name} is still {'enabled' if result else 'disabled'}: "
+            f"{where} decides (an entry in its [skills] lists names it), though {path} now "
+            f"says {verb}d. Change it there: `skillpack {verb} {target}{flag}`, or edit "
+            "that file.",
+            code="DECIDED_ELSEWHERE",
+            details=state,
         )
+    if as_json:
+        emit_json(state)
         return
-    state = "enabled" if enabled else "disabled"
-    click.echo(f"{state} {skill.qualified_name} ({skill.path}) in {path}")
+    word = "enabled" if result else "disabled"
+    click.echo(f"{word} {skill.qualified_name} ({skill.path}) in {path}")
 
 
 _project_option = click.option(
@@ -203,7 +233,12 @@ def disable_command(ref: str, project: bool, catalog: CatalogOptions, as_json: b
 
 @click.command("search")
 @click.argument("query")
-@click.option("--limit", type=click.IntRange(1, 50), default=8, show_default=True)
+@click.option(
+    "--limit",
+    type=click.IntRange(1, 50),
+    default=None,
+    help="Most results (default: `[search] default_limit` in the config, else 8).",
+)
 @click.option(
     "--scope",
     type=click.Choice(["admin", "repo", "extra", "user", "system"]),
@@ -213,7 +248,7 @@ def disable_command(ref: str, project: bool, catalog: CatalogOptions, as_json: b
 @catalog_options
 def search_command(
     query: str,
-    limit: int,
+    limit: int | None,
     scope: str | None,
     catalog: CatalogOptions,
     as_json: bool,
@@ -234,7 +269,10 @@ def search_command(
     if not envelope["ok"]:
         from .. import _errors
 
-        raise _errors.UsageError(envelope["error"]["message"])
+        error = envelope["error"]
+        if error["code"] == "DISABLED":  # skills are turned off in the config
+            raise _errors.SkillDisabledError(error["message"])
+        raise _errors.UsageError(error["message"])
     results = envelope["data"]["results"]
     if as_json:
         emit_json({"results": results})

@@ -51,7 +51,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .._errors import SkillIOError, UsageError
-from .._limits import BUDGET_CHARS, BUDGET_FRACTION, MAX_DEPTH, MAX_DIRS
+from .._limits import (
+    BUDGET_CHARS,
+    BUDGET_FRACTION,
+    MAX_DEPTH,
+    MAX_DIRS,
+    SEARCH_LIMIT,
+    SEARCH_MAX_LIMIT,
+)
 from .._model import Problem, Skill
 from .._paths import PROJECT_CONFIG_DIR, expand_home, home_dir, project_root, user_config_dir
 from ..select._refs import SkillRefs
@@ -121,6 +128,15 @@ class Config:
     """Disabled skills: names, qualified names or absolute folder paths."""
     enabled: tuple[str, ...] = ()
     """Entries that override `disabled` (a project re-enabling a user's choice)."""
+    skills_enabled: bool = True
+    """`[skills] enabled = false` turns every skill off (`enabled` as a boolean)."""
+    search_default_limit: int = SEARCH_LIMIT
+    """`[search] default_limit`: results of a search that names no limit."""
+    search_max_limit: int = SEARCH_MAX_LIMIT
+    """`[search] max_limit`: the most results one search may ask for (at most 50)."""
+    catalog_max_entries: int | None = None
+    """`[catalog] max_entries`: the most entries the model's catalog lists (None: the
+    character budget alone decides)."""
     budget_fraction: float = BUDGET_FRACTION
     """`[budget] context_window_fraction`: share of the context window for the catalog."""
     budget_chars: int = BUDGET_CHARS
@@ -147,11 +163,14 @@ class Config:
         object.__setattr__(self, "_enabled_refs", SkillRefs.of(self.enabled, self.path_aliases))
 
     def is_enabled(self, skill: Skill) -> bool:
-        """False when a `disabled` entry names the skill and no `enabled` entry does.
+        """False when skills are turned off (`[skills] enabled = false`), or when a
+        `disabled` entry names the skill and no `enabled` entry does.
 
         Entries match the name, the qualified name, `<scope>:<name>`, or the skill's
         folder / SKILL.md path (as discovered or real).
         """
+        if not self.skills_enabled:
+            return False
         if not self._disabled_refs.matches(skill):
             return True
         return self._enabled_refs.matches(skill)
@@ -162,7 +181,16 @@ class Config:
             "multi_mention": self.multi_mention,
             "roots": list(self.roots),
             "repo_skills_dir": self.repo_skills_dir,
-            "skills": {"disabled": list(self.disabled), "enabled": list(self.enabled)},
+            "skills": {
+                "disabled": list(self.disabled),
+                "enabled": list(self.enabled),
+                "on": self.skills_enabled,
+            },
+            "search": {
+                "default_limit": self.search_default_limit,
+                "max_limit": self.search_max_limit,
+            },
+            "catalog": {"max_entries": self.catalog_max_entries},
             "budget": {
                 "context_window_fraction": self.budget_fraction,
                 "chars": self.budget_chars,
@@ -236,6 +264,25 @@ def _server_list(value: Any) -> tuple[Mapping[str, Any], ...]:
     return tuple(value)
 
 
+def _enabled_entries(value: Any) -> bool | tuple[str, ...]:
+    """`[skills] enabled`: a boolean (the master switch) or entries overriding `disabled`."""
+    if isinstance(value, bool):
+        return value
+    try:
+        return _string_list(value)
+    except _Invalid:
+        raise _Invalid(
+            "a boolean (false turns every skill off) or an array of strings (skills to "
+            "re-enable)"
+        ) from None
+
+
+def _limit(value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= SEARCH_MAX_LIMIT:
+        raise _Invalid(f"an integer from 1 to {SEARCH_MAX_LIMIT}")
+    return value
+
+
 def _multi_mention(value: Any) -> str:
     if value not in ("choose-one", "all"):
         raise _Invalid('"choose-one" or "all"')
@@ -265,7 +312,10 @@ _SCHEMA: Mapping[tuple[str, str], tuple[str, _Check]] = {
     ("", "repo_skills_dir"): ("repo_skills_dir", _boolean),
     ("", "mcp_servers"): ("mcp_servers", _server_list),
     ("skills", "disabled"): ("disabled", _string_list),
-    ("skills", "enabled"): ("enabled", _string_list),
+    ("skills", "enabled"): ("enabled", _enabled_entries),
+    ("search", "default_limit"): ("search_default_limit", _limit),
+    ("search", "max_limit"): ("search_max_limit", _limit),
+    ("catalog", "max_entries"): ("catalog_max_entries", _int_at_least(1)),
     ("budget", "context_window_fraction"): ("budget_fraction", _fraction),
     ("budget", "chars"): ("budget_chars", _int_at_least(1)),
     ("discovery", "max_depth"): ("max_depth", _int_at_least(0)),
@@ -282,6 +332,10 @@ _SCALARS = (
     "budget_chars",
     "max_depth",
     "max_dirs",
+    "skills_enabled",
+    "search_default_limit",
+    "search_max_limit",
+    "catalog_max_entries",
 )
 _HEADER = re.compile(r"^\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$")
 
@@ -378,9 +432,13 @@ def parse_config(
             return
         name, check = spec
         try:
-            values[name] = check(value)
+            checked = check(value)
         except _Invalid as error:
             invalid(dotted, table, key, error.expected, value)
+            return
+        if name == "enabled" and isinstance(checked, bool):
+            name = "skills_enabled"  # `[skills] enabled = false`: the master switch
+        values[name] = checked
 
     for key, value in data.items():
         if key in _TABLES:
@@ -762,3 +820,42 @@ def add_permission(
             del document["permissions"]
 
     return _update(path, edit)
+
+
+def enable_decided_by(
+    skill: Skill, *, cwd: str | None = None, user: bool = True
+) -> Path | None:
+    """The config file whose `[skills]` entry decides whether `skill` is enabled.
+
+    Entries merge as in `merge_layers` (a later file's entry drops an equal earlier
+    one); of the entries left, an `enabled` one naming the skill wins over a
+    `disabled` one. The file of the last deciding entry is returned; None when no
+    entry names the skill (enabled by default). A file that cannot be read decides
+    nothing.
+    """
+    files: list[tuple[Path, ConfigScope, Path]] = []
+    if user:
+        files.append((user_config_path(), "user", home_dir()))
+    project = project_config_path(cwd)
+    files.append((project, "project", project.parent.parent))
+    disabled: list[tuple[str, Path]] = []
+    enabled: list[tuple[str, Path]] = []
+    for path, scope, base in files:
+        layer, _problems = _read_layer(path, scope=scope, base=base)
+        if layer is None:
+            continue
+        layer_disabled: tuple[str, ...] = layer.values.get("disabled", ())
+        layer_enabled: tuple[str, ...] = layer.values.get("enabled", ())
+        disabled = [e for e in disabled if e[0] not in layer_enabled]
+        disabled += [(e, path) for e in layer_disabled]
+        enabled = [e for e in enabled if e[0] not in layer_disabled]
+        enabled += [(e, path) for e in layer_enabled]
+    for entries in (enabled, disabled):
+        deciding = [
+            path
+            for entry, path in entries
+            if SkillRefs.of((entry,), _real_path_aliases((entry,))).matches(skill)
+        ]
+        if deciding:
+            return deciding[-1]
+    return None

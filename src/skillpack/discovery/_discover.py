@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from .._limits import MAX_DEPTH, MAX_DIRS, MAX_SKILL_FILE_BYTES
 from .._model import SCOPE_RANK, Catalog, Problem, Root, Skill
 from ..select._collisions import resolve_collisions
+from ._commands import walk_commands
 from ._found import Found, WalkRecord, problem
 from ._load import load_skill_md
 from ._replay import replay_root, snapshot_key
@@ -62,6 +63,7 @@ def discover(
     max_depth: int = MAX_DEPTH,
     max_dirs: int = MAX_DIRS,
     max_file_bytes: int = MAX_SKILL_FILE_BYTES,
+    note_paths: Sequence[str] = (),
 ) -> Catalog:
     """Find every skill under the roots and return them with every problem.
 
@@ -81,6 +83,8 @@ def discover(
         max_depth: Deepest folder level searched below a root.
         max_dirs: Most folders listed per root.
         max_file_bytes: Larger SKILL.md files are reported, not read.
+        note_paths: Paths a host works on: the repo roots of the folders between
+            each and the project root join the repo scope (`default_roots`).
 
     Returns:
         A `Catalog` of the loaded skills (shadowed ones included, with
@@ -96,6 +100,7 @@ def discover(
             include_repo=include_repo,
             include_admin=include_admin,
             repo_skills_dir=repo_skills_dir,
+            note_paths=note_paths,
         )
     else:
         base = max((r.rank + 1 for r in roots if r.scope == "extra"), default=0)
@@ -165,7 +170,7 @@ def _discover(
             found: list[Found] = []
             record = WalkRecord() if cache is not None else None
             walk_start = len(problems)
-            walk_root(
+            (walk_commands if root.kind == "commands" else walk_root)(
                 root,
                 max_depth=max_depth,
                 max_dirs=max_dirs,

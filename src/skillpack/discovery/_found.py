@@ -29,9 +29,11 @@ class Found(NamedTuple):
     root: Root
     plugin: str | None
     mtime_ns: int
-    """With `size` and `ino`: the file's stat, -1 until `load_skill_md` takes it."""
+    """With `size`, `ino` and `ctime_ns`: the file's stat, -1 until `load_skill_md` takes it."""
     size: int
     ino: int
+    ctime_ns: int
+    """Changes on every write, even one that restores mtime and keeps the size."""
     codex_path: str | None
     codex_sig: str
     agents: bool

@@ -106,7 +106,9 @@ def _read_skill_md(path: str, limit: int) -> tuple[os.stat_result, bytes | None]
 
 def _with_stat(item: Found, st: os.stat_result) -> Found:
     """`item` with the stat fields of `st` (a third of the cost of `_replace`)."""
-    return tuple.__new__(Found, item[:5] + (st.st_mtime_ns, st.st_size, st.st_ino) + item[8:])
+    return tuple.__new__(
+        Found, item[:5] + (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns) + item[9:]
+    )
 
 
 def load_skill_md(
@@ -135,7 +137,15 @@ def load_skill_md(
         if item.size > max_file_bytes:
             return item, None, (_too_large(item.path, item.size, max_file_bytes),)
         if cache is not None:
-            key = (item.real_path, item.path, item.mtime_ns, item.size, item.ino, item.codex_sig)
+            key = (
+                item.real_path,
+                item.path,
+                item.mtime_ns,
+                item.size,
+                item.ino,
+                item.ctime_ns,
+                item.codex_sig,
+            )
             hit = cache.lookup(key)
             if hit is not None:
                 skill = _relocate(hit.skill, item) if hit.skill is not None else None
@@ -176,22 +186,28 @@ def load_skill_md(
                     "its Codex metadata. Fix or remove the file.",
                 )
             )
+    location = SkillLocation(
+        dir=item.dir,
+        real_path=item.real_path,
+        scope=item.root.scope,
+        rank=item.root.rank,
+        root=item.root.path,
+        plugin=item.plugin,
+        mtime_ns=item.mtime_ns,
+        size=item.size,
+    )
+    if item.root.kind == "commands":
+        from ..parse._command import parse_command_bytes
+
+        parsed = parse_command_bytes(data, path=item.path, location=location, strict=strict)
+        return item, parsed.skill, parsed.problems
     parsed = (_PARSER or _parser()).parse_skill_bytes(
         data,
         path=item.path,
         # A linked folder is an alias: its real folder name is the one the author
         # chose, so name checks use that.
         dir_name=item.real_path.rpartition(os.sep)[0].rpartition(os.sep)[2],
-        location=SkillLocation(
-            dir=item.dir,
-            real_path=item.real_path,
-            scope=item.root.scope,
-            rank=item.root.rank,
-            root=item.root.path,
-            plugin=item.plugin,
-            mtime_ns=item.mtime_ns,
-            size=item.size,
-        ),
+        location=location,
         strict=strict,
         codex_yaml=codex_text,
         codex_path=item.codex_path if codex_text is not None else None,

@@ -91,7 +91,7 @@ class MemorySkills:
         """The SKILL.md as bytes (for its digest)."""
         return self._text(skill.path).encode("utf-8")
 
-    def version(self, skill: Skill) -> tuple[int, int]:
+    def version(self, skill: Skill) -> tuple[int, ...]:
         text = self._text(skill.path)
         with self._lock:
             return self._versions.get(skill.path, 0), len(text.encode("utf-8"))

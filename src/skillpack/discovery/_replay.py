@@ -16,6 +16,7 @@ from .._model import Problem, Root, Skill
 from ..index._snapshot import (
     ITEM_AGENTS,
     ITEM_CODEX_SIG,
+    ITEM_CTIME,
     ITEM_DIR,
     ITEM_INO,
     ITEM_MTIME,
@@ -41,7 +42,8 @@ Limits = tuple[int, int, int, bool]
 
 def snapshot_key(root: Root, limits: Limits) -> str:
     """The index key of a root's snapshot: the root and every limit that shapes its walk."""
-    parts = (root.path, root.scope, root.rank, root.plugin, root.follow_symlinks, *limits)
+    root_parts = (root.path, root.scope, root.rank, root.plugin, root.follow_symlinks, root.kind)
+    parts = (*root_parts, *limits)
     return "\0".join(map(str, parts))
 
 
@@ -76,6 +78,7 @@ def _reload(
         mtime_ns=st.st_mtime_ns,
         size=st.st_size,
         ino=st.st_ino,
+        ctime_ns=st.st_ctime_ns,
         codex_path=codex[0],
         codex_sig=codex[1],
         agents=item.agents,
@@ -134,6 +137,7 @@ def replay_root(
             st.st_mtime_ns == item_values[ITEM_MTIME]
             and st.st_size == item_values[ITEM_SIZE]
             and st.st_ino == item_values[ITEM_INO]
+            and st.st_ctime_ns == item_values[ITEM_CTIME]
             and codex[1] == item_values[ITEM_CODEX_SIG]
         ):
             if values is not None:

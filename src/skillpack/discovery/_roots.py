@@ -1,27 +1,65 @@
 """Roots and scopes: where skills are looked for, and in which precedence.
 
 The repo roots come from the folders between cwd and the project root
-(`_paths.project_dirs`), the user roots from the home folder, the admin root from
-`$SKILLPACK_ADMIN_DIR` and the system root from the package (all named in
-`_paths`). `default_roots` puts them in precedence order (DESIGN §3); the stat
-calls here (does the folder exist, is this the project root) are the only I/O.
+(`_paths.project_dirs`), plus the folders between each path a host reported
+(`note_paths`) and the project root; the user roots from the home folder (`_paths.
+user_roots`), the admin root from `$SKILLPACK_ADMIN_DIR` and the system root from the
+package (all named in `_paths`). `default_roots` puts them in precedence order
+(DESIGN §3); the stat calls here (does the folder exist, is this the project root)
+are the only I/O.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-from .._model import Root, Scope
-from .._paths import admin_dir, project_dirs, system_skills_dir, user_skill_dirs
+from .._model import Root, RootKind, Scope
+from .._paths import admin_dir, project_dirs, system_skills_dir, user_roots
 
 REPO_SKILL_DIRS: tuple[str, ...] = (
     ".agents/skills",
     ".claude/skills",
     ".opencode/skills",
+    ".opencode/skill",
     ".codex/skills",
 )
 """Skill roots looked for in every folder from cwd up to the project root, in rank order."""
+
+REPO_COMMAND_DIRS: tuple[str, ...] = (".claude/commands",)
+"""Legacy command roots of every repo folder, ranked after its skill roots."""
+
+
+def _repo_subdirs(repo_skills_dir: bool) -> tuple[tuple[str, RootKind], ...]:
+    """The roots of one repo folder, in rank order (`skills/` last, when configured)."""
+    subdirs: list[tuple[str, RootKind]] = [(d, "skills") for d in REPO_SKILL_DIRS]
+    subdirs += [(d, "commands") for d in REPO_COMMAND_DIRS]
+    if repo_skills_dir:
+        subdirs.append(("skills", "skills"))
+    return tuple(subdirs)
+
+
+def noted_dirs(chain: Sequence[str], note_paths: Iterable[str]) -> list[tuple[str, int]]:
+    """Folders between each noted path and the project root (`chain[-1]`) that are not
+    on `chain`, each with its depth below the project root, deepest first.
+
+    A noted path outside the project is ignored; a file stands for its folder.
+    """
+    project = chain[-1]
+    prefix = project.rstrip(os.sep) + os.sep
+    on_chain = set(chain)
+    depths: dict[str, int] = {}
+    for noted in note_paths:
+        path = os.path.abspath(os.path.expanduser(noted))
+        if not os.path.isdir(path):
+            path = os.path.dirname(path)
+        if not path.startswith(prefix):
+            continue
+        while path != project and path not in on_chain and path not in depths:
+            depths[path] = path[len(prefix) :].count(os.sep) + 1
+            path = os.path.dirname(path)
+    return sorted(depths.items(), key=lambda item: (-item[1], item[0]))
+
 
 def default_roots(
     *,
@@ -32,6 +70,7 @@ def default_roots(
     include_repo: bool = True,
     include_admin: bool = True,
     repo_skills_dir: bool = False,
+    note_paths: Sequence[str] = (),
 ) -> tuple[Root, ...]:
     """The roots to discover, highest precedence first (DESIGN §3).
 
@@ -39,45 +78,59 @@ def default_roots(
     always kept, so that `discover` can report a missing one as `root-missing`.
     A folder that is both a repo root and a user root (cwd is the home folder) is
     a user root. Ranks: repo roots are ranked by distance from cwd, then by their
-    position in `REPO_SKILL_DIRS` (`skills/` last); user roots in the order
-    `~/.agents/skills`, `~/.claude/skills`, XDG; extra roots in the order given.
-    Distinct ranks mean a copy of a skill in two tool folders is *shadowed*, not
-    ambiguous: a bare name still resolves.
+    position in `REPO_SKILL_DIRS` + `REPO_COMMAND_DIRS` (`skills/` last); folders
+    that only a noted path brings in rank after the whole cwd chain, deeper ones
+    first, and folders at the same depth tie; user roots in `_paths.user_roots`
+    order; extra roots in the order given. Distinct ranks mean a copy of a skill
+    in two tool folders is *shadowed*, not ambiguous: a bare name still resolves.
 
     Args:
         cwd: Where repo discovery starts (default: the current directory).
         extra_roots: Roots of scope `extra`, in precedence order.
-        include_user: Add `~/.agents/skills`, `~/.claude/skills` and
-            `$XDG_CONFIG_HOME/skillpack/skills` (`~` is `$SKILLPACK_HOME` when set).
+        include_user: Add the user roots (`~` is `$SKILLPACK_HOME` when set).
         include_system: Add the skills bundled with skillpack.
         include_repo: Add the repo roots from cwd up to the project root.
         include_admin: Add `$SKILLPACK_ADMIN_DIR`, else `/etc/skillpack/skills`.
         repo_skills_dir: Also treat `skills/` in each repo folder as a root.
+        note_paths: Paths the host works on: the folders between each and the
+            project root join the repo scope (nested packages of a monorepo).
     """
     roots: list[Root] = []
     seen: set[str] = set()
 
-    def add(path: str, scope: Scope, rank: int, *, must_exist: bool = True) -> None:
+    def add(
+        path: str, scope: Scope, rank: int, *, kind: RootKind = "skills", must_exist: bool = True
+    ) -> None:
         path = os.path.abspath(os.path.expanduser(path))
         if path in seen or (must_exist and not os.path.isdir(path)):
             return
         seen.add(path)
-        roots.append(Root(path=path, scope=scope, rank=rank, follow_symlinks=scope != "system"))
+        follow = scope != "system"
+        roots.append(Root(path=path, scope=scope, rank=rank, follow_symlinks=follow, kind=kind))
 
-    users = user_skill_dirs() if include_user else ()
+    users = user_roots() if include_user else ()
     if include_admin:
         add(admin_dir(), "admin", 0)
     if include_repo:
-        seen.update(os.path.abspath(u) for u in users)
-        subdirs = REPO_SKILL_DIRS + (("skills",) if repo_skills_dir else ())
-        for level, base in enumerate(project_dirs(cwd or os.getcwd())):
-            for index, sub in enumerate(subdirs):
-                add(os.path.join(base, sub), "repo", level * len(subdirs) + index)
-        seen.difference_update(os.path.abspath(u) for u in users)
+        user_paths = {os.path.abspath(path) for path, _kind in users}
+        seen.update(user_paths)
+        subdirs = _repo_subdirs(repo_skills_dir)
+        chain = project_dirs(cwd or os.getcwd())
+        for level, base in enumerate(chain):
+            for index, (sub, kind) in enumerate(subdirs):
+                add(os.path.join(base, sub), "repo", level * len(subdirs) + index, kind=kind)
+        noted = noted_dirs(chain, note_paths)
+        if noted:
+            deepest = noted[0][1]
+            for base, depth in noted:
+                level = len(chain) + deepest - depth
+                for index, (sub, kind) in enumerate(subdirs):
+                    add(os.path.join(base, sub), "repo", level * len(subdirs) + index, kind=kind)
+        seen.difference_update(user_paths)
     for rank, extra in enumerate(extra_roots):
         add(extra, "extra", rank, must_exist=False)
-    for rank, user in enumerate(users):
-        add(user, "user", rank)
+    for rank, (user, kind) in enumerate(users):
+        add(user, "user", rank, kind=kind)
     if include_system:
         add(system_skills_dir(), "system", 0)
     return tuple(roots)

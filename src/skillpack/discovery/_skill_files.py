@@ -139,6 +139,8 @@ def list_skill_files(
     Returns:
         The paths, and whether the listing was cut short by the limits.
     """
+    if skill.legacy_command:
+        return (), False  # a command file has no folder of its own: its siblings are others
     base_real = os.path.realpath(skill.dir)
     files: list[str] = []
     queue: deque[tuple[str, str]] = deque([(skill.dir, "")])
@@ -191,6 +193,11 @@ def read_skill_file(skill: Skill, relpath: str, *, max_bytes: int = MAX_READ_FIL
         SkillIOError: the file is over `max_bytes`, not UTF-8 text, or unreadable.
     """
     parts = confined_parts(skill, relpath)
+    if skill.legacy_command:
+        raise SkillNotFoundError(
+            f"Skill '{skill.name}' is a command file ({skill.path}) and has no bundled "
+            "files; move it to a skill folder to bundle files with it."
+        )
     candidate = os.path.join(skill.dir, *parts)
     if not _inside(os.path.realpath(candidate), os.path.realpath(skill.dir)):
         raise refuse(skill, relpath, "it is a symlink that resolves outside the skill folder")

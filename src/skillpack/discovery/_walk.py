@@ -202,12 +202,12 @@ def _skill_here(
     """
     skill_md, subdirs = listing[0], listing[1]
     is_skill = skill_md == 1
-    mtime_ns = size = ino = -1
+    mtime_ns = size = ino = ctime_ns = -1
     if skill_md == 2 and root.follow_symlinks:
         try:
             st = os.stat(prefix + SKILL_FILE)
             is_skill = stat.S_ISREG(st.st_mode)
-            mtime_ns, size, ino = st.st_mtime_ns, st.st_size, st.st_ino
+            mtime_ns, size, ino, ctime_ns = st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns
         except OSError:
             is_skill = False
     if not is_skill:
@@ -230,6 +230,7 @@ def _skill_here(
         mtime_ns,
         size,
         ino,
+        ctime_ns,
         codex_path,
         codex_sig,
         has_agents,

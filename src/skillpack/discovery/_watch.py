@@ -6,7 +6,9 @@ Folders that do not exist yet cannot be watched, so every `poll_ms` the thread a
 calls `probe()`, a cheap check of what a watch would not see (a new `.claude/skills`,
 an edited config file); when its answer changes, `on_change()` runs too. After each
 `on_change()` the watched folders are read again, and the watch restarts when they
-differ. `stop()` ends the thread within about `step_ms`.
+differ. A watch misses what changed before it took hold, so the first poll after
+each (re)start calls `on_change()` once to catch up. `stop()` ends the thread
+within about `step_ms`.
 
 `watchfiles` is an optional dependency (`pip install 'skillpack[watch]'`), imported
 when a watcher starts and never otherwise: a session that does not watch costs nothing.
@@ -88,10 +90,14 @@ class RootWatcher:
     def running(self) -> bool:
         return self._thread.is_alive()
 
-    def start(self, *, wait: float = 5.0) -> None:
-        """Start the thread and wait (up to `wait` seconds) until it watches."""
+    def start(self) -> None:
+        """Start the thread. Changes made before its watch takes hold are caught up
+        by one `on_change()` at the first poll (within `poll_ms`)."""
         self._thread.start()
-        self._ready.wait(wait)
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Wait until the watch holds (changes from now on are seen as events)."""
+        return self._ready.wait(timeout)
 
     def stop(self, *, timeout: float = 5.0) -> None:
         """Stop the thread and wait for it; safe to call twice, or from the thread itself."""
@@ -113,7 +119,9 @@ class RootWatcher:
 
     def _run(self) -> None:
         try:
-            last_probe = self._fingerprint()
+            # Nothing equals a fresh object: the first poll always catches up on
+            # what changed between the caller's discovery and this thread's start.
+            last_probe: Hashable = object()
             while not self._stop.is_set():
                 paths = self._call(self._paths)
                 if paths is None:
@@ -147,13 +155,18 @@ class RootWatcher:
             force_polling=self._polling or None,
             poll_delay_ms=FALLBACK_POLL_MS,
         )
-        self._ready.set()
+        first = True
         try:
             for changes in events:
                 if self._stop.is_set():
                     break
                 now = self._fingerprint()
-                if not changes and now == last_probe:
+                if first:
+                    # Events before the watch took hold are lost: catch up once
+                    # (a refresh that finds nothing new reports nothing).
+                    first = False
+                    self._ready.set()
+                elif not changes and now == last_probe:
                     continue
                 last_probe = now
                 if self._call(self._on_change) is False:

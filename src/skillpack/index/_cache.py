@@ -3,7 +3,7 @@
 It holds one snapshot per walked root (`SkillCache`): the folders seen with their
 times, and each SKILL.md with its stat and its parse. A root whose folders are
 unchanged is replayed from it without a walk, and a SKILL.md whose `(real path,
-mtime_ns, size, inode)` is unchanged is served from it: no read, no YAML, not even
+mtime_ns, size, inode, ctime_ns)` is unchanged is served from it: no read, no YAML, not even
 `import yaml`. The search layer (`_search.py`) keeps its FTS5 tables in the same
 file (tables prefixed `search_`); `PRAGMA user_version` is the schema version of
 the whole file, so a change to either module's tables bumps `SCHEMA_VERSION`.
@@ -204,6 +204,7 @@ _FINGERPRINTED: tuple[str, ...] = (
     # What a walk snapshot holds: found files, walk and load problems.
     "discovery/_found.py",
     "discovery/_walk.py",
+    "discovery/_commands.py",
     "discovery/_load.py",
     "discovery/_replay.py",
 )
@@ -264,7 +265,7 @@ class SkillCache:
       marked not replayable, because its parses are still good.
     - `lookup(key)` serves the stored parse of one file version. Entries of every
       snapshot of the same strictness are the parse cache, found by real path and
-      valid while the path, mtime_ns, size, inode and Codex sidecar match. Scope,
+      valid while the path, mtime_ns, size, inode, ctime_ns and Codex sidecar match. Scope,
       rank, root and plugin are not part of the match: the caller re-applies them,
       because reaching the same file from another root changes them but not the parse.
 
@@ -436,10 +437,11 @@ class SkillCache:
         self._load_all()
         return real_path in self._parses
 
-    def lookup(self, key: tuple[str, str, int, int, int, str]) -> CachedParse | None:
+    def lookup(self, key: tuple[str, str, int, int, int, int, str]) -> CachedParse | None:
         """The stored parse of this exact file version, or None to parse it.
 
-        `key` is `(real_path, path, mtime_ns, size, ino, codex_sig)` of the file as found.
+        `key` is `(real_path, path, mtime_ns, size, ino, ctime_ns, codex_sig)` of the file
+        as found.
         """
         if self._pending:
             self._index_pending()
@@ -453,8 +455,8 @@ class SkillCache:
             item, values, file_problems = entry
             if (
                 item[ITEM_PATH] != key[1]
-                or item[ITEM_STAT] != key[2:5]
-                or item[ITEM_CODEX_SIG] != key[5]
+                or item[ITEM_STAT] != key[2:6]
+                or item[ITEM_CODEX_SIG] != key[6]
             ):
                 return None
             skill = skill_from_values(values) if values is not None else None

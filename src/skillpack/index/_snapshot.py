@@ -28,6 +28,8 @@ class SnapshotItem(NamedTuple):
     mtime_ns: int
     size: int
     ino: int
+    ctime_ns: int
+    """Part of the version: an edit that restores mtime and keeps the size changes it."""
     codex_path: str | None
     codex_sig: str
     """`path|mtime_ns|size` of the `agents/openai.yaml` sidecar, or empty."""
@@ -41,10 +43,11 @@ ITEM_REAL = SnapshotItem._fields.index("real_path")
 ITEM_MTIME = SnapshotItem._fields.index("mtime_ns")
 ITEM_SIZE = SnapshotItem._fields.index("size")
 ITEM_INO = SnapshotItem._fields.index("ino")
+ITEM_CTIME = SnapshotItem._fields.index("ctime_ns")
 ITEM_CODEX_SIG = SnapshotItem._fields.index("codex_sig")
 ITEM_AGENTS = SnapshotItem._fields.index("agents")
-ITEM_STAT = slice(ITEM_MTIME, ITEM_INO + 1)
-"""(mtime_ns, size, ino): the file version an entry's parse belongs to."""
+ITEM_STAT = slice(ITEM_MTIME, ITEM_CTIME + 1)
+"""(mtime_ns, size, ino, ctime_ns): the file version an entry's parse belongs to."""
 
 
 class SnapshotEntry(NamedTuple):

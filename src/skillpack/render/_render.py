@@ -38,7 +38,7 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, compress, count, repeat
 from json.encoder import encode_basestring
@@ -52,10 +52,12 @@ from ._substitute import substitute
 
 __all__ = [
     "BUDGET_ENV_VAR",
+    "BUDGET_ENV_VARS",
     "MIN_DESCRIPTION_CHARS",
     "CatalogFormat",
     "CatalogReport",
     "RenderedCatalog",
+    "budget_from_env",
     "catalog_budget",
     "render_catalog",
     "render_injection",
@@ -69,6 +71,19 @@ CatalogFormat = Literal["xml", "markdown", "json"]
 
 BUDGET_ENV_VAR = "SKILLS_PROMPT_CHAR_BUDGET"
 """Environment variable whose value (passed in by the caller) overrides the budget."""
+BUDGET_ENV_VARS: tuple[str, ...] = (BUDGET_ENV_VAR, "SLASH_COMMAND_TOOL_CHAR_BUDGET")
+"""Variables that override the budget, first set (not blank) wins: skillpack's own,
+then Claude Code's `SLASH_COMMAND_TOOL_CHAR_BUDGET` (what its users already set)."""
+
+
+def budget_from_env(env: Mapping[str, str]) -> tuple[str, str | None]:
+    """(variable, value) of the first `BUDGET_ENV_VARS` entry set in `env` (not blank);
+    `(BUDGET_ENV_VAR, None)` when none is."""
+    for name in BUDGET_ENV_VARS:
+        value = env.get(name)
+        if value is not None and value.strip():
+            return name, value
+    return BUDGET_ENV_VAR, None
 MIN_DESCRIPTION_CHARS = 40
 """Descriptions are never shortened below this; past it entries lose them instead."""
 
@@ -90,13 +105,16 @@ def catalog_budget(
     env_override: str | None = None,
     fraction: float = 0.02,
     fallback_chars: int = BUDGET_CHARS,
+    env_var: str = BUDGET_ENV_VAR,
 ) -> int:
     """The catalog's character budget.
 
     Precedence: `budget_chars`, then `env_override` (the value of
     `SKILLS_PROMPT_CHAR_BUDGET`; blank counts as unset), then `fraction` (2% by
     default) of `context_window` tokens at 4 characters per token, then
-    `fallback_chars` (`BUDGET_CHARS` unless the config says otherwise).
+    `fallback_chars` (`BUDGET_CHARS` unless the config says otherwise). `env_var`
+    names the variable `env_override` came from, for the error message
+    (`budget_from_env` picks it).
 
     Raises:
         UsageError: a negative budget, a non-positive context window, or an
@@ -116,7 +134,7 @@ def catalog_budget(
             value = -1
         if value < 0:
             raise UsageError(
-                f"{BUDGET_ENV_VAR}={env_override!r} is not a number of characters. "
+                f"{env_var}={env_override!r} is not a number of characters. "
                 "Set it to a whole number such as 16000, or unset it to use the default."
             )
         return value
@@ -201,6 +219,7 @@ def render_catalog(
     budget_chars: int = BUDGET_CHARS,
     include_location: bool = True,
     preamble: bool = True,
+    max_entries: int | None = None,
 ) -> RenderedCatalog:
     """Render the catalog (layer 1) of `skills`, fitted to `budget_chars`.
 
@@ -211,12 +230,15 @@ def render_catalog(
         budget_chars: Maximum length of the whole text, preamble and notice included.
         include_location: Add each skill's SKILL.md path (for agents that read files).
         preamble: Start with the usage instructions that say when and how to load.
+        max_entries: List at most this many skills (the first, by rank); the rest
+            are omitted as over the budget are: reported and counted in the notice.
 
     Returns:
         The text and a `CatalogReport`. No skills at all give an empty text.
 
     Raises:
-        UsageError: `budget_chars` is negative or `format` is unknown.
+        UsageError: `budget_chars` is negative, `max_entries` is below 1 or
+            `format` is unknown.
     """
     if budget_chars < 0:
         raise UsageError(
@@ -225,15 +247,49 @@ def render_catalog(
         )
     if format not in ("xml", "markdown", "json"):
         raise UsageError(f"Unknown catalog format {format!r}. Use one of: xml, markdown, json.")
+    if max_entries is not None and max_entries < 1:
+        raise UsageError(
+            f"max_entries must be at least 1, got {max_entries}; pass None for no cap."
+        )
     listed = [s for s in skills if s.model_invocable]
     if not listed:
         report = CatalogReport(budget_chars=budget_chars, used_chars=0, total=0, shown=0)
         return RenderedCatalog(text="", report=report, format=format)
-    rendered = _Fitter(listed, format, budget_chars, include_location, preamble).fit()
-    if len(rendered.text) > budget_chars:
+    cut: list[Skill] = []
+    budget = budget_chars
+    if max_entries is not None and len(listed) > max_entries:
+        listed, cut = listed[:max_entries], listed[max_entries:]
+        # Room for the notice the cut needs, at its longest, over the one the fitter adds.
+        total = len(listed) + len(cut)
+        grows = len(_tail(format, max_entries, total, True)) - len(_tail(format, 0, 0, False))
+        budget = max(budget_chars - grows, 0)
+    rendered = _Fitter(listed, format, budget, include_location, preamble).fit()
+    if len(rendered.text) > budget:
         # Only a control character that the quick JSON scan skips can cause this.
-        rendered = _Fitter(listed, format, budget_chars, include_location, preamble, True).fit()
-    return rendered
+        rendered = _Fitter(listed, format, budget, include_location, preamble, True).fit()
+    return _with_cut(rendered, cut, budget_chars) if cut else rendered
+
+
+def _with_cut(rendered: RenderedCatalog, cut: list[Skill], budget: int) -> RenderedCatalog:
+    """`rendered` (of the first entries) as the catalog of them and `cut`: the notice
+    counts every skill, and the report names the cut ones as omitted."""
+    report, fmt = rendered.report, rendered.format
+    total = report.total + len(cut)
+    text = rendered.text
+    if text:
+        tail = _tail(fmt, report.shown, report.total, report.truncated)
+        text = text[: len(text) - len(tail)] + _tail(fmt, report.shown, total, True)
+    new_report = CatalogReport(
+        budget_chars=budget,
+        used_chars=len(text),
+        total=total,
+        shown=report.shown,
+        shortened=report.shortened,
+        names_only=report.names_only,
+        omitted=(*report.omitted, *(s.name for s in cut)),
+        truncated=True,
+    )
+    return RenderedCatalog(text=text, report=new_report, format=fmt)
 
 
 class _Fitter:

@@ -9,7 +9,7 @@ atomically and tells subscribers with a `CatalogChange`.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -91,6 +91,10 @@ class CatalogSource(Protocol):
         """A cheap fingerprint of what folder events miss (roots appearing, config edits)."""
         ...
 
+    def note_paths(self, paths: Sequence[str]) -> bool:
+        """Remember paths the host works on; True when the roots may have changed."""
+        ...
+
 
 def existing_roots(catalog: Catalog) -> tuple[str, ...]:
     """The catalog's root folders that exist now, but the bundled (read-only) ones."""
@@ -113,3 +117,6 @@ class LoaderSource:
 
     def probe(self, catalog: Catalog) -> Hashable:
         return existing_roots(catalog)
+
+    def note_paths(self, paths: Sequence[str]) -> bool:
+        return False  # a host's loader decides its roots itself

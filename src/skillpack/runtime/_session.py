@@ -24,16 +24,17 @@ import time
 import uuid
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
-from .._errors import SkillIOError, UsageError
+from .._errors import SkillDisabledError, SkillIOError, UsageError
 from .._limits import MAX_SKILL_FILE_BYTES
 from .._model import Catalog, CodexPermissions, Skill
 from ..config._config import Config
 from ..render._render import (
     CatalogFormat,
     RenderedCatalog,
+    budget_from_env,
     catalog_budget,
     render_catalog,
     render_injection,
@@ -74,8 +75,9 @@ class SkillReader(Protocol):
 
     def read_body(self, skill: Skill) -> str: ...
 
-    def version(self, skill: Skill) -> tuple[int, int]:
-        """`(mtime_ns, size)` of the SKILL.md now."""
+    def version(self, skill: Skill) -> tuple[int, ...]:
+        """The SKILL.md's version now, `(mtime_ns, size, ...)`: any difference from an
+        earlier answer means the file changed (the filesystem adds `ctime_ns`)."""
         ...
 
     def list_files(self, skill: Skill) -> tuple[tuple[str, ...], bool]: ...
@@ -103,7 +105,7 @@ class FileSystemReader:
 
         return read_bytes(skill.path, MAX_SKILL_FILE_BYTES)
 
-    def version(self, skill: Skill) -> tuple[int, int]:
+    def version(self, skill: Skill) -> tuple[int, ...]:
         try:
             st = os.stat(skill.path)
         except OSError as exc:
@@ -111,7 +113,8 @@ class FileSystemReader:
                 f"Cannot read {skill.path}: {exc.strerror or exc}. "
                 "The skill may have been moved or deleted; run `skillpack list` to refresh."
             ) from exc
-        return st.st_mtime_ns, st.st_size
+        # ctime too: an edit that restores mtime and keeps the size still changes it.
+        return st.st_mtime_ns, st.st_size, st.st_ctime_ns
 
     def list_files(self, skill: Skill) -> tuple[tuple[str, ...], bool]:
         from ..discovery._skill_files import list_skill_files
@@ -165,7 +168,7 @@ class Injection:
 @dataclass(kw_only=True)
 class _State:
     enabled: dict[str, bool] = field(default_factory=dict)
-    injected: dict[str, tuple[int, int]] = field(default_factory=dict)
+    injected: dict[str, tuple[int, ...]] = field(default_factory=dict)
     leading: list[Skill] = field(default_factory=list)
     invocations: list[Skill] = field(default_factory=list)
 
@@ -204,8 +207,9 @@ class Session:
             remember_permissions: Persist "always"/"never" answers to the user config.
             loader: Re-discovers the catalog for `reload()`.
             cwd: Base directory for relative paths in `[$name](path)` links.
-            env: Environment to read `SKILLS_PROMPT_CHAR_BUDGET` and skills' declared
-                variables from (default os.environ).
+            env: Environment to read `SKILLS_PROMPT_CHAR_BUDGET` (else Claude Code's
+                `SLASH_COMMAND_TOOL_CHAR_BUDGET`) and skills' declared variables
+                from (default os.environ).
             refresh: How the catalog stays current: `"manual"` (only `reload()` and
                 `refresh()`), `"on_call"` (re-discover before each tool call and
                 turn, at most every `refresh_interval` seconds) or `"watch"` (a
@@ -366,6 +370,24 @@ class Session:
         except Exception:  # noqa: BLE001 - keep serving the catalog we have
             log.exception("skillpack: re-discovering skills failed; the catalog is unchanged")
 
+    def note_paths(self, *paths: str | os.PathLike[str]) -> CatalogChange | None:
+        """Tell the session which files or folders the host works on.
+
+        Skill roots (`.claude/skills`, `.agents/skills`, ...) in the folders between
+        each path and the project root join the repo scope, as Claude Code does in
+        a monorepo; they rank after cwd's own folders. When a path brings in new
+        folders, the catalog is re-discovered at once (subscribers hear of it); a
+        path in a folder already noted costs a few string checks. Paths outside the
+        project are ignored. Without a source that discovers repo roots (a session
+        not opened with `Session.open`), this does nothing.
+        """
+        source = self._source
+        if source is None or not paths:
+            return None
+        if not source.note_paths([os.fspath(p) for p in paths]):
+            return None
+        return self.refresh()
+
     def subscribe(self, callback: Callable[[CatalogChange], None]) -> Callable[[], None]:
         """Call `callback(change)` after every catalog swap; returns the unsubscribe.
 
@@ -469,18 +491,22 @@ class Session:
     ) -> RenderedCatalog:
         """The catalog text plus a report of what the budget shortened or omitted."""
         env = self._env if self._env is not None else os.environ
+        env_var, env_value = budget_from_env(env)
+        config = self._config
         budget = catalog_budget(
             context_window=context_window,
             budget_chars=budget_chars,
-            env_override=env.get("SKILLS_PROMPT_CHAR_BUDGET"),
-            fraction=self._config.budget_fraction,
-            fallback_chars=self._config.budget_chars,
+            env_override=env_value,
+            env_var=env_var,
+            fraction=config.budget_fraction,
+            fallback_chars=config.budget_chars,
         )
         return render_catalog(
             self.model_skills(),
             format=format,
             budget_chars=budget,
             include_location=include_location,
+            max_entries=config.catalog_max_entries,
         )
 
     def catalog_prompt(
@@ -497,8 +523,41 @@ class Session:
 
     # -- selection --------------------------------------------------------------
 
+    @property
+    def skills_enabled(self) -> bool:
+        """False when the config turns every skill off (`[skills] enabled = false`)."""
+        return self._config.skills_enabled
+
+    def require_skills_enabled(self) -> None:
+        """Raise `SkillDisabledError` saying how to turn skills on, when they are off."""
+        if not self._config.skills_enabled:
+            raise SkillDisabledError(self._skills_off_message())
+
+    def _skills_off_message(self) -> str:
+        files = ", ".join(self._config.sources) or "the config"
+        return (
+            "Skills are turned off: `[skills] enabled = false` in "
+            f"{files}. Set it to true (or remove it) to use skills."
+        )
+
     def resolve(self, text: str, *, invoker: Invoker = "user") -> Resolution:
-        """Mentions and slash commands in `text`, resolved without loading anything."""
+        """Mentions and slash commands in `text`, resolved without loading anything.
+
+        With skills turned off, every reference is a `disabled` diagnostic that says so.
+        """
+        resolution = self._resolve(text, invoker=invoker)
+        if self._config.skills_enabled or not resolution.diagnostics:
+            return resolution
+        message = self._skills_off_message()
+        return replace(
+            resolution,
+            diagnostics=tuple(
+                replace(d, message=message) if d.kind == "disabled" else d
+                for d in resolution.diagnostics
+            ),
+        )
+
+    def _resolve(self, text: str, *, invoker: Invoker) -> Resolution:
         return resolve_message(
             text,
             self._catalog,
@@ -538,6 +597,7 @@ class Session:
         invoker: Invoker = "model",
     ) -> Skill:
         """One skill by path or name, checked for enable state and invocation control."""
+        self.require_skills_enabled()
         return find_skill(
             self._catalog,
             name=name,
@@ -648,14 +708,14 @@ class Session:
             injected = dict(self._state.injected)
             leading = [s.qualified_name for s in self._state.leading]
         loaded = []
-        for key, (mtime_ns, size) in sorted(injected.items()):
+        for key, version in sorted(injected.items()):
             skill = catalog.at_path(key)
             loaded.append(
                 {
                     "name": skill.name if skill else None,
                     "path": skill.path if skill else key,
-                    "mtime_ns": mtime_ns,
-                    "size": size,
+                    "mtime_ns": version[0],
+                    "size": version[1],
                 }
             )
         data: dict[str, Any] = {

@@ -16,7 +16,6 @@ from typing import Any, Literal, Protocol
 
 from .. import _errors as errors
 from .._limits import NAME_ENUM_MAX
-from .._limits import SEARCH_LIMIT as DEFAULT_LIMIT
 from .._limits import SEARCH_MAX_LIMIT as MAX_LIMIT
 from .._model import SCOPES, Skill
 from ._session import Session
@@ -184,6 +183,9 @@ class SkillTools:
 
     def definitions(self) -> tuple[ToolDefinition, ...]:
         names = sorted({s.name for s in self.session.model_skills()})
+        config = self.session.config
+        most = min(config.search_max_limit, MAX_LIMIT)
+        default = min(config.search_default_limit, most)
         enum = names if 0 < len(names) <= NAME_ENUM_MAX else None
         skill_hint = "Skill name, qualified id (`plugin:name`), or SKILL.md path."
         return (
@@ -200,8 +202,8 @@ class SkillTools:
                         "limit": {
                             "type": "integer",
                             "minimum": 1,
-                            "maximum": MAX_LIMIT,
-                            "description": f"How many results (default {DEFAULT_LIMIT}).",
+                            "maximum": most,
+                            "description": f"How many results (default {default}).",
                         },
                         "scope": _string("Only skills from this scope.", list(SCOPES)),
                     },
@@ -309,6 +311,7 @@ class SkillTools:
         handler = handlers.get(name)
         self.session.ensure_fresh()
         try:
+            self.session.require_skills_enabled()
             if handler is None:
                 raise ToolCallError(
                     "INVALID_PARAM",
@@ -329,7 +332,7 @@ class SkillTools:
     # -- the tools --------------------------------------------------------------
 
     def skill_search(
-        self, query: str, *, limit: int = 8, scope: str | None = None
+        self, query: str, *, limit: int | None = None, scope: str | None = None
     ) -> dict[str, Any]:
         return self.call("skill_search", {"query": query, "limit": limit, "scope": scope})
 
@@ -365,12 +368,21 @@ class SkillTools:
         limit = args.get("limit")
         scope = _optional_str(args, "scope")
         session = self.session
+        config = session.config
+        most = min(config.search_max_limit, MAX_LIMIT)
+        if limit is None:
+            limit = min(config.search_default_limit, most)
+        elif isinstance(limit, int) and not isinstance(limit, bool) and limit > most:
+            raise ToolCallError(
+                "INVALID_PARAM",
+                f"`limit` must be at most {most} (the configured `[search] max_limit`).",
+            )
         searcher = self._searcher()
         with self._lock:  # one sqlite connection: one query at a time
             results = searcher.search(
                 session.catalog,
                 query,
-                limit=DEFAULT_LIMIT if limit is None else limit,
+                limit=limit,
                 scope=scope,
                 is_visible=lambda s: session.is_visible(s) and session.is_enabled(s),
             )

@@ -43,6 +43,7 @@ def open_workspace(
     include_repo: bool = True,
     use_cache: bool = True,
     strict: bool = False,
+    note_paths: Sequence[str] = (),
 ) -> Workspace:
     """Load the user + project config, then discover every root they name.
 
@@ -54,6 +55,8 @@ def open_workspace(
         include_repo: Walk the repo roots from `cwd` up to the project root.
         use_cache: Read and write the persistent index.
         strict: Validate strictly (spec warnings become errors).
+        note_paths: Paths the host works on; the repo roots between each and the
+            project root join the repo scope (nested packages of a monorepo).
     """
     from ..discovery._discover import discover
 
@@ -71,6 +74,7 @@ def open_workspace(
         use_cache=use_cache,
         max_depth=config.max_depth,
         max_dirs=config.max_dirs,
+        note_paths=note_paths,
     )
     if config_problems:
         catalog = Catalog(
@@ -95,7 +99,11 @@ class WorkspaceSource:
     include_user: bool = True
     include_system: bool = True
     use_cache: bool = True
+    noted: tuple[str, ...] = ()
+    """Paths the host reported (`note_paths`), in the order first seen."""
     _config: Config = field(default_factory=Config, init=False, repr=False)
+    _folders: set[str] = field(default_factory=set, init=False, repr=False)
+    """Folders whose paths need no new look (noted, or on cwd's chain)."""
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def open(self) -> Workspace:
@@ -106,10 +114,37 @@ class WorkspaceSource:
             include_user=self.include_user,
             include_system=self.include_system,
             use_cache=self.use_cache,
+            note_paths=self.noted,
         )
         with self._lock:
             self._config = ws.config
         return ws
+
+    def note_paths(self, paths: Sequence[str]) -> bool:
+        """Remember paths the host works on; True when they bring in new folders.
+
+        Cheap when they do not (a path in a folder already noted): no discovery.
+        """
+        from .._paths import project_dirs
+        from ..discovery._roots import noted_dirs
+
+        with self._lock:
+            known = self._folders
+            fresh = [p for p in paths if not _within(p, known)]
+        if not fresh:
+            return False
+        chain = project_dirs(os.path.abspath(self.cwd or os.getcwd()))
+        new = {folder for folder, _depth in noted_dirs(chain, fresh)}
+        with self._lock:
+            self._folders.update(new, chain)
+            # A path outside the project, or its folder, needs no second look either.
+            for path in fresh:
+                folder = os.path.abspath(os.path.expanduser(path))
+                self._folders.update((folder, os.path.dirname(folder)))
+            if not new:
+                return False
+            self.noted = (*self.noted, *sorted(new))
+        return True
 
     def load(self) -> tuple[Catalog, Config | None]:
         ws = self.open()
@@ -129,6 +164,7 @@ class WorkspaceSource:
             include_user=self.include_user,
             include_system=False,
             repo_skills_dir=config.repo_skills_dir,
+            note_paths=self.noted,
         )
         files = [project_config_path(start)]
         if self.include_user:
@@ -138,6 +174,12 @@ class WorkspaceSource:
             tuple(_signature(str(path)) for path in files),
             existing_roots(catalog),
         )
+
+
+def _within(path: str, known: set[str]) -> bool:
+    """Whether `path`, or the folder holding it, is already known."""
+    folder = os.path.abspath(os.path.expanduser(path))
+    return folder in known or os.path.dirname(folder) in known
 
 
 def _signature(path: str) -> tuple[int, int, int] | None:

@@ -1,0 +1,109 @@
+"""Nested project folders: paths a host reports bring their skill roots into the repo scope."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import WriteSkill
+from skillpack._model import Catalog
+from skillpack.discovery._roots import default_roots
+from skillpack.runtime._live import CatalogChange
+from skillpack.runtime._session import Session
+
+
+@pytest.fixture
+def monorepo(tmp_path: Path, write_skill: WriteSkill) -> Path:
+    root = tmp_path / "mono"
+    (root / ".git").mkdir(parents=True)
+    write_skill("top", base=root / ".claude" / "skills")
+    write_skill("web-build", base=root / "packages" / "web" / ".claude" / "skills")
+    write_skill("api-build", base=root / "packages" / "api" / ".agents" / "skills")
+    (root / "packages" / "web" / "src").mkdir(parents=True)
+    (root / "packages" / "web" / "src" / "app.ts").write_text("", encoding="utf-8")
+    return root
+
+
+def names(catalog: Catalog) -> list[str]:
+    return sorted(s.name for s in catalog.skills)
+
+
+def test_a_noted_file_brings_in_the_skill_roots_of_its_folders(monorepo: Path) -> None:
+    session = Session.open(cwd=str(monorepo), include_user=False, include_system=False)
+    assert names(session.catalog) == ["top"]
+    heard: list[CatalogChange] = []
+    session.subscribe(heard.append)
+
+    change = session.note_paths(monorepo / "packages" / "web" / "src" / "app.ts")
+
+    assert change is not None and [s.name for s in change.added] == ["web-build"]
+    assert heard == [change]
+    assert names(session.catalog) == ["top", "web-build"]
+    [web] = session.catalog.named("web-build")
+    assert web.scope == "repo"
+    turn = session.prepare_turn("$web-build please")
+    assert [a.skill.name for a in turn.activations] == ["web-build"]
+
+
+def test_noting_a_path_in_a_known_folder_again_changes_nothing(monorepo: Path) -> None:
+    session = Session.open(cwd=str(monorepo), include_user=False, include_system=False)
+    assert session.note_paths(monorepo / "packages" / "web" / "src" / "app.ts") is not None
+    assert session.note_paths(monorepo / "packages" / "web" / "src" / "other.ts") is None
+    assert session.note_paths(monorepo / "packages" / "web") is None
+
+
+def test_paths_outside_the_project_are_ignored(monorepo: Path, tmp_path: Path) -> None:
+    session = Session.open(cwd=str(monorepo), include_user=False, include_system=False)
+    assert session.note_paths(tmp_path / "elsewhere" / "file.txt") is None
+    assert names(session.catalog) == ["top"]
+
+
+def test_cwds_own_folders_win_a_name_over_noted_folders(
+    monorepo: Path, write_skill: WriteSkill
+) -> None:
+    write_skill("web-build", base=monorepo / ".agents" / "skills")
+    session = Session.open(cwd=str(monorepo), include_user=False, include_system=False)
+    session.note_paths(monorepo / "packages" / "web" / "src")
+
+    winner, shadowed = sorted(session.catalog.named("web-build"), key=lambda s: s.rank)
+    assert winner.path == str(monorepo / ".agents" / "skills" / "web-build" / "SKILL.md")
+    assert shadowed.shadowed_by == winner.path
+
+
+def test_deeper_noted_folders_rank_first_and_siblings_tie(monorepo: Path) -> None:
+    noted = [
+        str(monorepo / "packages" / "web" / "src" / "app.ts"),
+        str(monorepo / "packages" / "api"),
+    ]
+    (monorepo / "packages" / "web" / "src" / ".codex" / "skills").mkdir(parents=True)
+
+    roots = default_roots(
+        cwd=str(monorepo), include_user=False, include_system=False, include_admin=False,
+        note_paths=noted,
+    )
+
+    by_path = {r.path: r.rank for r in roots}
+    src = by_path[str(monorepo / "packages" / "web" / "src" / ".codex" / "skills")]
+    web = by_path[str(monorepo / "packages" / "web" / ".claude" / "skills")]
+    api = by_path[str(monorepo / "packages" / "api" / ".agents" / "skills")]
+    top = by_path[str(monorepo / ".claude" / "skills")]
+    assert top < src < web
+    assert web - 1 == api  # same depth: the same level, `.agents` before `.claude`
+
+
+def test_a_session_without_a_discovering_source_ignores_noted_paths(monorepo: Path) -> None:
+    session = Session(Catalog())
+    assert session.note_paths(monorepo / "packages" / "web") is None
+
+
+def test_sibling_packages_shipping_one_name_are_ambiguous_not_shadowed(
+    monorepo: Path, write_skill: WriteSkill
+) -> None:
+    write_skill("build", base=monorepo / "packages" / "web" / ".agents" / "skills")
+    write_skill("build", base=monorepo / "packages" / "api" / ".agents" / "skills")
+    session = Session.open(cwd=str(monorepo), include_user=False, include_system=False)
+    session.note_paths(monorepo / "packages" / "web", monorepo / "packages" / "api")
+
+    assert all(s.shadowed_by is None for s in session.catalog.named("build"))
+    assert any(p.code == "name-ambiguous" for p in session.catalog.problems)
