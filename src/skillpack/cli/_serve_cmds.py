@@ -49,7 +49,7 @@ def serve_command(
     JSON line on stdout with --json); send the token as 'Authorization: Bearer ...'.
     """
     from ..rpc._http import is_loopback
-    from ..rpc._live import Discovery
+    from ..rpc._live import Discovery, default_refresh
     from ..rpc._server import ServeOptions, serve_http, serve_stdio
 
     options = ServeOptions(
@@ -59,10 +59,15 @@ def serve_command(
             include_user=not catalog.no_user,
             include_system=not catalog.no_system,
             use_cache=not catalog.no_cache,
+            refresh=default_refresh(),
         ),
         max_sessions=max_sessions,
         session_idle=session_idle,
     )
+    if options.discovery.refresh != "watch":
+        warn("watchfiles is not installed, so skills created or edited on disk are noticed "
+             "only at the next call, and skills/changed comes late; "
+             "pip install 'skillpack[rpc]' to watch the roots.")
     if transport == "stdio":
         serve_stdio(options, stdin=sys.stdin.buffer, stdout=sys.stdout.buffer)
         return
@@ -106,7 +111,12 @@ def context_command(
     catalog: CatalogOptions,
     as_json: bool,
 ) -> None:
-    """What the skill catalog costs the model's context, most expensive skills first."""
+    """What the skill catalog costs the model's context, most expensive skills first.
+
+    Each skill's cost is its catalog entry with the whole description; the last column
+    says whether the budget kept it whole, shortened it, kept only its name or left it
+    out. --json gives the same report as the app server's context.inspect.
+    """
     from ..runtime._context import context_report
 
     if context_window is not None and budget_chars is not None:
@@ -140,10 +150,7 @@ def context_command(
         entries = entries[:limit]
     print_table(
         None,
-        ("skill", "scope", "chars", "~tokens", "in catalog", "path"),
-        [
-            (e.qualified_name, e.scope, f"{e.chars:,}", f"{e.tokens:,}",
-             e.shown.replace("_", " "), e.path)
-            for e in entries
-        ],
+        ("skill", "chars", "~tokens", "in catalog"),
+        [(e.qualified_name, f"{e.chars:,}", f"{e.tokens:,}", e.shown.replace("_", " "))
+         for e in entries],
     )

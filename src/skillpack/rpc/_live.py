@@ -26,10 +26,17 @@ from ..runtime._tools import SkillTools
 from ._codes import RPC_CODES, ParamError, RpcFailure
 
 if TYPE_CHECKING:
-    from ..runtime._session import CatalogChange
+    from ..runtime._live import CatalogChange, RefreshMode
 
 Notify = Callable[[str, dict[str, Any]], None]
 WorkspaceKey = tuple[str, tuple[str, ...]]
+
+
+def default_refresh() -> RefreshMode:
+    """`watch` when `watchfiles` is installed (the `rpc` extra brings it), else `on_call`."""
+    import importlib.util
+
+    return "watch" if importlib.util.find_spec("watchfiles") is not None else "on_call"
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -43,6 +50,8 @@ class Discovery:
     include_user: bool = True
     include_system: bool = True
     use_cache: bool = True
+    refresh: RefreshMode = "watch"
+    """How workspaces stay current: `watch` (files watched), else `on_call`."""
 
 
 @dataclass(kw_only=True, eq=False)
@@ -138,21 +147,9 @@ class Live:
         return self.change_summary(workspace, change)
 
     def reconfigure(self) -> None:
-        """Re-open every workspace so it reads the config files again."""
-        with self._opening:
-            with self._lock:
-                current = list(self._workspaces.items())
-            for key, old in current:
-                new = self._open_workspace(*key)
-                with self._lock:
-                    new.sessions = old.sessions
-                    new.used = old.used
-                    self._workspaces[key] = new
-                    moved = [self._sessions[s] for s in old.sessions if s in self._sessions]
-                for entry in moved:
-                    entry.workspace = new
-                    entry.session.reload(new.live.catalog)
-                _close_workspace(old)
+        """Re-read the config files in every workspace (after `skills.config.write`)."""
+        for workspace in self.workspaces():
+            workspace.live.refresh()
 
     def _key(self, cwd: str | None, extra_roots: Sequence[str], field_name: str) -> WorkspaceKey:
         path = os.path.abspath(cwd) if cwd else self.discovery.cwd
@@ -173,7 +170,7 @@ class Live:
             include_user=d.include_user,
             include_system=d.include_system,
             use_cache=d.use_cache,
-            refresh="watch",
+            refresh=d.refresh,
         )
         workspace = Workspace(
             cwd=cwd,
@@ -222,6 +219,7 @@ class Live:
             "added": listed(change.added) if change else [],
             "removed": listed(change.removed) if change else [],
             "changed": listed(change.changed) if change else [],
+            "config_changed": change.config_changed if change else False,
         }
 
     # -- sessions -----------------------------------------------------------------

@@ -121,8 +121,10 @@ DEFS: dict[str, Schema] = {
             "added": _list(_ref("Skill"), "Skills that appeared."),
             "removed": _list(_ref("Skill"), "Skills that are gone (state before)."),
             "changed": _list(_ref("Skill"), "Skills whose SKILL.md changed."),
+            "config_changed": _typed("boolean", "The config files changed (enable state, "
+                                     "permissions): list the skills again."),
         },
-        ("cwd", "extra_roots", "added", "removed", "changed"),
+        ("cwd", "extra_roots", "added", "removed", "changed", "config_changed"),
     ),
     "ToolError": _obj(
         {
@@ -214,6 +216,58 @@ DEFS: dict[str, Schema] = {
         },
         ("name", "qualified_name", "path", "body_chars", "body_tokens", "mtime_ns", "size"),
     ),
+    "CatalogCost": _obj(
+        {
+            "budget_chars": _typed("integer", "The budget the catalog had to fit."),
+            "used_chars": _typed("integer", "Length of the rendered catalog."),
+            "tokens": _typed("integer", "`used_chars` / 4, rounded up."),
+            "share_of_window": _nullable("number", "`tokens` / `context_window`."),
+            "format": {"enum": ["xml", "markdown", "json"]},
+            "total": _typed("integer", "Skills in the model's catalog."),
+            "shown": _typed("integer", "Skills the text lists."),
+            "shortened": _list({"type": "string"}, "Names whose description was cut."),
+            "names_only": _list({"type": "string"}, "Names listed without description."),
+            "omitted": _list({"type": "string"}, "Names left out (skill_search finds them)."),
+            "truncated": _typed("boolean", "Anything shortened, reduced or omitted."),
+            "entries": _list(_ref("EntryCost"), "Each entry's cost, in catalog order "
+                             "(with `include_skills`)."),
+        },
+        (
+            "budget_chars", "used_chars", "tokens", "share_of_window", "format", "total",
+            "shown", "shortened", "names_only", "omitted", "truncated",
+        ),
+    ),
+    "ActiveTools": _obj(
+        {
+            "restricted": _typed("boolean", "A leading skill declares tools."),
+            "declarations": _list(
+                _obj(
+                    {
+                        "skill": {"type": "string"},
+                        "allowed_tools": _nullable("array", "Its `allowed-tools`."),
+                        "disallowed_tools": _nullable("array", "Its `disallowed-tools`."),
+                    },
+                    ("skill", "allowed_tools", "disallowed_tools"),
+                ),
+                "The leading skills that declare tools.",
+            ),
+            "tools": _nullable("array", "The host's `tools` left active (when given)."),
+        },
+        ("restricted", "declarations", "tools"),
+    ),
+    "Counts": _obj(
+        {
+            "skills": _typed("integer", "Discovered."),
+            "in_model_catalog": _typed("integer", "Enabled, permitted, model-invocable."),
+            "disabled": _typed("integer", "Disabled by config or session."),
+            "denied": _typed("integer", "Hidden by a permission rule."),
+            "problems": _typed("integer", "Problems found."),
+        },
+        ("skills", "in_model_catalog", "disabled", "denied", "problems"),
+    ),
+    "Root": _obj(
+        {"path": {"type": "string"}, "scope": {"enum": list(SCOPES)}}, ("path", "scope")
+    ),
 }
 
 
@@ -270,8 +324,9 @@ METHODS: dict[str, Method] = {
             params=_params(
                 {
                     "query": _str("What the task is about.", minLength=1, maxLength=10_000),
-                    "limit": {"type": "integer", "minimum": 1, "maximum": SEARCH_MAX_LIMIT},
-                    "scope": {"enum": list(SCOPES)},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": SEARCH_MAX_LIMIT,
+                              "description": "How many results (default 8)."},
+                    "scope": {"enum": list(SCOPES), "description": "Only this scope."},
                     **_WHERE,
                 },
                 "query",
@@ -415,65 +470,23 @@ METHODS: dict[str, Method] = {
             ),
             result=_obj(
                 {
-                    "session_id": {"type": "string"},
-                    "context_window": {"type": ["integer", "null"]},
-                    "catalog": _obj(
-                        {
-                            "budget_chars": {"type": "integer"},
-                            "used_chars": {"type": "integer"},
-                            "tokens": {"type": "integer"},
-                            "share_of_window": {"type": ["number", "null"]},
-                            "format": {"enum": ["xml", "markdown", "json"]},
-                            "total": {"type": "integer"},
-                            "shown": {"type": "integer"},
-                            "shortened": _list({"type": "string"}, "Names cut to fit."),
-                            "names_only": _list({"type": "string"}, "Names without text."),
-                            "omitted": _list({"type": "string"}, "Names left out."),
-                            "truncated": {"type": "boolean"},
-                            "entries": _list(_ref("EntryCost"), "With `include_skills`."),
-                        },
-                        (
-                            "budget_chars", "used_chars", "tokens", "share_of_window",
-                            "format", "total", "shown", "shortened", "names_only",
-                            "omitted", "truncated",
-                        ),
-                    ),
+                    "session_id": _str("The session measured (a workspace's own without "
+                                       "`session`)."),
+                    "context_window": _nullable("integer", "As given."),
+                    "catalog": _ref("CatalogCost"),
                     "loaded": _list(_ref("LoadedCost"), "Skills injected in the session."),
-                    "loaded_tokens": {"type": "integer"},
-                    "loaded_share_of_window": {"type": ["number", "null"]},
+                    "loaded_tokens": _typed("integer", "Their bodies' estimated tokens."),
+                    "loaded_share_of_window": _nullable("number", "`loaded_tokens` / "
+                                                        "`context_window`."),
                     "leading": _nullable("string", "The leading skill's qualified name."),
-                    "leading_chain": _list({"type": "string"}, "Every leading skill."),
-                    "active_tools": _obj(
-                        {
-                            "restricted": {"type": "boolean"},
-                            "declarations": _list(
-                                _obj(
-                                    {
-                                        "skill": {"type": "string"},
-                                        "allowed_tools": {"type": ["array", "null"]},
-                                        "disallowed_tools": {"type": ["array", "null"]},
-                                    },
-                                    ("skill", "allowed_tools", "disallowed_tools"),
-                                ),
-                                "Leading skills that declare tools.",
-                            ),
-                            "tools": {"type": ["array", "null"],
-                                      "description": "The host's tools left active."},
-                        },
-                        ("restricted", "declarations", "tools"),
-                    ),
-                    "counts": _obj(
-                        {k: {"type": "integer"} for k in (
-                            "skills", "in_model_catalog", "disabled", "denied", "problems")},
-                        ("skills", "in_model_catalog", "disabled", "denied", "problems"),
-                    ),
-                    "roots": _list(
-                        _obj({"path": {"type": "string"}, "scope": {"enum": list(SCOPES)}},
-                             ("path", "scope")),
-                        "Roots searched.",
-                    ),
-                    "skills": _list({"type": "object"}, "Every skill's state "
-                                    "(with `include_skills`)."),
+                    "leading_chain": _list({"type": "string"}, "Every skill activated since "
+                                           "the last user turn, leader first."),
+                    "active_tools": _ref("ActiveTools"),
+                    "counts": _ref("Counts"),
+                    "roots": _list(_ref("Root"), "Roots searched."),
+                    "skills": _list({"type": "object"}, "Every skill's state: name, "
+                                    "qualified_name, path, scope, enabled, visible, "
+                                    "in_model_catalog (with `include_skills`)."),
                 },
                 (
                     "session_id", "context_window", "catalog", "loaded", "loaded_tokens",

@@ -91,7 +91,10 @@ def serve_http(
             )
             stop = threading.Event()
             with _stop_on_signals(stop):
-                thread = threading.Thread(target=server.serve_forever, name="skillpack-http")
+                thread = threading.Thread(
+                    target=server.serve_forever, kwargs={"poll_interval": 0.1},
+                    name="skillpack-http",
+                )
                 thread.start()
                 import os
 

@@ -4,8 +4,7 @@ Each TypedDict mirrors a shape of `_schema.py` (a test checks they agree); resul
 carry more keys than listed here, since servers add fields over time.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: TypedDict reads `NotRequired` at class creation.
 from typing import Any, Literal, NotRequired, TypedDict
 
 
@@ -48,6 +47,7 @@ class Change(TypedDict):
     added: list[SkillEntry]
     removed: list[SkillEntry]
     changed: list[SkillEntry]
+    config_changed: bool
 
 
 class ReloadResult(TypedDict):
