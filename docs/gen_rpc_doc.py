@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from skillpack.rpc._codes import ERROR_CODES, PROTOCOL_CODES, RPC_CODES
-from skillpack.rpc._dispatch import MAX_BATCH, MAX_MESSAGE_BYTES, MAX_RESPONSE_BYTES
+from skillpack.rpc._frame import MAX_BATCH, MAX_MESSAGE_BYTES, MAX_RESPONSE_BYTES
 from skillpack.rpc._schema import DEFS, METHODS, NOTIFICATIONS
 
 RPC_MD = Path(__file__).resolve().parent / "rpc.md"

@@ -14,7 +14,7 @@ import pytest
 from rpc_support import SERVER_ARGS, write_project
 
 from skillpack.rpc._client import serve_command
-from skillpack.rpc._dispatch import MAX_MESSAGE_BYTES
+from skillpack.rpc._frame import MAX_MESSAGE_BYTES
 
 
 class RawServer:

@@ -20,7 +20,7 @@ from rpc_support import SERVER_ARGS, write_project
 
 from skillpack.rpc import Client
 from skillpack.rpc._client import serve_command
-from skillpack.rpc._dispatch import MAX_MESSAGE_BYTES
+from skillpack.rpc._frame import MAX_MESSAGE_BYTES
 
 ALLOWED_ORIGIN = "http://localhost:5173"
 LIST = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "skills.list"}).encode()

@@ -6,10 +6,11 @@
         for note in client.notifications(timeout=5): ...
     client = Client.http("http://127.0.0.1:8765", token_file=path)  # a running server
 
-A client may be used from several threads at once: requests are matched to replies
-by id. Notifications (`skills/changed`) queue up for `notifications()` and go to every
+A client may be used from several threads at once: over stdio requests share the pipe
+and replies are matched by id; over HTTP each takes a kept-alive connection from a small
+pool. Notifications (`skills/changed`) queue up for `notifications()` and go to every
 callback given to `on_notification`; over HTTP they come from `GET /events`, opened on
-first use. Only the standard library is used.
+first use (or by `listen()`). Only the standard library is used.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ from ._types import (
 )
 
 DEFAULT_TIMEOUT = 60.0
+MAX_IDLE_CONNECTIONS = 64
+"""Kept-alive HTTP connections a client keeps for reuse."""
 
 
 class RpcError(Exception):
@@ -72,7 +75,7 @@ def serve_command() -> list[str]:
 class _Transport:
     """Sends a frame; delivers replies and notifications to the client."""
 
-    def send(self, frame: bytes, timeout: float) -> Any:
+    def send(self, request_id: int, frame: bytes, timeout: float) -> Any:
         raise NotImplementedError
 
     def start_events(self) -> None:
@@ -181,10 +184,11 @@ class Client:
             RpcError: the server answered with an error (`code`, `message`, `data`).
             RpcConnectionError: no answer (the server is gone or the timeout passed).
         """
-        request: dict[str, Any] = {"jsonrpc": "2.0", "id": next(self._ids), "method": method}
+        request_id = next(self._ids)
+        request: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
             request["params"] = {k: v for k, v in params.items() if v is not None}
-        reply = self._transport.send(json.dumps(request).encode(), self._timeout)
+        reply = self._transport.send(request_id, json.dumps(request).encode(), self._timeout)
         if "error" in reply:
             error = reply["error"]
             raise RpcError(error.get("code", 0), error.get("message", ""), error.get("data"))
@@ -367,8 +371,7 @@ class _Stdio(_Transport):
         self._reader = threading.Thread(target=self._read, name="skillpack-rpc-client", daemon=True)
         self._reader.start()
 
-    def send(self, frame: bytes, timeout: float) -> Any:
-        request_id = json.loads(frame)["id"]
+    def send(self, request_id: int, frame: bytes, timeout: float) -> Any:
         box: queue.Queue[dict[str, Any]] = queue.Queue(1)
         with self._lock:
             if self._gone:
@@ -440,8 +443,7 @@ class _Http(_Transport):
         self.headers = {"Authorization": f"Bearer {token}"}
         self.process: subprocess.Popen[bytes] | None = None
         self._deliver = deliver
-        self._local = threading.local()
-        self._connections: list[http.client.HTTPConnection] = []
+        self._idle: list[http.client.HTTPConnection] = []
         self._lock = threading.Lock()
         self._events: threading.Thread | None = None
         self._ready = threading.Event()
@@ -449,15 +451,19 @@ class _Http(_Transport):
         self._closed = False
 
     def _connection(self, timeout: float) -> http.client.HTTPConnection:
-        connection: http.client.HTTPConnection | None = getattr(self._local, "connection", None)
-        if connection is None:
-            connection = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
-            self._local.connection = connection
-            with self._lock:
-                self._connections.append(connection)
-        return connection
+        with self._lock:
+            if self._idle:
+                return self._idle.pop()
+        return http.client.HTTPConnection(self.host, self.port, timeout=timeout)
 
-    def send(self, frame: bytes, timeout: float) -> Any:
+    def _release(self, connection: http.client.HTTPConnection) -> None:
+        with self._lock:
+            if not self._closed and len(self._idle) < MAX_IDLE_CONNECTIONS:
+                self._idle.append(connection)
+                return
+        connection.close()
+
+    def send(self, request_id: int, frame: bytes, timeout: float) -> Any:
         headers = {**self.headers, "Content-Type": "application/json"}
         for attempt in (1, 2):
             connection = self._connection(timeout)
@@ -467,12 +473,15 @@ class _Http(_Transport):
                 body = response.read()
             except (http.client.HTTPException, OSError) as exc:
                 connection.close()
-                self._local.connection = None
                 if attempt == 2:
                     raise RpcConnectionError(
                         f"Cannot reach the server at {self.host}:{self.port}: {exc}."
                     ) from exc
                 continue  # a kept-alive connection the server closed: retry once
+            if response.will_close:
+                connection.close()
+            else:
+                self._release(connection)
             if response.status != 200:
                 raise _http_error(response.status, body)
             return json.loads(body)
@@ -526,12 +535,12 @@ class _Http(_Transport):
                                           "params": message.get("params") or {}}))
 
     def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
         with self._lock:
-            connections = list(self._connections)
-        for connection in connections:
+            if self._closed:
+                return
+            self._closed = True
+            idle, self._idle = self._idle, []
+        for connection in idle:
             connection.close()
         if self._events_connection is not None and self._events_connection.sock is not None:
             with contextlib.suppress(OSError):

@@ -16,31 +16,10 @@ from collections.abc import Callable
 from typing import Any
 
 from ._codes import PROTOCOL_CODES, RPC_CODES, ParamError, RpcFailure, error_object, invalid_params
+from ._frame import MAX_BATCH, MAX_RESPONSE_BYTES, Sink, encode, error_frame
 from ._methods import Methods
 from ._params import check_params
 from ._schema import METHODS
-
-MAX_MESSAGE_BYTES = 4 * 1024 * 1024
-"""A larger message is refused without being read whole (both transports)."""
-MAX_RESPONSE_BYTES = 64 * 1024 * 1024
-"""A larger result is replaced by a `response-too-large` error."""
-MAX_BATCH = 100
-"""Most requests in one batch."""
-
-Sink = Callable[[str, bytes], None]
-"""Receives `(method, frame)` for each notification the server sends."""
-
-
-def encode(message: Any) -> bytes:
-    """One compact JSON frame, UTF-8, no newline inside (strings escape theirs)."""
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":"), default=str).encode()
-
-
-def error_frame(request_id: Any, code: int, message: str) -> bytes:
-    """A whole error response, for transports that refuse a message before parsing it."""
-    return encode(
-        {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
-    )
 
 
 class Hub:

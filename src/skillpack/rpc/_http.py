@@ -5,9 +5,10 @@ Every request must carry `Authorization: Bearer <token>` (the token is read from
 file only its owner can read, written at start) and a `Host` naming this server
 (DNS rebinding); a browser's `Origin` must be this server or one given with
 `--allow-origin`. A body over 4 MiB is refused by its `Content-Length` before a byte
-of it is read. Each connection has its own thread (at most `max_connections`; more are
-answered 503), and a socket timeout frees the thread of a client that stalls or
-leaves mid-request; nothing a client sends stops the server.
+of it is read. Each connection has its own thread for its I/O (at most
+`max_connections`; more are answered 503) and hands each request to a fixed pool of
+workers; a socket timeout frees the thread of a client that stalls or leaves
+mid-request; nothing a client sends stops the server.
 
 The standard library suffices: the server is small, loopback-only by default, and the
 `rpc` extra stays free of dependencies (decision recorded in docs/design.md).
@@ -26,12 +27,14 @@ import socketserver
 import sys
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 from ._codes import RPC_CODES
-from ._dispatch import MAX_MESSAGE_BYTES, Dispatcher, Hub, error_frame
+from ._dispatch import Dispatcher, Hub
+from ._frame import MAX_MESSAGE_BYTES, error_frame
 
 HEARTBEAT_SECONDS = 15.0
 """A comment line on `/events` this often keeps proxies and clients from timing out."""
@@ -66,6 +69,7 @@ class RpcHTTPServer(ThreadingHTTPServer):
 
     daemon_threads = True
     block_on_close = False
+    request_queue_size = 128  # the listen backlog: many clients may connect at once
 
     def __init__(
         self,
@@ -76,6 +80,7 @@ class RpcHTTPServer(ThreadingHTTPServer):
         token: str,
         allow_origins: Sequence[str] = (),
         max_connections: int = 128,
+        workers: int = 8,
         heartbeat: float = HEARTBEAT_SECONDS,
         idle: float = IDLE_SECONDS,
     ) -> None:
@@ -88,11 +93,18 @@ class RpcHTTPServer(ThreadingHTTPServer):
         self.heartbeat = heartbeat
         self.idle = idle
         self.stopping = threading.Event()
+        # Connection threads only read and write; requests run on a fixed pool, as over
+        # stdio, so memory and CPU follow `workers`, not how many clients are connected.
+        self.work = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="skillpack-rpc")
         host, port = self.server_address[:2]
         names = {"127.0.0.1", "localhost", "[::1]", _host_literal(str(host))}
         self.hosts = {f"{name}:{port}" for name in names}
         self.origins = {f"http://{h}" for h in self.hosts} | {o.rstrip("/") for o in allow_origins}
         self._slots = threading.BoundedSemaphore(max_connections)
+
+    def server_close(self) -> None:
+        super().server_close()
+        self.work.shutdown(wait=False, cancel_futures=True)
 
     def server_bind(self) -> None:
         # HTTPServer.server_bind asks DNS for the host's full name; nothing here needs it.
@@ -139,6 +151,10 @@ class RpcHandler(BaseHTTPRequestHandler):
     def setup(self) -> None:
         super().setup()
         self.connection.settimeout(self.server.idle)
+        # Headers and body go out in two writes; without this, Nagle's algorithm and the
+        # client's delayed ACK hold the body back ~40 ms.
+        with contextlib.suppress(OSError):
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: stderr stays for problems."""
@@ -245,7 +261,7 @@ class RpcHandler(BaseHTTPRequestHandler):
         if kind != "application/json":
             self._refuse(415, "Send the request as Content-Type: application/json.")
             return
-        reply = self.server.dispatcher.handle(body)
+        reply = self.server.work.submit(self.server.dispatcher.handle, body).result()
         if reply is None:
             self.send_response(204)
             self._cors()

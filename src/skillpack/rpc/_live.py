@@ -19,7 +19,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._model import Skill
+from .._model import Catalog, Skill
+from ..config._config import Config
 from ..runtime._session import Session
 from ..runtime._summary import skill_summary
 from ..runtime._tools import SkillTools
@@ -67,6 +68,8 @@ class Workspace:
     unsubscribe: Callable[[], None]
     sessions: set[str] = field(default_factory=set)
     used: float = 0.0
+    listing: tuple[Catalog, Config, bytes] | None = None
+    """`skills.list`'s entry, encoded, with the catalog and config it was made from."""
 
 
 @dataclass(kw_only=True, eq=False)

@@ -15,6 +15,7 @@ from ..runtime._session import Session
 from ..runtime._summary import skill_summary
 from ..runtime._tools import SkillTools
 from ..runtime._workspace import write_enabled
+from ._frame import Encoded, encode
 from ._live import Live, Workspace
 from ._schema import document
 
@@ -46,13 +47,13 @@ class Methods:
     def skills_list(self, params: Params) -> Any:
         cwds = params.get("cwds") or [None]
         extra = params.get("extra_roots", ())
-        data = []
+        listings = []
         for index, cwd in enumerate(cwds):
             workspace = self.live.workspace(cwd, extra, field_name=f"cwds[{index}]")
             if params.get("force_reload"):
                 self.live.refresh(workspace)
-            data.append(_listing(workspace))
-        return {"data": data}
+            listings.append(_listing(workspace))
+        return Encoded(b'{"data":[' + b",".join(listings) + b"]}")
 
     def skills_reload(self, params: Params) -> Any:
         return {
@@ -102,8 +103,15 @@ class Methods:
         return SkillTools(Session(live.catalog, config=live.config, cwd=workspace.cwd))
 
     def skills_search(self, params: Params) -> Any:
-        args = _pick(params, "query", "limit", "scope")
-        return self._tools(params).call("skill_search", args)
+        # Searching keeps no session state, and a session sees its workspace's catalog
+        # with its config: the workspace's tools answer, over one index connection per
+        # workspace instead of one per session.
+        session_id = params.get("session")
+        if session_id is not None:
+            tools = self.live.session(session_id).workspace.tools
+        else:
+            tools = self.live.workspace(params.get("cwd")).tools
+        return tools.call("skill_search", _pick(params, "query", "limit", "scope"))
 
     def skills_load(self, params: Params) -> Any:
         args = _pick(params, "name", "path", "args")
@@ -153,11 +161,19 @@ def _pick(params: Params, *keys: str) -> dict[str, Any]:
     return {key: params[key] for key in keys if key in params}
 
 
-def _listing(workspace: Workspace) -> dict[str, Any]:
+def _listing(workspace: Workspace) -> bytes:
+    """The workspace's `Workspace` entry as JSON, encoded once per catalog and config."""
     live = workspace.live
-    catalog = live.catalog
-    return {
-        "cwd": workspace.cwd,
-        "skills": [skill_summary(s, enabled=live.is_enabled(s)) for s in catalog.skills],
-        "errors": [p.to_dict() for p in catalog.problems],
-    }
+    catalog, config = live.catalog, live.config
+    cached = workspace.listing
+    if cached is not None and cached[0] is catalog and cached[1] is config:
+        return cached[2]
+    encoded = encode(
+        {
+            "cwd": workspace.cwd,
+            "skills": [skill_summary(s, enabled=live.is_enabled(s)) for s in catalog.skills],
+            "errors": [p.to_dict() for p in catalog.problems],
+        }
+    )
+    workspace.listing = (catalog, config, encoded)
+    return encoded

@@ -33,7 +33,7 @@ class ServeOptions:
     max_workspaces: int = 32
     """Workspaces (cwd + extra roots) watched at once, sessions' own excepted."""
     workers: int = 8
-    """Worker threads of the stdio transport."""
+    """Threads that run requests (either transport)."""
 
 
 @contextmanager
@@ -87,6 +87,7 @@ def serve_http(
                 hub=hub,
                 token=token,
                 allow_origins=allow_origins,
+                workers=options.workers,
                 heartbeat=heartbeat or HEARTBEAT_SECONDS,
             )
             stop = threading.Event()

@@ -16,7 +16,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import BinaryIO
 
 from ._codes import RPC_CODES
-from ._dispatch import MAX_MESSAGE_BYTES, Dispatcher, Hub, error_frame
+from ._dispatch import Dispatcher, Hub
+from ._frame import MAX_MESSAGE_BYTES, error_frame
 
 _SKIP_CHUNK = 64 * 1024
 
