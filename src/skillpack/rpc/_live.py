@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from .._model import Catalog, Skill
 from ..config._config import Config
 from ..runtime._session import Session
-from ..runtime._summary import skill_summary
+from ..runtime._summary import summarizer
 from ..runtime._tools import SkillTools
 from ._codes import RPC_CODES, ParamError, RpcFailure
 
@@ -212,9 +212,11 @@ class Live:
     ) -> dict[str, Any]:
         """The `Change` shape: the workspace and the skills added, removed or changed."""
 
+        live = workspace.live
+        summary = summarizer(live.config, live.is_enabled)
+
         def listed(skills: Sequence[Skill]) -> list[dict[str, Any]]:
-            live = workspace.live
-            return [skill_summary(s, enabled=live.is_enabled(s)) for s in skills]
+            return [summary(s) for s in skills]
 
         return {
             "cwd": workspace.cwd,

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..runtime._context import context_report
 from ..runtime._session import Session
-from ..runtime._summary import skill_summary
+from ..runtime._summary import summarizer
 from ..runtime._tools import SkillTools
 from ..runtime._workspace import write_enabled
 from ._frame import Encoded, encode
@@ -168,10 +168,11 @@ def _listing(workspace: Workspace) -> bytes:
     cached = workspace.listing
     if cached is not None and cached[0] is catalog and cached[1] is config:
         return cached[2]
+    summary = summarizer(config, live.is_enabled)
     encoded = encode(
         {
             "cwd": workspace.cwd,
-            "skills": [skill_summary(s, enabled=live.is_enabled(s)) for s in catalog.skills],
+            "skills": [summary(s) for s in catalog.skills],
             "errors": [p.to_dict() for p in catalog.problems],
         }
     )

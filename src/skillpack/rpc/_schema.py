@@ -89,10 +89,18 @@ DEFS: dict[str, Schema] = {
             "user_invocable": {"type": "boolean"},
             "shadowed_by": _nullable("string", "Path of the skill that wins its name."),
             "plugin": _nullable("string", "Plugin namespace."),
+            "missing_dependencies": _list(
+                _obj({"type": {"type": "string"}, "name": {"type": "string"}},
+                     ("type", "name")),
+                "Declared dependencies (`env_var`, `mcp`) the server's environment lacks.",
+            ),
+            "permission": {"enum": ["allow", "ask", "deny"],
+                           "description": "What the permission rules decide."},
         },
         (
             "name", "description", "path", "dir", "scope", "qualified_name", "enabled",
             "model_invocable", "user_invocable", "shadowed_by", "plugin",
+            "missing_dependencies", "permission",
         ),
     ),
     "Problem": _obj(

@@ -20,6 +20,8 @@ class SkillEntry(TypedDict):
     user_invocable: bool
     shadowed_by: str | None
     plugin: str | None
+    missing_dependencies: list[dict[str, str]]
+    permission: Literal["allow", "ask", "deny"]
 
 
 class ProblemEntry(TypedDict):
