@@ -163,17 +163,7 @@ class RpcHandler(BaseHTTPRequestHandler):
 
     def _refuse(self, status: int, message: str, *, close: bool = False) -> None:
         body = json.dumps({"error": {"code": status, "message": message}}).encode()
-        self.send_response(status)
-        if status == 401:
-            self.send_header("WWW-Authenticate", 'Bearer realm="skillpack"')
-        self._cors()
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        if close:
-            self.send_header("Connection", "close")
-            self.close_connection = True
-        self.end_headers()
-        self.wfile.write(body)
+        self._send(status, body, close=close)
 
     def _allowed(self) -> bool:
         host = (self.headers.get("Host") or "").lower()
@@ -272,6 +262,8 @@ class RpcHandler(BaseHTTPRequestHandler):
 
     def _send(self, status: int, body: bytes, *, close: bool = False) -> None:
         self.send_response(status)
+        if status == 401:
+            self.send_header("WWW-Authenticate", 'Bearer realm="skillpack"')
         self._cors()
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
