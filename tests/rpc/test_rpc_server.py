@@ -166,7 +166,8 @@ def test_a_skill_created_on_disk_is_announced_as_skills_changed(
 ) -> None:
     assert names(client.skills_list()["data"][0]) == ["alpha", "beta"]
     session = client.session_open()["session"]
-    client.listen()
+    heard: list[dict] = []
+    client.on_notification(heard.append)
 
     write_skill(project / ".agents" / "skills" / "delta", "delta")
 
@@ -178,6 +179,7 @@ def test_a_skill_created_on_disk_is_announced_as_skills_changed(
     assert note["method"] == "skills/changed"
     validate_notification("skills/changed", note["params"])
     assert note["params"]["cwd"] == str(project)
+    assert note in heard  # the callback heard it too
     assert names(client.skills_list()["data"][0]) == ["alpha", "beta", "delta"]
     assert client.turn_prepare(session, "$delta go")["lines"] == ["Using skill: delta"]
 
