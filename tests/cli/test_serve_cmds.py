@@ -68,3 +68,14 @@ def test_serve_help_names_both_transports() -> None:
     out = run("serve", "--help").stdout
     for option in ("--stdio", "--http", "--host", "--port", "--token-file", "--allow-origin"):
         assert option in out
+
+
+def test_context_table_shows_control_characters_and_markup_as_text(
+    write_skill: Any, tmp_path: Path
+) -> None:
+    base = tmp_path / "odd"
+    write_skill("odd", base=base, frontmatter='name: "[bold]x\\u202e\\u001b[2J"\n'
+                'description: Odd name.')
+    out = run("context", "--root", str(base), "--no-user", "--no-system").stdout
+    assert "\x1b" not in out and "\u202e" not in out
+    assert "\\u202e" in out and "[bold]x" in out

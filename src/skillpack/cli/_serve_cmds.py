@@ -11,7 +11,7 @@ from typing import Any, Literal
 import click
 
 from ._options import CatalogOptions, catalog_options
-from ._output import emit_json, print_table, warn
+from ._output import emit_json, print_table, visible, warn
 
 
 @click.command("serve")
@@ -117,6 +117,8 @@ def context_command(
     says whether the budget kept it whole, shortened it, kept only its name or left it
     out. --json gives the same report as the app server's context.inspect.
     """
+    from rich.markup import escape
+
     from ..runtime._context import context_report
 
     if context_window is not None and budget_chars is not None:
@@ -151,6 +153,6 @@ def context_command(
     print_table(
         None,
         ("skill", "chars", "~tokens", "in catalog"),
-        [(e.qualified_name, f"{e.chars:,}", f"{e.tokens:,}", e.shown.replace("_", " "))
-         for e in entries],
+        [(escape(visible(e.qualified_name)), f"{e.chars:,}", f"{e.tokens:,}",
+          e.shown.replace("_", " ")) for e in entries],
     )
