@@ -91,8 +91,12 @@ def _type(schema: dict[str, Any]) -> str:
     if "array" in names and "items" in schema:
         text = text.replace("list", f"list of {_type(schema['items'])}", 1)
     bounds = []
-    if "minimum" in schema or "maximum" in schema:
-        bounds.append(f"{schema.get('minimum', '')}–{schema.get('maximum', '')}".strip("–"))
+    if "minimum" in schema and "maximum" in schema:
+        bounds.append(f"{schema['minimum']}–{schema['maximum']}")
+    elif "minimum" in schema:
+        bounds.append(f"≥ {schema['minimum']}")
+    elif "maximum" in schema:
+        bounds.append(f"≤ {schema['maximum']}")
     if "maxLength" in schema:
         bounds.append(f"≤ {schema['maxLength']:,} chars")
     if "maxItems" in schema:

@@ -391,7 +391,8 @@ METHODS: dict[str, Method] = {
                 {
                     "ref": _str("Name, qualified id or path.", minLength=1, maxLength=4096),
                     "enabled": {"type": "boolean"},
-                    "target": {"enum": ["user", "project"]},
+                    "target": {"enum": ["user", "project"], "description": "Which config "
+                               "file: the user's, or the project's `.skillpack/config.toml`."},
                     "cwd": _CWD,
                 },
                 "ref",
@@ -442,7 +443,8 @@ METHODS: dict[str, Method] = {
                 {
                     "session": _SESSION,
                     "text": _str("The message.", maxLength=MAX_TEXT_CHARS),
-                    "invoker": {"enum": ["user", "model"]},
+                    "invoker": {"enum": ["user", "model"],
+                                "description": "Who wrote the text (default: user)."},
                 },
                 "session",
                 "text",
@@ -468,10 +470,14 @@ METHODS: dict[str, Method] = {
             params=_params(
                 {
                     **_WHERE,
-                    "include_skills": {"type": "boolean"},
-                    "context_window": {"type": "integer", "minimum": 1},
-                    "budget_chars": {"type": "integer", "minimum": 0},
-                    "format": {"enum": ["xml", "markdown", "json"]},
+                    "include_skills": _typed("boolean", "Also each catalog entry's cost "
+                                             "and every skill's state."),
+                    "context_window": {"type": "integer", "minimum": 1, "description":
+                                       "The model's window in tokens (budget: 2% of it)."},
+                    "budget_chars": {"type": "integer", "minimum": 0,
+                                     "description": "An explicit catalog budget."},
+                    "format": {"enum": ["xml", "markdown", "json"],
+                               "description": "The catalog format the host renders."},
                     "tools": _list({"type": "string", "maxLength": 256}, "The host's tools.",
                                    maxItems=MAX_TOOLS),
                 }
