@@ -49,6 +49,8 @@ FAILING: dict[str, tuple[str, ...]] = {
     "triggers": ("no-such-skill",),
     "deps": ("no-such-skill",),
     "new": ("Not A Valid Name!",),
+    "context": ("--context-window", "1000", "--budget-chars", "10"),
+    "serve": ("--http", "--port", "70000"),
 }
 """A failing input per command; a command missing here still gets the generic case."""
 

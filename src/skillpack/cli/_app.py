@@ -27,6 +27,8 @@ COMMANDS: dict[str, str] = {
     "triggers": "_author_cmds:triggers_command",
     "deps": "_declare_cmds:deps_command",
     "new": "_declare_cmds:new_command",
+    "serve": "_serve_cmds:serve_command",
+    "context": "_serve_cmds:context_command",
 }
 """Command name -> `module:function` in this package."""
 

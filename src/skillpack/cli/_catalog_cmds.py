@@ -13,38 +13,9 @@ from typing import Any
 import click
 
 from .._model import Problem, Root, Skill
+from ..runtime._summary import skill_summary
 from ._options import CatalogOptions, catalog_options
 from ._output import emit_json, emit_json_text, print_problems, print_table
-
-
-def skill_summary(
-    skill: Skill,
-    *,
-    enabled: bool,
-    missing: Sequence[Mapping[str, str]] = (),
-    permission: str = "allow",
-) -> dict[str, Any]:
-    """The stable `list --json` entry for one skill.
-
-    `missing` lists the declared dependencies (`{"type", "name"}`) that are missing;
-    `permission` is what the permission rules decide (`allow`, `ask` or `deny`: a
-    denied skill is listed for people, absent for the model).
-    """
-    return {
-        "name": skill.name,
-        "description": skill.description,
-        "path": skill.path,
-        "dir": skill.dir,
-        "scope": skill.scope,
-        "qualified_name": skill.qualified_name,
-        "enabled": enabled,
-        "model_invocable": skill.model_invocable,
-        "user_invocable": skill.user_invocable,
-        "shadowed_by": skill.shadowed_by,
-        "plugin": skill.plugin,
-        "missing_dependencies": [dict(entry) for entry in missing],
-        "permission": permission,
-    }
 
 
 def skill_summaries_json(

@@ -164,18 +164,16 @@ def _toggle(ref: str, enabled: bool, *, project: bool, catalog: CatalogOptions,
     command says which file decides and how to change it there, and exits 1
     (`DECIDED_ELSEWHERE`): the written entry stays, it is the user's own choice.
     """
-    from ..config._config import enable_decided_by, load_config, set_skill_enabled
-    from ..runtime._workspace import looks_like_path, lookup_skill
+    from ..config._config import enable_decided_by, load_config
+    from ..runtime._workspace import config_entry, write_enabled
     from ._errors import CommandFailed
 
     ws = catalog.workspace()
-    skill = lookup_skill(ws.catalog, ref)
-    # A qualified id or a path is written as given; a bare name as the skill's name.
-    target = ref if (":" in ref or looks_like_path(ref)) else skill.name
-    user = not catalog.no_user
-    path = set_skill_enabled(
-        target, enabled, scope="project" if project else "user", cwd=ws.cwd
+    skill, path = write_enabled(
+        ws.catalog, ref, enabled, scope="project" if project else "user", cwd=ws.cwd
     )
+    target = config_entry(ref, skill)
+    user = not catalog.no_user
     config, _problems = load_config(cwd=ws.cwd, user=user)
     result = config.is_enabled(skill)
     decided_by = enable_decided_by(skill, cwd=ws.cwd, user=user)

@@ -59,6 +59,7 @@ __all__ = [
     "RenderedCatalog",
     "budget_from_env",
     "catalog_budget",
+    "entry_chars",
     "render_catalog",
     "render_injection",
     "render_reminder",
@@ -451,6 +452,31 @@ class _Fitter:
             truncated=truncated,
         )
         return RenderedCatalog(text=text, report=report, format=fmt)
+
+
+def entry_chars(
+    skills: Sequence[Skill],
+    *,
+    format: CatalogFormat = "xml",
+    include_location: bool = True,
+) -> tuple[int, ...]:
+    """Characters each skill's catalog entry takes when nothing is shortened.
+
+    One number per skill given, in order: the entry exactly as `render_catalog` writes
+    it with the whole description (escaped, on one line), without the preamble, the
+    notice, or the comma between JSON entries. What a skill costs the prompt, and so
+    what `skillpack context` ranks skills by.
+    """
+    if format not in ("xml", "markdown", "json"):
+        raise UsageError(f"Unknown catalog format {format!r}. Use one of: xml, markdown, json.")
+    if not skills:
+        return ()
+    fitter = _Fitter(list(skills), format, 0, include_location, False, exact=True)
+    overhead = fitter.description_overhead
+    return tuple(
+        name + (overhead + escaped if raw else 0)
+        for name, escaped, raw in zip(fitter.name_only, fitter.escaped, fitter.raw, strict=True)
+    )
 
 
 def _largest(fits: Callable[[int], bool], low: int, high: int) -> int:

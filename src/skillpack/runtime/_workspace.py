@@ -10,10 +10,17 @@ import os
 import threading
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from .._errors import AmbiguousSkillError, SkillNotFoundError
 from .._model import Catalog, Problem, Skill
-from ..config._config import Config, load_config, project_config_path, user_config_path
+from ..config._config import (
+    Config,
+    ConfigScope,
+    load_config,
+    project_config_path,
+    user_config_path,
+)
 from ._live import existing_roots
 
 
@@ -237,6 +244,29 @@ def lookup_skill(catalog: Catalog, ref: str) -> Skill:
         f"No skill named '{ref}'.{hint} Run `skillpack list` to see available skills.",
         suggestions=close,
     )
+
+
+def write_enabled(
+    catalog: Catalog, ref: str, enabled: bool, *, scope: ConfigScope, cwd: str
+) -> tuple[Skill, Path]:
+    """Enable or disable the skill `ref` names in the user or project config file.
+
+    The entry is `config_entry(ref, skill)`. Returns the skill and the file written.
+
+    Raises:
+        SkillNotFoundError, AmbiguousSkillError: `ref` names no single skill.
+        UsageError, SkillIOError: the config file is broken or cannot be written.
+    """
+    from ..config._config import set_skill_enabled
+
+    skill = lookup_skill(catalog, ref)
+    return skill, set_skill_enabled(config_entry(ref, skill), enabled, scope=scope, cwd=cwd)
+
+
+def config_entry(ref: str, skill: Skill) -> str:
+    """What a config file lists for `ref`: a qualified id or a path as given, a bare name
+    as the skill's name."""
+    return ref if (":" in ref or looks_like_path(ref)) else skill.name
 
 
 def _unique_qualified(catalog: Catalog, skill: Skill) -> bool:

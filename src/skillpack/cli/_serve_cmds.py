@@ -1,0 +1,158 @@
+"""`skillpack serve` (the JSON-RPC app server) and `skillpack context` (what skills cost
+the model's context)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any, Literal
+
+import click
+
+from ._options import CatalogOptions, catalog_options
+from ._output import emit_json, print_table, visible, warn
+
+
+@click.command("serve")
+@click.option("--stdio", "transport", flag_value="stdio", default=True,
+              help="JSON-RPC on stdin/stdout, one message per line (default).")
+@click.option("--http", "transport", flag_value="http",
+              help="JSON-RPC on POST /rpc, notifications on GET /events.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (HTTP).")
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="Port to bind (HTTP); 0 picks a free one, printed at start.")
+@click.option("--token-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the bearer token here (mode 0600) instead of a private file "
+              "under the user config folder.")
+@click.option("--allow-origin", "allow_origins", multiple=True,
+              help="A web page origin allowed to call the server (HTTP); repeatable.")
+@click.option("--max-sessions", type=click.IntRange(min=1), default=256, show_default=True,
+              help="Sessions open at once.")
+@click.option("--session-idle", type=click.FloatRange(min=1), default=3600.0,
+              show_default=True, help="Seconds after which an unused session may be closed.")
+@catalog_options
+def serve_command(
+    transport: Literal["stdio", "http"],
+    host: str,
+    port: int,
+    token_file: Path | None,
+    allow_origins: tuple[str, ...],
+    max_sessions: int,
+    session_idle: float,
+    catalog: CatalogOptions,
+    as_json: bool,
+) -> None:
+    """Serve the catalog to editors and agent UIs over JSON-RPC 2.0 (see docs/rpc.md).
+
+    With --http, the address and the token file's path are printed at start (as one
+    JSON line on stdout with --json); send the token as 'Authorization: Bearer ...'.
+    """
+    from ..rpc._http import is_loopback
+    from ..rpc._live import Discovery, default_refresh
+    from ..rpc._server import ServeOptions, serve_http, serve_stdio
+
+    options = ServeOptions(
+        discovery=Discovery(
+            cwd=os.path.abspath(catalog.cwd or os.getcwd()),
+            roots=tuple(os.path.abspath(r) for r in catalog.roots),
+            include_user=not catalog.no_user,
+            include_system=not catalog.no_system,
+            use_cache=not catalog.no_cache,
+            refresh=default_refresh(),
+        ),
+        max_sessions=max_sessions,
+        session_idle=session_idle,
+    )
+    if options.discovery.refresh != "watch":
+        warn("watchfiles is not installed, so skills created or edited on disk are noticed "
+             "only at the next call, and skills/changed comes late; "
+             "pip install 'skillpack[rpc]' to watch the roots.")
+    if transport == "stdio":
+        serve_stdio(options, stdin=sys.stdin.buffer, stdout=sys.stdout.buffer)
+        return
+    if not is_loopback(host):
+        warn(f"serving on {host}, which is not a loopback address: other machines can "
+             "reach this server (the token still guards it).")
+
+    def announce(info: dict[str, Any]) -> None:
+        if as_json:
+            emit_json(info)
+        else:
+            click.echo(f"skillpack serve: {info['rpc']} (events: {info['events']})")
+            click.echo(f"token file: {info['token_file']}")
+        sys.stdout.flush()
+
+    serve_http(
+        options,
+        host=host,
+        port=port,
+        token_file=token_file,
+        allow_origins=allow_origins,
+        announce=announce,
+    )
+
+
+@click.command("context")
+@click.option("--context-window", type=click.IntRange(min=1), default=None,
+              help="Model context window in tokens (the budget is 2% of it).")
+@click.option("--budget-chars", type=click.IntRange(min=0), default=None,
+              help="Explicit catalog budget in characters.")
+@click.option("--format", "fmt", type=click.Choice(["xml", "markdown", "json"]), default="xml",
+              show_default=True, help="Catalog format measured.")
+@click.option("--limit", type=click.IntRange(min=1), default=None,
+              help="Show only the most expensive N skills.")
+@catalog_options
+def context_command(
+    context_window: int | None,
+    budget_chars: int | None,
+    fmt: Literal["xml", "markdown", "json"],
+    limit: int | None,
+    catalog: CatalogOptions,
+    as_json: bool,
+) -> None:
+    """What the skill catalog costs the model's context, most expensive skills first.
+
+    Each skill's cost is its catalog entry with the whole description; the last column
+    says whether the budget kept it whole, shortened it, kept only its name or left it
+    out. --json gives the same report as the app server's context.inspect.
+    """
+    from rich.markup import escape
+
+    from ..runtime._context import context_report
+
+    if context_window is not None and budget_chars is not None:
+        raise click.UsageError("Give --context-window or --budget-chars, not both.")
+    report = context_report(
+        catalog.session(),
+        context_window=context_window,
+        budget_chars=budget_chars,
+        format=fmt,
+        include_skills=True,
+    )
+    if as_json:
+        emit_json(report.to_dict())
+        return
+    budget = report.budget
+    share = report.share(report.catalog_tokens)
+    window = f" of a {context_window:,}-token window" if context_window else ""
+    percent = f" ({share:.1%}{window})" if share is not None else ""
+    click.echo(
+        f"Skill catalog: {budget.used_chars:,} of {budget.budget_chars:,} chars, "
+        f"~{report.catalog_tokens:,} tokens{percent}; {budget.shown} of {budget.total} "
+        "skills shown."
+    )
+    if budget.truncated:
+        click.echo(
+            f"Over budget: {len(budget.shortened)} shortened, {len(budget.names_only)} "
+            f"names only, {len(budget.omitted)} omitted (skill_search still finds them)."
+        )
+    entries = sorted(report.entries, key=lambda e: (-e.chars, e.qualified_name))
+    if limit is not None:
+        entries = entries[:limit]
+    print_table(
+        None,
+        ("skill", "chars", "~tokens", "in catalog"),
+        [(escape(visible(e.qualified_name)), f"{e.chars:,}", f"{e.tokens:,}",
+          e.shown.replace("_", " ")) for e in entries],
+    )

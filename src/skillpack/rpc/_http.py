@@ -1,0 +1,342 @@
+"""The HTTP transport: `POST /rpc` for requests, `GET /events` for notifications
+(server-sent events), on the standard library's `ThreadingHTTPServer`.
+
+Every request must carry `Authorization: Bearer <token>` (the token is read from a
+file only its owner can read, written at start) and a `Host` naming this server
+(DNS rebinding); a browser's `Origin` must be this server or one given with
+`--allow-origin`. A body over 4 MiB is refused by its `Content-Length` before a byte
+of it is read. Each connection has its own thread for its I/O (at most
+`max_connections`; more are answered 503) and hands each request to a fixed pool of
+workers; a socket timeout frees the thread of a client that stalls or leaves
+mid-request; nothing a client sends stops the server.
+
+The standard library suffices: the server is small, loopback-only by default, and the
+`rpc` extra stays free of dependencies (decision recorded in docs/design.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import json
+import os
+import queue
+import secrets
+import socket
+import socketserver
+import sys
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from ._codes import RPC_CODES
+from ._dispatch import Dispatcher, Hub
+from ._frame import MAX_MESSAGE_BYTES, error_frame
+
+HEARTBEAT_SECONDS = 15.0
+"""A comment line on `/events` this often keeps proxies and clients from timing out."""
+EVENT_QUEUE = 1000
+"""Notifications buffered per `/events` client; a client that falls further behind is
+disconnected (it reconnects and calls `skills.list`) rather than grow memory."""
+IDLE_SECONDS = 120.0
+"""A connection that sends nothing for this long is closed."""
+
+
+def write_token_file(path: Path | None) -> tuple[str, Path]:
+    """A new random token, written to `path` (default: a file in a private folder under
+    the user config dir) with mode 0600. Returns the token and the file."""
+    from .._paths import user_config_dir
+
+    token = secrets.token_urlsafe(32)
+    if path is None:
+        folder = user_config_dir() / "serve"
+        folder.mkdir(parents=True, exist_ok=True)
+        os.chmod(folder, 0o700)
+        path = folder / f"token-{os.getpid()}"
+    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as file:
+        file.write(token + "\n")
+    os.replace(temp, path)
+    return token, path
+
+
+class RpcHTTPServer(ThreadingHTTPServer):
+    """The HTTP server: shared state for the request handlers."""
+
+    daemon_threads = True
+    block_on_close = False
+    request_queue_size = 128  # the listen backlog: many clients may connect at once
+
+    def __init__(
+        self,
+        address: tuple[str, int],
+        *,
+        dispatcher: Dispatcher,
+        hub: Hub,
+        token: str,
+        allow_origins: Sequence[str] = (),
+        max_connections: int = 128,
+        workers: int = 8,
+        heartbeat: float = HEARTBEAT_SECONDS,
+        idle: float = IDLE_SECONDS,
+    ) -> None:
+        if ":" in address[0]:
+            self.address_family = socket.AF_INET6
+        super().__init__(address, RpcHandler)
+        self.dispatcher = dispatcher
+        self.hub = hub
+        self.token = token.encode()
+        self.heartbeat = heartbeat
+        self.idle = idle
+        self.stopping = threading.Event()
+        # Connection threads only read and write; requests run on a fixed pool, as over
+        # stdio, so memory and CPU follow `workers`, not how many clients are connected.
+        self.work = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="skillpack-rpc")
+        host, port = self.server_address[:2]
+        names = {"127.0.0.1", "localhost", "[::1]", _host_literal(str(host))}
+        self.hosts = {f"{name}:{port}" for name in names}
+        self.origins = {f"http://{h}" for h in self.hosts} | {o.rstrip("/") for o in allow_origins}
+        self._slots = threading.BoundedSemaphore(max_connections)
+
+    def server_close(self) -> None:
+        super().server_close()
+        self.work.shutdown(wait=False, cancel_futures=True)
+
+    def server_bind(self) -> None:
+        # HTTPServer.server_bind asks DNS for the host's full name; nothing here needs it.
+        socketserver.TCPServer.server_bind(self)
+        host, port = self.server_address[:2]
+        self.server_name, self.server_port = str(host), int(port)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{_host_literal(str(host))}:{port}"
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            with contextlib.suppress(OSError):
+                request.sendall(
+                    b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n"
+                    b"Retry-After: 1\r\nConnection: close\r\n\r\n"
+                )
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        exc = sys.exc_info()[1]
+        if not isinstance(exc, OSError):  # a client that left is not worth a line
+            sys.stderr.write(f"skillpack serve: error serving {client_address}: {exc!r}\n")
+
+
+class RpcHandler(BaseHTTPRequestHandler):
+    """One connection's requests."""
+
+    server: RpcHTTPServer
+    protocol_version = "HTTP/1.1"
+    server_version = "skillpack-rpc"
+    sys_version = ""
+
+    def setup(self) -> None:
+        super().setup()
+        self.connection.settimeout(self.server.idle)
+        # Headers and body go out in two writes; without this, Nagle's algorithm and the
+        # client's delayed ACK hold the body back ~40 ms.
+        with contextlib.suppress(OSError):
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: stderr stays for problems."""
+
+    # -- checks ---------------------------------------------------------------------
+
+    def _refuse(self, status: int, message: str, *, close: bool = False) -> None:
+        body = json.dumps({"error": {"code": status, "message": message}}).encode()
+        self._send(status, body, close=close)
+
+    def _allowed(self) -> bool:
+        host = (self.headers.get("Host") or "").lower()
+        if host not in self.server.hosts:
+            self._refuse(
+                403,
+                f"Host {host!r} is not this server; connect to {self.server.url} "
+                "(requests naming another host are refused against DNS rebinding).",
+                close=True,
+            )
+            return False
+        origin = self.headers.get("Origin")
+        if origin is not None and origin.rstrip("/") not in self.server.origins:
+            self._refuse(
+                403,
+                f"Origin {origin!r} may not call this server; start it with "
+                f"--allow-origin {origin} to allow that page.",
+                close=True,
+            )
+            return False
+        header = self.headers.get("Authorization") or ""
+        scheme, _, given = header.partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(
+            given.strip().encode(), self.server.token
+        ):
+            self._refuse(
+                401,
+                "Missing or wrong bearer token: send 'Authorization: Bearer <token>' with "
+                "the token from the file `skillpack serve` printed at start.",
+            )
+            return False
+        return True
+
+    def _cors(self) -> None:
+        origin = self.headers.get("Origin")
+        if origin is not None and origin.rstrip("/") in self.server.origins:
+            self.send_header("Access-Control-Allow-Origin", origin)
+            self.send_header("Vary", "Origin")
+
+    # -- methods --------------------------------------------------------------------
+
+    def do_OPTIONS(self) -> None:  # noqa: N802 - the http.server naming
+        origin = self.headers.get("Origin")
+        if origin is None or origin.rstrip("/") not in self.server.origins:
+            self._refuse(403, f"Origin {origin!r} may not call this server.", close=True)
+            return
+        self.send_response(204)
+        self._cors()
+        self.send_header("Access-Control-Allow-Methods", "POST, GET")
+        self.send_header("Access-Control-Allow-Headers", "Authorization, Content-Type")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_POST(self) -> None:  # noqa: N802
+        if self.path != "/rpc":
+            self._refuse(404, "Not found: send JSON-RPC requests to POST /rpc.", close=True)
+            return
+        if not self._allowed():
+            return
+        length_text = self.headers.get("Content-Length")
+        if self.headers.get("Transfer-Encoding") or length_text is None:
+            self._refuse(411, "A Content-Length is required (no chunked bodies).", close=True)
+            return
+        try:
+            length = int(length_text)
+            if length < 0:
+                raise ValueError(length_text)
+        except ValueError:
+            self._refuse(400, f"Content-Length {length_text!r} is not a size.", close=True)
+            return
+        if length > MAX_MESSAGE_BYTES:
+            frame = error_frame(
+                None,
+                RPC_CODES["message-too-large"],
+                f"Message too large: {length} bytes, over the {MAX_MESSAGE_BYTES} byte "
+                "limit. Split the request.",
+            )
+            self._send(413, frame, close=True)
+            return
+        body = self.rfile.read(length)
+        if len(body) < length:
+            self.close_connection = True  # the client left mid-request
+            return
+        kind = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        if kind != "application/json":
+            self._refuse(415, "Send the request as Content-Type: application/json.")
+            return
+        reply = self.server.work.submit(self.server.dispatcher.handle, body).result()
+        if reply is None:
+            self.send_response(204)
+            self._cors()
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        self._send(200, reply)
+
+    def _send(self, status: int, body: bytes, *, close: bool = False) -> None:
+        self.send_response(status)
+        if status == 401:
+            self.send_header("WWW-Authenticate", 'Bearer realm="skillpack"')
+        self._cors()
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        if close:
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:  # noqa: N802
+        if self.path != "/events":
+            self._refuse(404, "Not found: notifications are at GET /events.", close=True)
+            return
+        if not self._allowed():
+            return
+        self._events()
+
+    def _events(self) -> None:
+        events: queue.Queue[bytes | None] = queue.Queue(EVENT_QUEUE)
+
+        def deliver(method: str, frame: bytes) -> None:
+            try:
+                events.put_nowait(b"event: " + method.encode() + b"\ndata: " + frame + b"\n\n")
+            except queue.Full:
+                _drain_and_stop(events)
+
+        self.close_connection = True
+        self.send_response(200)
+        self._cors()
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        unsubscribe = self.server.hub.subscribe(deliver)
+        try:
+            self.wfile.write(b"event: ready\ndata: {}\n\n")
+            self.wfile.flush()
+            while not self.server.stopping.is_set():
+                try:
+                    item = events.get(timeout=self.server.heartbeat)
+                except queue.Empty:
+                    item = b": ping\n\n"
+                if item is None:
+                    break
+                self.wfile.write(item)
+                self.wfile.flush()
+        except OSError:
+            pass  # the client went away
+        finally:
+            unsubscribe()
+
+
+def _drain_and_stop(events: queue.Queue[bytes | None]) -> None:
+    """A client too slow to keep up: drop what it has not read and disconnect it."""
+    try:
+        while True:
+            events.get_nowait()
+    except queue.Empty:
+        pass
+    with contextlib.suppress(queue.Full):
+        events.put_nowait(None)
+
+
+def _host_literal(host: str) -> str:
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+def is_loopback(host: str) -> bool:
+    """True when `host` names only loopback addresses."""
+    import ipaddress
+
+    try:
+        infos = socket.getaddrinfo(host, None)
+    except OSError:
+        return False
+    return all(ipaddress.ip_address(info[4][0]).is_loopback for info in infos)

@@ -1,0 +1,315 @@
+"""The server's state: one live catalog per workspace, the sessions opened over them.
+
+A workspace is a working directory (plus extra roots): its repo chain, the user and
+system roots and the configured ones, discovered once and kept current by the live
+catalog (`Session(refresh="watch")`, which watches the roots and swaps the catalog).
+Its changes go to every session opened over it (`Session.reload(catalog)`) and out as
+`skills/changed`. Workspaces and sessions are bounded: the least recently used
+workspace without sessions is closed past `max_workspaces`; `session.open` past
+`max_sessions` is refused after idle sessions (unused for `session_idle` seconds)
+are closed. Every method is safe to call from the server's worker threads.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .._model import Catalog, Skill
+from ..config._config import Config
+from ..runtime._session import Session
+from ..runtime._summary import summarizer
+from ..runtime._tools import SkillTools
+from ._codes import RPC_CODES, ParamError, RpcFailure
+
+if TYPE_CHECKING:
+    from ..runtime._live import CatalogChange, RefreshMode
+
+Notify = Callable[[str, dict[str, Any]], None]
+WorkspaceKey = tuple[str, tuple[str, ...]]
+
+
+def default_refresh() -> RefreshMode:
+    """`watch` when `watchfiles` is installed (the `rpc` extra brings it), else `on_call`."""
+    import importlib.util
+
+    return "watch" if importlib.util.find_spec("watchfiles") is not None else "on_call"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Discovery:
+    """How the server discovers every workspace (from `skillpack serve`'s options)."""
+
+    cwd: str
+    """The default working directory."""
+    roots: tuple[str, ...] = ()
+    """Extra roots of every workspace (`--root`)."""
+    include_user: bool = True
+    include_system: bool = True
+    use_cache: bool = True
+    refresh: RefreshMode = "watch"
+    """How workspaces stay current: `watch` (files watched), else `on_call`."""
+
+
+@dataclass(kw_only=True, eq=False)
+class Workspace:
+    """One working directory's live catalog and the sessions over it."""
+
+    cwd: str
+    extra_roots: tuple[str, ...]
+    live: Session
+    """The watching session: its catalog is the workspace's."""
+    tools: SkillTools
+    """Tools over `live`, for calls made without a session."""
+    unsubscribe: Callable[[], None]
+    sessions: set[str] = field(default_factory=set)
+    used: float = 0.0
+    listing: tuple[Catalog, Config, bytes] | None = None
+    """`skills.list`'s entry, encoded, with the catalog and config it was made from."""
+
+
+@dataclass(kw_only=True, eq=False)
+class OpenSession:
+    """A conversation opened with `session.open`."""
+
+    id: str
+    session: Session
+    tools: SkillTools
+    workspace: Workspace
+    used: float = 0.0
+
+
+class Live:
+    """The workspaces and sessions of one server."""
+
+    def __init__(
+        self,
+        discovery: Discovery,
+        *,
+        notify: Notify,
+        max_workspaces: int = 32,
+        max_sessions: int = 256,
+        session_idle: float = 3600.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.discovery = discovery
+        self._notify = notify
+        self._max_workspaces = max_workspaces
+        self._max_sessions = max_sessions
+        self._session_idle = session_idle
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._opening = threading.Lock()  # discovery of a new workspace, one at a time
+        self._workspaces: dict[WorkspaceKey, Workspace] = {}
+        self._sessions: dict[str, OpenSession] = {}
+        self._closed = False
+
+    # -- workspaces ---------------------------------------------------------------
+
+    def workspace(
+        self, cwd: str | None = None, extra_roots: Sequence[str] = (), *, field_name: str = "cwd"
+    ) -> Workspace:
+        """The workspace of `cwd` (default: the server's), discovering it on first use."""
+        key = self._key(cwd, extra_roots, field_name)
+        with self._lock:
+            found = self._workspaces.get(key)
+            if found is not None:
+                found.used = self._clock()
+                return found
+        with self._opening:
+            with self._lock:
+                found = self._workspaces.get(key)
+                if found is not None:
+                    return found
+            created = self._open_workspace(*key)
+            with self._lock:
+                self._workspaces[key] = created
+                created.used = self._clock()
+                evicted = self._evict_workspaces()
+        for workspace in evicted:
+            _close_workspace(workspace)
+        return created
+
+    def workspaces(self, cwd: str | None = None) -> list[Workspace]:
+        """Every open workspace, or those of `cwd` (opening it when none is)."""
+        if cwd is None:
+            with self._lock:
+                return list(self._workspaces.values())
+        key_cwd = self._key(cwd, (), "cwd")[0]
+        with self._lock:
+            found = [w for w in self._workspaces.values() if w.cwd == key_cwd]
+        return found or [self.workspace(cwd)]
+
+    def refresh(self, workspace: Workspace) -> dict[str, Any]:
+        """Re-discover now; subscribers hear of a difference. Returns the change."""
+        change = workspace.live.refresh()
+        return self.change_summary(workspace, change)
+
+    def reconfigure(self) -> None:
+        """Re-read the config files in every workspace (after `skills.config.write`)."""
+        for workspace in self.workspaces():
+            workspace.live.refresh()
+
+    def _key(self, cwd: str | None, extra_roots: Sequence[str], field_name: str) -> WorkspaceKey:
+        path = os.path.abspath(cwd) if cwd else self.discovery.cwd
+        if not os.path.isdir(path):
+            raise ParamError(field_name, f"is not a folder: {path}")
+        roots = []
+        for index, root in enumerate(extra_roots):
+            if not os.path.isabs(root):
+                raise ParamError(f"extra_roots[{index}]", f"must be an absolute path: {root}")
+            roots.append(os.path.normpath(root))
+        return path, tuple(roots)
+
+    def _open_workspace(self, cwd: str, extra_roots: tuple[str, ...]) -> Workspace:
+        d = self.discovery
+        live = Session.open(
+            cwd=cwd,
+            roots=[*d.roots, *extra_roots],
+            include_user=d.include_user,
+            include_system=d.include_system,
+            use_cache=d.use_cache,
+            refresh=d.refresh,
+        )
+        workspace = Workspace(
+            cwd=cwd,
+            extra_roots=extra_roots,
+            live=live,
+            tools=SkillTools(live),
+            unsubscribe=lambda: None,
+        )
+        workspace.unsubscribe = live.subscribe(lambda change: self._changed(workspace, change))
+        return workspace
+
+    def _evict_workspaces(self) -> list[Workspace]:
+        """Past the cap, drop the least recently used workspaces that have no sessions."""
+        spare = sorted(
+            (w for w in self._workspaces.values() if not w.sessions), key=lambda w: w.used
+        )
+        evicted = []
+        while len(self._workspaces) > self._max_workspaces and spare:
+            workspace = spare.pop(0)
+            del self._workspaces[(workspace.cwd, workspace.extra_roots)]
+            evicted.append(workspace)
+        return evicted
+
+    def _changed(self, workspace: Workspace, change: CatalogChange) -> None:
+        """A live catalog swapped (on the watcher's thread, or a refresh's caller)."""
+        with self._lock:
+            if self._workspaces.get((workspace.cwd, workspace.extra_roots)) is not workspace:
+                return  # replaced or closed meanwhile
+            sessions = [self._sessions[s] for s in workspace.sessions if s in self._sessions]
+        for entry in sessions:
+            entry.session.reload(change.catalog)
+        self._notify("skills/changed", self.change_summary(workspace, change))
+
+    def change_summary(
+        self, workspace: Workspace, change: CatalogChange | None
+    ) -> dict[str, Any]:
+        """The `Change` shape: the workspace and the skills added, removed or changed."""
+
+        live = workspace.live
+        summary = summarizer(live.config, live.is_enabled)
+
+        def listed(skills: Sequence[Skill]) -> list[dict[str, Any]]:
+            return [summary(s) for s in skills]
+
+        return {
+            "cwd": workspace.cwd,
+            "extra_roots": list(workspace.extra_roots),
+            "added": listed(change.added) if change else [],
+            "removed": listed(change.removed) if change else [],
+            "changed": listed(change.changed) if change else [],
+            "config_changed": change.config_changed if change else False,
+        }
+
+    # -- sessions -----------------------------------------------------------------
+
+    def open_session(self, cwd: str | None, extra_roots: Sequence[str] = ()) -> OpenSession:
+        """A new session over the live catalog of `cwd`.
+
+        Raises:
+            RpcFailure: `session-limit` when `max_sessions` are open and none is idle.
+        """
+        self._close_idle()
+        with self._lock:
+            if len(self._sessions) >= self._max_sessions:
+                raise RpcFailure(
+                    RPC_CODES["session-limit"],
+                    f"{len(self._sessions)} sessions are open, the most this server keeps "
+                    "(--max-sessions); close finished ones with session.close.",
+                )
+        workspace = self.workspace(cwd, extra_roots)
+        live = workspace.live
+        session = Session(live.catalog, config=live.config, cwd=workspace.cwd)
+        entry = OpenSession(
+            id=session.session_id,
+            session=session,
+            tools=SkillTools(session),
+            workspace=workspace,
+            used=self._clock(),
+        )
+        with self._lock:
+            self._sessions[entry.id] = entry
+            workspace.sessions.add(entry.id)
+        return entry
+
+    def session(self, session_id: str) -> OpenSession:
+        """The open session `session_id`.
+
+        Raises:
+            RpcFailure: `session-not-found`.
+        """
+        with self._lock:
+            entry = self._sessions.get(session_id)
+            if entry is not None:
+                entry.used = self._clock()
+                return entry
+        raise RpcFailure(
+            RPC_CODES["session-not-found"],
+            f"No open session {session_id!r}: it was closed, expired after being idle, or "
+            "belongs to another server. Open one with session.open.",
+            data={"field": "session"},
+        )
+
+    def close_session(self, session_id: str) -> bool:
+        with self._lock:
+            entry = self._sessions.pop(session_id, None)
+            if entry is not None:
+                entry.workspace.sessions.discard(session_id)
+        return entry is not None
+
+    def all_sessions(self) -> list[OpenSession]:
+        with self._lock:
+            return list(self._sessions.values())
+
+    def _close_idle(self) -> None:
+        cutoff = self._clock() - self._session_idle
+        with self._lock:
+            idle = [s for s, entry in self._sessions.items() if entry.used < cutoff]
+        for session_id in idle:
+            self.close_session(session_id)
+
+    # -- shutdown -----------------------------------------------------------------
+
+    def close(self) -> None:
+        """Stop every watcher and forget every session (idempotent)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            workspaces = list(self._workspaces.values())
+            self._workspaces.clear()
+            self._sessions.clear()
+        for workspace in workspaces:
+            _close_workspace(workspace)
+
+
+def _close_workspace(workspace: Workspace) -> None:
+    workspace.unsubscribe()
+    workspace.live.close()
+

@@ -1,0 +1,180 @@
+"""The method table: each JSON-RPC method as a call into runtime, nothing more.
+
+Params arrive checked against `_schema.METHODS` (types, required keys, bounds). Tool-like
+methods (`skills.search`, `skills.load`, `skills.read_file`) answer the tools' envelope
+`{ok, data|error}` as their result; the others raise, and `_codes` maps the error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..runtime._context import context_report
+from ..runtime._session import Session
+from ..runtime._summary import summarizer
+from ..runtime._tools import SkillTools
+from ..runtime._workspace import write_enabled
+from ._frame import Encoded, encode
+from ._live import Live, Workspace
+from ._schema import document
+
+Params = dict[str, Any]
+Handler = Callable[[Params], Any]
+
+
+class Methods:
+    """Every method of the server over one `Live` state."""
+
+    def __init__(self, live: Live) -> None:
+        self.live = live
+        self.table: dict[str, Handler] = {
+            "skills.list": self.skills_list,
+            "skills.search": self.skills_search,
+            "skills.load": self.skills_load,
+            "skills.read_file": self.skills_read_file,
+            "skills.reload": self.skills_reload,
+            "skills.config.write": self.skills_config_write,
+            "session.open": self.session_open,
+            "session.close": self.session_close,
+            "turn.prepare": self.turn_prepare,
+            "context.inspect": self.context_inspect,
+            "rpc.discover": self.rpc_discover,
+        }
+
+    # -- catalogs -------------------------------------------------------------------
+
+    def skills_list(self, params: Params) -> Any:
+        cwds = params.get("cwds") or [None]
+        extra = params.get("extra_roots", ())
+        listings = []
+        for index, cwd in enumerate(cwds):
+            workspace = self.live.workspace(cwd, extra, field_name=f"cwds[{index}]")
+            if params.get("force_reload"):
+                self.live.refresh(workspace)
+            listings.append(_listing(workspace))
+        return Encoded(b'{"data":[' + b",".join(listings) + b"]}")
+
+    def skills_reload(self, params: Params) -> Any:
+        return {
+            "data": [self.live.refresh(w) for w in self.live.workspaces(params.get("cwd"))]
+        }
+
+    def skills_config_write(self, params: Params) -> Any:
+        workspace = self.live.workspace(params.get("cwd"))
+        enabled: bool = params["enabled"]
+        skill, path = write_enabled(
+            workspace.live.catalog,
+            params["ref"],
+            enabled,
+            scope=params["target"],
+            cwd=workspace.cwd,
+        )
+        self.live.reconfigure()
+        # Open sessions keep the config they opened with, but follow this one change.
+        for entry in self.live.all_sessions():
+            same = entry.session.catalog.at_path(skill.key)
+            if same is not None:
+                entry.session.set_enabled(same, enabled)
+        return {
+            "name": skill.name,
+            "qualified_name": skill.qualified_name,
+            "path": skill.path,
+            "enabled": enabled,
+            "target": params["target"],
+            "config": str(path),
+        }
+
+    # -- the tools --------------------------------------------------------------------
+
+    def _tools(self, params: Params, *, stateless: bool = False) -> SkillTools:
+        """The tools of the session named, else of the workspace of `cwd`.
+
+        `stateless`: a call that records state (a load) without a session runs in a
+        throwaway session, so one client's loads never turn another's into reminders.
+        """
+        session_id = params.get("session")
+        if session_id is not None:
+            return self.live.session(session_id).tools
+        workspace = self.live.workspace(params.get("cwd"))
+        if not stateless:
+            return workspace.tools
+        live = workspace.live
+        return SkillTools(Session(live.catalog, config=live.config, cwd=workspace.cwd))
+
+    def skills_search(self, params: Params) -> Any:
+        # Searching keeps no session state, and a session sees its workspace's catalog
+        # with its config: the workspace's tools answer, over one index connection per
+        # workspace instead of one per session.
+        session_id = params.get("session")
+        if session_id is not None:
+            tools = self.live.session(session_id).workspace.tools
+        else:
+            tools = self.live.workspace(params.get("cwd")).tools
+        return tools.call("skill_search", _pick(params, "query", "limit", "scope"))
+
+    def skills_load(self, params: Params) -> Any:
+        args = _pick(params, "name", "path", "args")
+        return self._tools(params, stateless=True).call("skill_load", args)
+
+    def skills_read_file(self, params: Params) -> Any:
+        args = {"skill": params["skill"], "path": params["path"]}
+        return self._tools(params).call("skill_read_file", args)
+
+    # -- sessions ---------------------------------------------------------------------
+
+    def session_open(self, params: Params) -> Any:
+        entry = self.live.open_session(params.get("cwd"), params.get("extra_roots", ()))
+        return {
+            "session": entry.id,
+            "cwd": entry.workspace.cwd,
+            "skills": len(entry.session.model_skills()),
+        }
+
+    def session_close(self, params: Params) -> Any:
+        return {"closed": self.live.close_session(params["session"])}
+
+    def turn_prepare(self, params: Params) -> Any:
+        session = self.live.session(params["session"]).session
+        return session.prepare_turn(params["text"], invoker=params.get("invoker", "user")).to_dict()
+
+    def context_inspect(self, params: Params) -> Any:
+        session_id = params.get("session")
+        if session_id is not None:
+            session = self.live.session(session_id).session
+        else:
+            session = self.live.workspace(params.get("cwd")).live
+        return context_report(
+            session,
+            context_window=params.get("context_window"),
+            budget_chars=params.get("budget_chars"),
+            format=params.get("format", "xml"),
+            include_skills=params.get("include_skills", False),
+            tools=params.get("tools"),
+        ).to_dict()
+
+    def rpc_discover(self, params: Params) -> Any:
+        return document()
+
+
+def _pick(params: Params, *keys: str) -> dict[str, Any]:
+    return {key: params[key] for key in keys if key in params}
+
+
+def _listing(workspace: Workspace) -> bytes:
+    """The workspace's `Workspace` entry as JSON, encoded once per catalog and config."""
+    live = workspace.live
+    catalog, config = live.catalog, live.config
+    cached = workspace.listing
+    if cached is not None and cached[0] is catalog and cached[1] is config:
+        return cached[2]
+    summary = summarizer(config, live.is_enabled)
+    encoded = encode(
+        {
+            "cwd": workspace.cwd,
+            "skills": [summary(s) for s in catalog.skills],
+            "errors": [p.to_dict() for p in catalog.problems],
+        }
+    )
+    workspace.listing = (catalog, config, encoded)
+    return encoded

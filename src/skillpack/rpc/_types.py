@@ -1,0 +1,134 @@
+"""Typed results of the JSON-RPC methods, for Python hosts using `skillpack.rpc.Client`.
+
+Each TypedDict mirrors a shape of `_schema.py` (a test checks they agree); results may
+carry more keys than listed here, since servers add fields over time.
+"""
+
+# No `from __future__ import annotations`: TypedDict reads `NotRequired` at class creation.
+from typing import Any, Literal, NotRequired, TypedDict
+
+
+class SkillEntry(TypedDict):
+    name: str
+    description: str
+    path: str
+    dir: str
+    scope: str
+    qualified_name: str
+    enabled: bool
+    model_invocable: bool
+    user_invocable: bool
+    shadowed_by: str | None
+    plugin: str | None
+    missing_dependencies: list[dict[str, str]]
+    permission: Literal["allow", "ask", "deny"]
+
+
+class ProblemEntry(TypedDict):
+    path: str
+    severity: Literal["error", "warning"]
+    code: str
+    message: str
+    field: NotRequired[str]
+    line: NotRequired[int]
+
+
+class WorkspaceListing(TypedDict):
+    cwd: str
+    skills: list[SkillEntry]
+    errors: list[ProblemEntry]
+
+
+class SkillsListResult(TypedDict):
+    data: list[WorkspaceListing]
+
+
+class Change(TypedDict):
+    cwd: str
+    extra_roots: list[str]
+    added: list[SkillEntry]
+    removed: list[SkillEntry]
+    changed: list[SkillEntry]
+    config_changed: bool
+
+
+class ReloadResult(TypedDict):
+    data: list[Change]
+
+
+class ToolError(TypedDict):
+    code: str
+    message: str
+    candidates: NotRequired[list[str]]
+
+
+class Envelope(TypedDict):
+    """`{ok: true, data}` or `{ok: false, error}`: the tools' result (DESIGN §6)."""
+
+    ok: bool
+    data: NotRequired[dict[str, Any]]
+    error: NotRequired[ToolError]
+
+
+class ConfigWriteResult(TypedDict):
+    name: str
+    qualified_name: str
+    path: str
+    enabled: bool
+    target: Literal["user", "project"]
+    config: str
+
+
+class SessionOpenResult(TypedDict):
+    session: str
+    cwd: str
+    skills: int
+
+
+class SessionCloseResult(TypedDict):
+    closed: bool
+
+
+class ActivationEntry(TypedDict):
+    name: str
+    qualified_name: str
+    path: str
+    args: str
+    source: str
+
+
+class DiagnosticEntry(TypedDict):
+    kind: str
+    token: str
+    message: str
+    candidates: list[str]
+
+
+class TurnResult(TypedDict):
+    activations: list[ActivationEntry]
+    injections: list[str]
+    diagnostics: list[DiagnosticEntry]
+    lines: list[str]
+    text: str
+
+
+class ContextReport(TypedDict):
+    session_id: str
+    context_window: int | None
+    catalog: dict[str, Any]
+    loaded: list[dict[str, Any]]
+    loaded_tokens: int
+    loaded_share_of_window: float | None
+    leading: str | None
+    leading_chain: list[str]
+    active_tools: dict[str, Any]
+    counts: dict[str, int]
+    roots: list[dict[str, str]]
+    skills: NotRequired[list[dict[str, Any]]]
+
+
+class Notification(TypedDict):
+    """A message the server sent on its own (`skills/changed`)."""
+
+    method: str
+    params: dict[str, Any]

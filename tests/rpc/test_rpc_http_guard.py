@@ -1,0 +1,242 @@
+"""The HTTP transport's guards: the token, Host and Origin checks, the size limit read
+from Content-Length, clients that leave mid-request, the token file's mode."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import socket
+import stat
+import subprocess
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, cast
+
+import pytest
+from rpc_support import SERVER_ARGS, write_project
+
+from skillpack.rpc import Client
+from skillpack.rpc._client import serve_command
+from skillpack.rpc._frame import MAX_MESSAGE_BYTES
+
+ALLOWED_ORIGIN = "http://localhost:5173"
+LIST = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "skills.list"}).encode()
+
+
+@dataclass
+class Served:
+    process: subprocess.Popen[bytes]
+    info: dict[str, Any]
+    token: str
+
+    @property
+    def port(self) -> int:
+        return int(self.info["url"].rsplit(":", 1)[1])
+
+    def request(
+        self,
+        method: str = "POST",
+        path: str = "/rpc",
+        body: bytes | None = LIST,
+        headers: dict[str, str] | None = None,
+        *,
+        token: str | None = "default",
+    ) -> tuple[int, dict[str, str], bytes]:
+        sent = {"Content-Type": "application/json"}
+        if token is not None:
+            sent["Authorization"] = f"Bearer {self.token if token == 'default' else token}"
+        sent.update(headers or {})
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        try:
+            connection.request(method, path, body=body, headers=sent)
+            response = connection.getresponse()
+            return response.status, dict(response.getheaders()), response.read()
+        finally:
+            connection.close()
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    project = write_project(tmp_path)
+    token_file = tmp_path / "private" / "token"
+    token_file.parent.mkdir()
+    process = subprocess.Popen(
+        [*serve_command(), "--http", "--port", "0", "--json", "--cwd", str(project),
+         "--token-file", str(token_file), "--allow-origin", ALLOWED_ORIGIN, *SERVER_ARGS],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    stdout = cast(IO[bytes], process.stdout)
+    info = json.loads(stdout.readline())
+    token = Path(info["token_file"]).read_text(encoding="utf-8").strip()
+    yield Served(process=process, info=info, token=token)
+    process.terminate()
+    process.wait(timeout=30)
+    stdout.close()
+    cast(IO[bytes], process.stderr).close()
+
+
+def test_the_token_file_is_private_printed_at_start_and_removed_at_the_end(
+    served: Served,
+) -> None:
+    path = Path(served.info["token_file"])
+    assert path.name == "token"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert len(served.token) >= 32
+    assert served.info["rpc"] == served.info["url"] + "/rpc"
+    served.process.terminate()
+    assert served.process.wait(timeout=30) == 0
+    assert not path.exists()
+
+
+def test_the_default_token_file_lives_in_a_private_folder(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = write_project(tmp_path)
+    with Client.spawn_http("--cwd", str(project), *SERVER_ARGS) as client:
+        assert client.skills_list()["data"][0]["cwd"] == str(project)
+        files = list((isolated_home / ".config" / "skillpack" / "serve").iterdir())
+        assert len(files) == 1
+        assert stat.S_IMODE(files[0].stat().st_mode) == 0o600
+        assert stat.S_IMODE(files[0].parent.stat().st_mode) == 0o700
+
+
+@pytest.mark.parametrize(
+    ("token", "method", "path"),
+    [
+        (None, "POST", "/rpc"),
+        ("wrong", "POST", "/rpc"),
+        ("", "POST", "/rpc"),
+        (None, "GET", "/events"),
+        ("wrong", "GET", "/events"),
+    ],
+)
+def test_a_missing_or_wrong_token_is_401(
+    served: Served, token: str | None, method: str, path: str
+) -> None:
+    status, headers, body = served.request(method, path, token=token)
+    assert status == 401
+    assert headers["WWW-Authenticate"].startswith("Bearer")
+    assert "token" in json.loads(body)["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Host": "evil.example:80"},
+        {"Host": "attacker.test"},
+        {"Origin": "http://evil.example"},
+        {"Origin": "null"},
+    ],
+)
+def test_foreign_hosts_and_origins_are_403(served: Served, headers: dict[str, str]) -> None:
+    status, _, body = served.request(headers=headers)
+    assert status == 403
+    assert "error" in json.loads(body)
+
+
+def test_an_allowed_origin_gets_its_cors_header(served: Served) -> None:
+    status, headers, body = served.request(headers={"Origin": ALLOWED_ORIGIN})
+    assert status == 200
+    assert headers["Access-Control-Allow-Origin"] == ALLOWED_ORIGIN
+    assert json.loads(body)["result"]["data"][0]["skills"]
+    status, headers, _ = served.request("OPTIONS", headers={"Origin": ALLOWED_ORIGIN}, body=None)
+    assert status == 204
+    assert "Authorization" in headers["Access-Control-Allow-Headers"]
+
+
+def test_a_body_over_four_mib_is_refused_from_its_content_length_alone(served: Served) -> None:
+    with socket.create_connection(("127.0.0.1", served.port), timeout=30) as sock:
+        sock.sendall(
+            (
+                f"POST /rpc HTTP/1.1\r\nHost: 127.0.0.1:{served.port}\r\n"
+                f"Authorization: Bearer {served.token}\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {MAX_MESSAGE_BYTES + 1}\r\n\r\n"
+            ).encode()
+        )
+        # Not one byte of the body was sent: the answer comes from the header alone.
+        answer = sock.makefile("rb").read()
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 413")
+    assert json.loads(body)["error"]["code"] == -32012
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "headers", "body", "status"),
+    [
+        ("POST", "/other", {}, LIST, 404),
+        ("GET", "/", {}, None, 404),
+        ("POST", "/rpc", {"Content-Type": "text/plain"}, LIST, 415),
+        ("POST", "/rpc", {"Content-Length": "-5"}, None, 400),
+    ],
+)
+def test_other_requests_get_a_plain_status(
+    served: Served, method: str, path: str, headers: dict[str, str], body: bytes | None,
+    status: int,
+) -> None:
+    assert served.request(method, path, body, headers)[0] == status
+
+
+def test_garbage_over_http_gets_json_rpc_errors_and_the_server_keeps_serving(
+    served: Served,
+) -> None:
+    status, _, body = served.request(body=b"{not json")
+    assert status == 200 and json.loads(body)["error"]["code"] == -32700
+    status, _, body = served.request(body=b'{"jsonrpc": "2.0", "method": "skills.list"}')
+    assert status == 204 and body == b""
+    with socket.create_connection(("127.0.0.1", served.port), timeout=30) as sock:
+        sock.sendall(b"\x00\xff garbage that is not HTTP\r\n\r\n")
+        sock.makefile("rb").read()
+    assert served.request()[0] == 200
+
+
+def test_a_client_leaving_mid_request_does_not_disturb_the_others(served: Served) -> None:
+    failures: list[str] = []
+    stop = threading.Event()
+
+    def steady() -> None:
+        while not stop.is_set():
+            status, _, body = served.request()
+            if status != 200 or "result" not in json.loads(body):
+                failures.append(f"{status} {body[:200]!r}")
+
+    worker = threading.Thread(target=steady)
+    worker.start()
+    try:
+        for _ in range(20):
+            with socket.create_connection(("127.0.0.1", served.port), timeout=30) as sock:
+                sock.sendall(
+                    (
+                        f"POST /rpc HTTP/1.1\r\nHost: 127.0.0.1:{served.port}\r\n"
+                        f"Authorization: Bearer {served.token}\r\n"
+                        "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+                        '{"jsonrpc": "2.0", "id": 1, "meth'
+                    ).encode()
+                )
+    finally:
+        stop.set()
+        worker.join()
+    assert failures == []
+    assert served.request()[0] == 200
+    assert served.process.poll() is None
+
+
+def test_events_streams_skills_changed_to_every_listener(served: Served, tmp_path: Path) -> None:
+    clients = [Client.http(served.info["url"], token=served.token) for _ in range(2)]
+    try:
+        for client in clients:
+            client.listen()
+        clients[0].skills_list()
+        project = tmp_path / "project"
+        os.remove(project / ".agents" / "skills" / "alpha" / "SKILL.md")
+        for client in clients:
+            note = client.wait_for(
+                lambda n: [s["name"] for s in n["params"]["removed"]] == ["alpha"], timeout=20
+            )
+            assert note is not None
+    finally:
+        for client in clients:
+            client.close()

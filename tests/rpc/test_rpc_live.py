@@ -1,0 +1,146 @@
+"""The server's state in process: workspaces per cwd, sessions and their bounds, changes
+reaching sessions and subscribers; and the `/events` heartbeat."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rpc_support import validate_notification, write_project, write_skill_md
+
+from skillpack.rpc._codes import ParamError, RpcFailure
+from skillpack.rpc._dispatch import Dispatcher, Hub
+from skillpack.rpc._http import RpcHTTPServer
+from skillpack.rpc._live import Discovery, Live
+from skillpack.rpc._methods import Methods
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return write_project(tmp_path)
+
+
+def make_live(project: Path, notes: list[tuple[str, dict[str, Any]]], **kwargs: Any) -> Live:
+    discovery = Discovery(cwd=str(project), include_user=False, include_system=False,
+                          refresh="manual")
+    return Live(discovery, notify=lambda method, params: notes.append((method, params)),
+                **kwargs)
+
+
+def test_a_change_found_by_a_refresh_reaches_sessions_and_subscribers(project: Path) -> None:
+    notes: list[tuple[str, dict[str, Any]]] = []
+    live = make_live(project, notes)
+    entry = live.open_session(None)
+    write_skill_md(project / ".agents" / "skills" / "gamma", "gamma")
+
+    change = live.refresh(entry.workspace)
+
+    assert [s["name"] for s in change["added"]] == ["gamma"]
+    assert [(m, [s["name"] for s in p["added"]]) for m, p in notes] == [
+        ("skills/changed", ["gamma"])
+    ]
+    validate_notification("skills/changed", notes[0][1])
+    assert entry.session.catalog.at_path(change["added"][0]["path"]) is not None
+    assert live.refresh(entry.workspace)["added"] == []  # nothing new: no notification
+    assert len(notes) == 1
+    live.close()
+
+
+def test_each_cwd_and_extra_roots_is_its_own_workspace_reused_after(
+    project: Path, tmp_path: Path
+) -> None:
+    live = make_live(project, [])
+    extra = tmp_path / "extra"
+    write_skill_md(extra / "omega", "omega")
+    plain = live.workspace()
+    with_extra = live.workspace(str(project), [str(extra)])
+    assert plain is live.workspace(str(project)) and with_extra is not plain
+    assert "omega" in with_extra.live.catalog.names
+    assert "omega" not in plain.live.catalog.names
+    with pytest.raises(ParamError) as relative:
+        live.workspace(str(project), ["relative/root"])
+    assert relative.value.field == "extra_roots[0]"
+    with pytest.raises(ParamError) as missing:
+        live.workspace(str(tmp_path / "nope"))
+    assert missing.value.field == "cwd"
+    live.close()
+
+
+def test_least_recently_used_workspaces_without_sessions_are_closed_past_the_cap(
+    project: Path, tmp_path: Path
+) -> None:
+    clock = Clock()
+    live = make_live(project, [], max_workspaces=2, clock=clock)
+    folders = [tmp_path / f"w{i}" for i in range(3)]
+    for folder in folders:
+        folder.mkdir()
+    held = live.open_session(str(folders[0])).workspace
+    for folder in folders[1:]:
+        clock.now += 1
+        live.workspace(str(folder))
+    kept = {w.cwd for w in live.workspaces()}
+    assert kept == {str(folders[0]), str(folders[2])}  # the one with a session stays
+    assert held in live.workspaces()
+    live.close()
+
+
+def test_sessions_are_capped_and_idle_ones_make_room(project: Path) -> None:
+    clock = Clock()
+    live = make_live(project, [], max_sessions=2, session_idle=60, clock=clock)
+    first = live.open_session(None)
+    clock.now += 30
+    second = live.open_session(None)
+    with pytest.raises(RpcFailure) as full:
+        live.open_session(None)
+    assert full.value.code == -32011
+    clock.now += 45  # the first is idle for 75 s now, the second for 45 s
+    third = live.open_session(None)
+    with pytest.raises(RpcFailure) as gone:
+        live.session(first.id)
+    assert gone.value.code == -32010
+    assert live.session(second.id) is second and live.session(third.id) is third
+    live.close()
+
+
+def test_events_send_a_heartbeat_while_nothing_changes(project: Path) -> None:
+    hub = Hub()
+    live = make_live(project, [])
+    server = RpcHTTPServer(("127.0.0.1", 0), dispatcher=Dispatcher(Methods(live)), hub=hub,
+                           token="secret", heartbeat=0.05)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    try:
+        port = server.server_address[1]
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        connection.request("GET", "/events", headers={"Authorization": "Bearer secret"})
+        response = connection.getresponse()
+        assert response.status == 200
+        assert response.getheader("Content-Type") == "text/event-stream"
+        lines = [response.readline() for _ in range(6)]
+        assert lines[:3] == [b"event: ready\n", b"data: {}\n", b"\n"]
+        assert b": ping\n" in lines[3:]
+        hub.publish("skills/changed", {"cwd": "/x"})
+        line = response.readline()
+        while not line.startswith(b"data: "):  # pings may come first
+            line = response.readline()
+        assert json.loads(line[len(b"data: "):]) == {"jsonrpc": "2.0", "method": "skills/changed",
+                                    "params": {"cwd": "/x"}}
+        connection.close()
+    finally:
+        server.stopping.set()
+        server.shutdown()
+        server.server_close()
+        thread.join()
+        live.close()
