@@ -149,8 +149,8 @@ def test_seed_substring_of_several_names_lists_them_and_never_picks() -> None:
     (diagnostic,) = result.diagnostics
     assert diagnostic.kind == "ambiguous"
     assert diagnostic.message == (
-        "$debugging matched 3 skills: root-cause-debugging, systematic-debugging, "
-        "superpowers:systematic-debugging — use $superpowers:systematic-debugging."
+        "$debugging matched 3 skills — use $root-cause-debugging, $systematic-debugging "
+        "or $superpowers:systematic-debugging."
     )
     assert diagnostic.candidates == (
         "root-cause-debugging",
@@ -517,14 +517,14 @@ def test_a_tie_inside_one_scope_lists_paths_and_suggests_a_link() -> None:
     first, second = f"{USER}/a/twin/SKILL.md", f"{USER}/b/twin/SKILL.md"
     assert diagnostic.candidates == (first, second)
     assert diagnostic.message == (
-        f"$twin matched 2 skills: {first}, {second} — name one by path, e.g. [$twin]({first})."
+        f"$twin matched 2 skills — use [$twin]({first}) or [$twin]({second})."
     )
 
 
 def test_a_tie_between_plugins_lists_the_qualified_ids() -> None:
     (diagnostic,) = resolve("$dup go").diagnostics
     assert diagnostic.candidates == ("p1:dup", "p2:dup")
-    assert diagnostic.message == "$dup matched 2 skills: p1:dup, p2:dup — use $p1:dup."
+    assert diagnostic.message == "$dup matched 2 skills — use $p1:dup or $p2:dup."
 
 
 def test_a_near_miss_suggests_the_close_name() -> None:

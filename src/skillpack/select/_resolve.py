@@ -19,6 +19,8 @@ Decisions (recorded in docs/design.md):
   `FUZZY_LOOKUPS_PER_MESSAGE` distinct failing ids of a message get suggestions.
 - A skill is shown by the shortest id that picks it: `<plugin>:<name>` for plugin
   skills, else the bare name when it wins, else `<scope>:<name>`, else its path.
+  Every diagnostic that offers a choice writes each option in a form that picks
+  exactly that skill: `$id` (or `/id`), or a link `[$name](path)` when no id does.
 - A skill "only scopes tools" when it declares `allowed-tools` or
   `disallowed-tools` and its body has at most `TOOL_SCOPE_MAX_BODY_LINES` lines.
   Under `choose-one`, two or more other ("guidance") skills in one message give a
@@ -37,7 +39,7 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -229,13 +231,12 @@ class _Resolver:
         return None
 
     def shown_id(self, skill: Skill) -> str:
-        """The shortest id that picks exactly this skill."""
+        """The shortest id that picks exactly this skill, else its path."""
         cached = self._ids.get(skill.key)
         if cached is not None:
             return cached
-        scoped = f"{skill.scope}:{skill.name}"
         # Plugin skills always show their namespace, as Claude Code prints them.
-        options = [skill.qualified_name, scoped] if skill.plugin else [skill.name, scoped]
+        options = (skill.qualified_name,) if skill.plugin else (skill.name, skill.qualified_name)
         shown = skill.path
         for option in options:
             if self.candidates(option) == (skill,):
@@ -243,6 +244,16 @@ class _Resolver:
                 break
         self._ids[skill.key] = shown
         return shown
+
+    def typed(self, skill: Skill, sigil: str) -> str:
+        """What to type to pick exactly `skill`: `<sigil><id>`, or a link to its path.
+
+        With no sigil (a tool's or the API's `name`), the id or the path itself.
+        """
+        shown = self.shown_id(skill)
+        if shown != skill.path or not sigil:
+            return f"{sigil}{shown}"
+        return f"[${skill.name}]({skill.path})"
 
     def check(self, skill: Skill) -> _Failure | None:
         """Enabled check, then invocation control for this invoker."""
@@ -261,12 +272,14 @@ class _Resolver:
                 ),
             )
         if self.invoker == "model" and not skill.model_invocable:
+            ways = self.typed(skill, "$")
+            if ways.startswith("$"):
+                ways = f"/{shown} or {ways}"
             return _Failure(
                 kind="not-model-invocable",
                 message=(
                     f"Skill '{shown}' cannot be invoked by the model "
-                    "(disable-model-invocation); only the user can start it, "
-                    f"with /{shown} or ${shown}."
+                    f"(disable-model-invocation); only the user can start it, with {ways}."
                 ),
             )
         return None
@@ -281,17 +294,19 @@ class _Resolver:
         return self.missing(skill_id, sigil)
 
     def _tie(self, skill_id: str, found: tuple[Skill, ...], sigil: str) -> _Failure:
-        shown = [self.shown_id(s) for s in found]
-        if all(s == skill.path for s, skill in zip(shown, found, strict=True)):
-            advice = f"name one by path, e.g. [${skill_id}]({found[0].path})"
-        else:
-            advice = f"use {sigil}{_example(shown)}"
         return _Failure(
             kind="ambiguous",
-            message=f"{sigil}{skill_id} matched {_count(shown)} — {advice}.",
-            candidates=tuple(shown),
+            message=f"{sigil}{skill_id} {self._choices(found, sigil)}.",
+            candidates=tuple(self.shown_id(s) for s in found),
             tie=True,
         )
+
+    def _choices(self, found: Sequence[Skill], sigil: str) -> str:
+        """`matched N skills — use A, B or C`: one working form per skill."""
+        forms = [self.typed(s, sigil) for s in found[:_SHOWN_CANDIDATES]]
+        more = len(found) - len(forms)
+        listed = _join_or(forms) if not more else f"{', '.join(forms)} (or {more} more)"
+        return f"matched {len(found)} skills — use {listed}"
 
     def missing(self, skill_id: str, sigil: str) -> _Failure:
         """No skill by that id: suggestions (never an activation)."""
@@ -312,14 +327,12 @@ class _Resolver:
             shown = [self.shown_id(s) for s in substring]
             return _Failure(
                 kind="ambiguous",
-                message=(
-                    f"{sigil}{skill_id} matched {_count(shown)} — use {sigil}{_example(shown)}."
-                ),
+                message=f"{sigil}{skill_id} {self._choices(substring, sigil)}.",
                 candidates=tuple(shown[:_SHOWN_CANDIDATES]),
             )
         if substring or close:
             shown = [self.shown_id(s) for s in substring or close]
-            options = _join_or([f"{sigil}{s}" for s in shown])
+            options = _join_or([self.typed(s, sigil) for s in substring or close])
             return _Failure(
                 kind="did-you-mean",
                 message=f"No exact skill '{skill_id}'. Did you mean {options}?",
@@ -357,12 +370,8 @@ class _Resolver:
             self._visible = [s for s in self.catalog.skills if self.is_visible(s)]
         keyed: list[tuple[str, Skill]] = []
         for skill in self._visible:
-            if not qualified:
-                keyed.append((skill.name.lower(), skill))
-                continue
-            keyed.append((f"{skill.scope}:{skill.name}".lower(), skill))
-            if skill.plugin:
-                keyed.append((f"{skill.plugin}:{skill.name}".lower(), skill))
+            key = skill.qualified_name if qualified else skill.name
+            keyed.append((key.lower(), skill))
         self._keys[qualified] = keyed
         return keyed
 
@@ -576,19 +585,6 @@ def _diagnostic(failure: _Failure, token: str) -> Diagnostic:
 
 def _unique(skills: Iterable[Skill]) -> list[Skill]:
     return list({s.key: s for s in skills}.values())
-
-
-def _count(shown: list[str]) -> str:
-    listed = ", ".join(shown[:_SHOWN_CANDIDATES])
-    more = len(shown) - _SHOWN_CANDIDATES
-    if more > 0:
-        listed += f" and {more} more"
-    return f"{len(shown)} skills: {listed}"
-
-
-def _example(shown: list[str]) -> str:
-    # A namespaced id teaches the form that always disambiguates.
-    return next((s for s in shown if ":" in s), shown[0])
 
 
 def _join_or(items: list[str]) -> str:
