@@ -121,6 +121,19 @@ def test_resolve_json_shape(skills: Path) -> None:
     assert data["lines"] == ["Using skill: pdf-forms"]
 
 
+def test_resolve_builtin_names_the_hosts_slash_commands(skills: Path) -> None:
+    common = ("--root", str(skills), "--no-user", "--no-system")
+    plain = run_json("resolve", "/pdf-forms a.pdf", *common)
+    assert [a["name"] for a in plain["activations"]] == ["pdf-forms"]
+    shadowed = run_json("resolve", "/pdf-forms a.pdf", "--builtin", "help",
+                        "--builtin", "pdf-forms", *common)
+    assert shadowed["activations"] == []
+    [diag] = shadowed["diagnostics"]
+    assert diag["kind"] == "shadowed-by-builtin" and "$pdf-forms" in diag["message"]
+    host_only = run_json("resolve", "/help", "--builtin", "help", *common)
+    assert host_only == {"activations": [], "diagnostics": [], "lines": [], "text": "/help"}
+
+
 def test_render_formats_and_report(skills: Path) -> None:
     data = run_json("render", "--root", str(skills), "--no-user", "--no-system",
                     "--budget-chars", "100000")

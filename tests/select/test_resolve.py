@@ -82,11 +82,14 @@ SKILLS = (
     make("3d-modeling"),
     make("foo-bar"),
     make("help"),
+    make("status"),
     make("secret"),
     make("secret", scope="user"),
     make("hidden"),
 )
 CATALOG = Catalog(skills=SKILLS)
+HOST = frozenset({"help", "clear", "review"})
+"""Built-in slash commands of an example host (the default is none)."""
 DISABLED = {f"{REPO}/aleph/SKILL.md"}
 DENIED = {f"{REPO}/hidden/SKILL.md"}
 
@@ -463,17 +466,26 @@ RESOLVE_CASES: list[tuple[str, str, dict[str, Any], list[str], list[str], str | 
         [],
         "x",
     ),
-    ("slash-builtin", "/help", {}, [], [], "/help"),
-    ("slash-builtin-any-case", "/Clear now", {}, [], [], "/Clear now"),
-    ("slash-builtin-ignores-mentions", "/review $pdf-forms", {}, [], [], "/review $pdf-forms"),
+    ("slash-builtin", "/help", {"builtin_commands": HOST}, [], ["shadowed-by-builtin"], "/help"),
+    ("slash-builtin-any-case", "/Clear now", {"builtin_commands": HOST}, [], [], "/Clear now"),
     (
-        "slash-custom-builtins",
+        "slash-builtin-ignores-mentions",
+        "/review $pdf-forms",
+        {"builtin_commands": HOST},
+        [],
+        [],
+        "/review $pdf-forms",
+    ),
+    ("slash-no-builtins-by-default", "/help", {}, ["help"], [], ""),
+    (
+        "slash-builtin-shadowing-a-skill-says-so",
         "/pdf-forms x",
         {"builtin_commands": frozenset({"pdf-forms"})},
         [],
-        [],
+        ["shadowed-by-builtin"],
         "/pdf-forms x",
     ),
+    ("slash-skill-named-like-a-common-builtin", "/status now", {}, ["status"], [], "now"),
     ("slash-path-is-text", "/usr/bin/env $pdf-forms", {}, ["pdf-forms"], [], "/usr/bin/env"),
     (
         "slash-args-keep-mentions",
@@ -735,3 +747,17 @@ def test_suggest_lists_close_ids(name: str, limit: int, expected: tuple[str, ...
 def test_suggest_skips_skills_the_permission_layer_hides() -> None:
     assert suggest("hidde", CATALOG) == ("hidden",)
     assert suggest("hidde", CATALOG, is_visible=visible) == ()
+
+
+def test_a_builtin_command_shadowing_a_skill_says_how_to_reach_the_skill() -> None:
+    result = resolve("/Help me", builtin_commands=["/help"])
+    assert result.activations == () and result.text == "/Help me"
+    (diagnostic,) = result.diagnostics
+    assert diagnostic.kind == "shadowed-by-builtin"
+    assert diagnostic.candidates == ("help",)
+    assert diagnostic.message == (
+        "/Help is one of the host's own commands, so it does not start the skill 'help'; "
+        "write $help to use the skill."
+    )
+    (mention,) = resolve("$help me", builtin_commands=["help"]).activations
+    assert mention.name == "help"

@@ -10,16 +10,28 @@ from ._options import CatalogOptions, catalog_options
 from ._output import console, emit_json, print_table, warn
 
 
+_builtin_option = click.option(
+    "--builtin",
+    "builtins",
+    metavar="NAME",
+    multiple=True,
+    help="A slash command the host owns (e.g. help); repeatable. /NAME then stays the "
+    "host's and a skill of that name is reached as $NAME. Default: none.",
+)
+
+
 @click.command("resolve")
 @click.argument("text")
+@_builtin_option
 @catalog_options
 def resolve_command(
     text: str,
+    builtins: tuple[str, ...],
     catalog: CatalogOptions,
     as_json: bool,
 ) -> None:
     """Show which skills TEXT activates ($name, [$name](path), /name args), and why not."""
-    session = catalog.session()
+    session = catalog.session(builtin_commands=builtins)
     resolution = session.resolve(text)
     if as_json:
         emit_json(resolution.to_dict())

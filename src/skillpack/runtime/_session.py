@@ -195,6 +195,7 @@ class Session:
         env_prompt: EnvPrompt | None = None,
         mcp_servers: Iterable[str] = (),
         mcp_install: McpInstall | None = None,
+        builtin_commands: Iterable[str] = (),
     ) -> None:
         """Create a session.
 
@@ -225,6 +226,9 @@ class Session:
             mcp_servers: Names of the MCP servers the host has (for `mcp` dependencies);
                 the config's `[[mcp_servers]]` count too.
             mcp_install: Installs a missing MCP server after the host's approval.
+            builtin_commands: The host's own slash commands (`help`, `clear`, ...):
+                `/name` of one of them is left to the host, and a skill of that name
+                is reached as `$name` (a diagnostic says so). None by default.
 
         Raises:
             UsageError: an unknown `refresh` mode, a live mode without a `loader`
@@ -239,6 +243,9 @@ class Session:
         self._source = source
         self._cwd = cwd
         self._env = env
+        self.builtin_commands: frozenset[str] = frozenset(
+            command.lower().lstrip("/") for command in builtin_commands
+        )
         self._lock = threading.RLock()
         self._state = _State()
         remember = _persist_permission if remember_permissions else None
@@ -565,6 +572,7 @@ class Session:
             is_enabled=self.is_enabled,
             is_visible=self.is_visible,
             multi_mention=self._config.multi_mention,
+            builtin_commands=self.builtin_commands,
             base_dir=self._cwd,
         )
 

@@ -25,8 +25,10 @@ Decisions (recorded in docs/design.md):
   `disallowed-tools` and its body has at most `TOOL_SCOPE_MAX_BODY_LINES` lines.
   Under `choose-one`, two or more other ("guidance") skills in one message give a
   `choose-one` diagnostic and none of them activates; tool-scoping skills still do.
-- Slash commands: a builtin name (case-insensitive) is left to the host: no
-  activation, no diagnostic, text unchanged. Any other `/name` that resolves to no
+- Slash commands: the host names its built-in commands (none by default); such a
+  name (case-insensitive) is left to the host: no activation, text unchanged, and a
+  `shadowed-by-builtin` diagnostic only when a skill of that name exists, saying to
+  reach it as `$name`. Any other `/name` that resolves to no
   skill gets a diagnostic (as Claude Code's "Unknown skill"); `$` mentions in the
   arguments are not resolved (the arguments belong to the slash skill).
 - The remaining text drops each activated token (`remove_spans` in `_mentions.py`
@@ -56,7 +58,6 @@ from ._mentions import (
 )
 
 __all__ = [
-    "DEFAULT_BUILTIN_COMMANDS",
     "Activation",
     "Diagnostic",
     "DiagnosticKind",
@@ -82,20 +83,8 @@ DiagnosticKind = Literal[
     "not-user-invocable",
     "not-model-invocable",
     "choose-one",
+    "shadowed-by-builtin",
 ]
-
-DEFAULT_BUILTIN_COMMANDS: frozenset[str] = frozenset(
-    {
-        # Commands agent hosts (Claude Code, Codex, OpenCode) own; a skill never
-        # takes one of these slash names.
-        "add-dir", "agents", "approvals", "bug", "clear", "compact", "config",
-        "context", "cost", "diff", "doctor", "exit", "export", "help", "hooks",
-        "init", "login", "logout", "mcp", "memory", "model", "new", "permissions",
-        "plugin", "quit", "resume", "review", "rewind", "skills", "status",
-        "undo", "usage", "vim",
-    }
-)  # fmt: skip
-"""Slash names that belong to the host, never to a skill."""
 
 TOOL_SCOPE_MAX_BODY_LINES = 10
 """A tool-declaring skill with a body this short only scopes tools (it composes)."""
@@ -406,7 +395,7 @@ def resolve_message(
     is_enabled: Callable[[Skill], bool] = _always,
     is_visible: Callable[[Skill], bool] = _always,
     multi_mention: Literal["choose-one", "all"] = "choose-one",
-    builtin_commands: frozenset[str] = DEFAULT_BUILTIN_COMMANDS,
+    builtin_commands: Iterable[str] = (),
     base_dir: str | None = None,
 ) -> Resolution:
     """Resolve the slash command or the mentions of one message.
@@ -419,7 +408,8 @@ def resolve_message(
         is_visible: Permission layer; a skill it refuses is treated as absent.
         multi_mention: `choose-one` refuses several guidance skills in one message;
             `all` activates every resolved mention.
-        builtin_commands: Slash names owned by the host (never a skill).
+        builtin_commands: The host's own slash commands (none by default): `/name`
+            of one of these is the host's, never a skill (matched case-insensitively).
         base_dir: Directory that relative link targets are resolved against.
 
     Returns:
@@ -485,11 +475,25 @@ def _resolve_slash(
     text: str,
     slash: tuple[str, str],
     resolver: _Resolver,
-    builtin_commands: frozenset[str],
+    builtin_commands: Iterable[str],
 ) -> Resolution:
     name, args = slash
-    if name.lower() in builtin_commands:
-        return Resolution(text=text)
+    folded = name.lower()
+    if any(folded == command.lower().lstrip("/") for command in builtin_commands):
+        shadowed = resolver.candidates(name) or resolver.candidates(folded)
+        if not shadowed:
+            return Resolution(text=text)
+        forms = _join_or([resolver.typed(skill, "$") for skill in shadowed])
+        diagnostic = Diagnostic(
+            kind="shadowed-by-builtin",
+            token=f"/{name}",
+            message=(
+                f"/{name} is one of the host's own commands, so it does not start the "
+                f"skill '{shadowed[0].name}'; write {forms} to use the skill."
+            ),
+            candidates=tuple(resolver.shown_id(skill) for skill in shadowed),
+        )
+        return Resolution(diagnostics=(diagnostic,), text=text)
     start = text.index("/")
     token = f"/{name}"
     outcome = resolver.resolve((token, name, "slash", start, start + len(token), None))
