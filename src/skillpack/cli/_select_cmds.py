@@ -9,7 +9,6 @@ import click
 from ._options import CatalogOptions, catalog_options
 from ._output import console, emit_json, print_table, warn
 
-
 _builtin_option = click.option(
     "--builtin",
     "builtins",

@@ -649,6 +649,18 @@ def _attr(text: str) -> str:
     )
 
 
+_WRAPPER_TAG = re.compile(r"<(?=\s*/?\s*skill_content\b)", re.IGNORECASE)
+"""The `<` of anything a reader could take for the wrapper's own opening or closing tag."""
+
+
+def _sealed(content: str) -> str:
+    """`content` with every `<skill_content` / `</skill_content` look-alike (any case,
+    blanks allowed) written with `&lt;`, so only the wrapper's tags open and close it."""
+    if "skill_content" not in content.lower():
+        return content
+    return _WRAPPER_TAG.sub("&lt;", content)
+
+
 def render_injection(
     skill: Skill,
     body: str,
@@ -678,11 +690,13 @@ def render_injection(
 
     Returns:
         `<skill_content name=… path=…>` holding the substituted body, then the base
-        directory and the file listing.
+        directory and the file listing. The attributes are XML-escaped, and a
+        `<skill_content` or `</skill_content` in the body (or the arguments) has its
+        `<` written `&lt;`: nothing inside can close the wrapper or open another.
     """
-    content = substitute(
-        body, args=args, skill=skill, session_id=session_id, keep=keep
-    ).strip("\n")
+    content = _sealed(
+        substitute(body, args=args, skill=skill, session_id=session_id, keep=keep).strip("\n")
+    )
     parts = [
         f'<skill_content name="{_attr(skill.name)}" path="{_attr(skill.path)}">\n',
         f"{content.rstrip()}\n",
