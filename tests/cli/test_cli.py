@@ -289,3 +289,16 @@ def test_list_json_is_compact_ascii_json(write_skill: Any, tmp_path: Path) -> No
     assert out == json.dumps(json.loads(out)) + "\n"
     [skill] = json.loads(out)["skills"]
     assert skill["description"] == 'Café "notes" \\ and 😀 emoji.'
+
+
+@pytest.mark.parametrize("command", ["load", "show", "enable", "disable", "resolve", "search"])
+def test_an_empty_argument_gets_a_message_without_python_names(
+    command: str, skills: Path
+) -> None:
+    result = CliRunner().invoke(cli, [command, "", "--root", str(skills), "--no-user"])
+    text = result.output + result.stderr
+    assert "Traceback" not in text
+    for python_name in ("find_skill", "lookup_skill", "name=", "path=", "`query`", "None"):
+        assert python_name not in text, (command, text)
+    if command in ("load", "search"):
+        assert result.exit_code == 2 and "Invalid value for" in result.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -504,3 +505,26 @@ def test_the_body_fallback_applies_only_to_an_absent_description_with_a_paragrap
     parsed = parse_skill(text, path="/skills/my-skill/SKILL.md")
     assert parsed.skill is None
     assert "description-from-body" not in [p.code for p in parsed.problems]
+
+
+@pytest.mark.parametrize(
+    ("name", "folder", "fix"),
+    [
+        pytest.param("pdf-tools", "pdf", "rename the directory to 'pdf-tools' or set `name: pdf`",
+                     id="both-valid"),
+        pytest.param("PDF Tools", "pdf-tools", "set `name: pdf-tools`", id="name-invalid"),
+        pytest.param("pdf-tools", "PDF_Tools", "rename the directory to 'pdf-tools'",
+                     id="folder-invalid"),
+        pytest.param("PDF Tools", "My Skills", "use one valid name for both, e.g. 'pdf-tools' "
+                     "(directory and `name: pdf-tools`)", id="neither-valid"),
+        pytest.param("Ωμέγα", "Ελλάδα", "use one valid name for both, e.g. 'my-skill' "
+                     "(directory and `name: my-skill`)", id="nothing-to-slug"),
+    ],
+)
+def test_the_name_mismatch_hint_offers_only_valid_names(name: str, folder: str, fix: str) -> None:
+    [mismatch] = [p for p in check_name(name, dir_name=folder, path="/s/SKILL.md")
+                  if p.code == "name-mismatch"]
+    assert mismatch.message.endswith(f"; {fix}.")
+    for offered in re.findall(r"'([^']+)'|`name: ([^`]+)`", fix):
+        value = offered[0] or offered[1]
+        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", value), value

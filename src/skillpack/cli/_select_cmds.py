@@ -130,6 +130,12 @@ def load_command(
     """Print the injection for one skill (by name, qualified id or path)."""
     from ..runtime._workspace import looks_like_path
 
+    if not ref.strip():
+        raise click.BadParameter(
+            "give a skill name, a qualified id (plugin:name) or the path of a SKILL.md; "
+            "`skillpack list` shows them.",
+            param_hint="REF",
+        )
     policy = None
     if allow_shell:
         from ..runtime._shell import ShellPolicy
@@ -271,6 +277,11 @@ def search_command(
 
     from ..runtime._tools import SkillTools
 
+    if not query.strip():
+        raise click.BadParameter(
+            'describe the task or give a skill name, e.g. "review a pull request".',
+            param_hint="QUERY",
+        )
     session = catalog.session()
     conn = sqlite3.connect(":memory:") if catalog.no_cache else None
     tools = SkillTools(session, search_connection=conn)

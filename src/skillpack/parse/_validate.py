@@ -154,11 +154,29 @@ def check_name(
                 line=line,
                 message=(
                     f"name '{name}' in {path} differs from its directory '{dir_name}'; "
-                    f"rename the directory to '{name}' or set `name: {dir_name}`."
+                    f"{_mismatch_fix(name, dir_name)}."
                 ),
             )
         )
     return problems
+
+
+def is_valid_name(name: str) -> bool:
+    """Whether `name` follows the spec: the pattern and at most 64 characters."""
+    return len(name) <= MAX_NAME_CHARS and NAME_PATTERN.fullmatch(name) is not None
+
+
+def _mismatch_fix(name: str, dir_name: str) -> str:
+    """How to make name and directory agree, offering only names the spec allows."""
+    fixes = []
+    if is_valid_name(name):
+        fixes.append(f"rename the directory to '{name}'")
+    if is_valid_name(dir_name):
+        fixes.append(f"set `name: {dir_name}`")
+    if fixes:
+        return " or ".join(fixes)
+    hint = suggest_name(name) or suggest_name(dir_name) or "my-skill"
+    return f"use one valid name for both, e.g. '{hint}' (directory and `name: {hint}`)"
 
 
 def check_description(

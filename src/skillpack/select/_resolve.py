@@ -549,7 +549,10 @@ def find_skill(
             skill_id = skill_id[1:]
         outcome = resolver.by_id(skill_id, "")
     else:
-        raise UsageError("find_skill needs a skill name or a path; give name= or path=.")
+        raise UsageError(
+            "No skill given: the name and the path are both empty. Give a skill name, "
+            "a qualified id (`plugin:name`) or the path of a SKILL.md."
+        )
     if isinstance(outcome, Skill):
         return outcome
     if outcome.tie:
