@@ -140,8 +140,13 @@ def test_seed_no_match_says_how_to_list_skills_and_keeps_the_text() -> None:
         Diagnostic(
             kind="not-found",
             token="$nope",
-            message="No skill named 'nope'. Run `skillpack list` to see available skills.",
+            message="No skill named 'nope'.",
+            hint="Run `skillpack list` to see available skills.",
         ),
+    )
+    # People read the message with its hint; a model gets the message alone.
+    assert result.diagnostics[0].for_people == (
+        "No skill named 'nope'. Run `skillpack list` to see available skills."
     )
     assert result.text == "$nope do a thing"
 
@@ -178,9 +183,10 @@ def test_seed_one_fuzzy_candidate_is_suggested_not_activated() -> None:
 def test_seed_disabled_skill_says_how_to_enable_it() -> None:
     result = resolve("$aleph search the planning doc")
     assert result.activations == ()
-    assert [(d.kind, d.message) for d in result.diagnostics] == [
+    assert [(d.kind, d.for_people) for d in result.diagnostics] == [
         ("disabled", "Skill 'aleph' is disabled. Enable it with `skillpack enable aleph`.")
     ]
+    assert result.diagnostics[0].message == "Skill 'aleph' is disabled."
 
 
 def test_seed_two_guidance_skills_ask_to_choose_one() -> None:
@@ -570,10 +576,10 @@ def test_a_missing_link_names_the_path_and_the_name_fallback() -> None:
     (diagnostic,) = resolve("[$pdf-forms](/nowhere/SKILL.md)").diagnostics
     assert diagnostic.token == "[$pdf-forms](/nowhere/SKILL.md)"
     assert diagnostic.message == (
-        "No skill at '/nowhere/SKILL.md' (from [$pdf-forms](/nowhere/SKILL.md)). Link a "
-        "SKILL.md or a skill folder from `skillpack list`, or write $pdf-forms to pick it "
-        "by name."
+        "No skill at '/nowhere/SKILL.md' (from [$pdf-forms](/nowhere/SKILL.md)). Link the "
+        "SKILL.md or the folder of a discovered skill, or write $pdf-forms to pick it by name."
     )
+    assert diagnostic.hint == "`skillpack list` shows every skill with the path of its SKILL.md."
 
 
 def test_three_guidance_skills_are_listed_with_commas() -> None:
@@ -631,8 +637,9 @@ def test_to_dict_shapes_are_plain_json() -> None:
             {
                 "kind": "not-found",
                 "token": "$nope",
-                "message": "No skill named 'nope'. Run `skillpack list` to see available skills.",
+                "message": "No skill named 'nope'.",
                 "candidates": [],
+                "hint": "Run `skillpack list` to see available skills.",
             }
         ],
         "lines": ["Using skill: pdf-forms"],

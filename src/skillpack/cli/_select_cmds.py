@@ -41,7 +41,7 @@ def resolve_command(
     for line in resolution.lines:
         out.print(f"[green]{escape(line)}[/green]")
     for diagnostic in resolution.diagnostics:
-        out.print(f"[yellow]{diagnostic.kind}[/yellow] {escape(diagnostic.message)}")
+        out.print(f"[yellow]{diagnostic.kind}[/yellow] {escape(diagnostic.for_people)}")
     out.print(f"task: {escape(resolution.text)}")
 
 

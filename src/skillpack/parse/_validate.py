@@ -293,7 +293,8 @@ def description_from_body(body: str) -> tuple[str, int] | None:
                 heading = (text, i) if text else None
             i += 1
             continue
-        start, paragraph = i, []
+        start = i
+        paragraph: list[str] = []
         while i < n and lines[i].strip() and not _ATX_HEADING.match(lines[i]):
             if _FENCE.match(lines[i]) or (paragraph and _THEMATIC_BREAK.fullmatch(lines[i])):
                 break

@@ -73,7 +73,10 @@ class SkillReader(Protocol):
     their own.
     """
 
-    def read_body(self, skill: Skill) -> str: ...
+    def read_body(self, skill: Skill) -> str:
+        """The body as it is now, checked to still parse (`parse._frontmatter.
+        loadable_body`); a `SkillParseError` when it no longer does."""
+        ...
 
     def version(self, skill: Skill) -> tuple[int, ...]:
         """The SKILL.md's version now, `(mtime_ns, size, ...)`: any difference from an
@@ -106,15 +109,9 @@ class FileSystemReader:
         return read_bytes(skill.path, MAX_SKILL_FILE_BYTES)
 
     def version(self, skill: Skill) -> tuple[int, ...]:
-        try:
-            st = os.stat(skill.path)
-        except OSError as exc:
-            raise SkillIOError(
-                f"Cannot read {skill.path}: {exc.strerror or exc}. "
-                "The skill may have been moved or deleted; run `skillpack list` to refresh."
-            ) from exc
-        # ctime too: an edit that restores mtime and keeps the size still changes it.
-        return st.st_mtime_ns, st.st_size, st.st_ctime_ns
+        from ..discovery._skill_files import skill_version
+
+        return skill_version(skill)
 
     def list_files(self, skill: Skill) -> tuple[tuple[str, ...], bool]:
         from ..discovery._skill_files import list_skill_files

@@ -93,6 +93,8 @@ FUZZY_LOOKUPS_PER_MESSAGE = 5
 """Distinct failing ids per message that get suggestions (each scans the catalog)."""
 
 _SHOWN_CANDIDATES = 10
+_LIST_HINT = "Run `skillpack list` to see available skills."
+_PATHS_HINT = "`skillpack list` shows every skill with the path of its SKILL.md."
 
 
 def _always(skill: Skill) -> bool:
@@ -107,9 +109,17 @@ class Diagnostic:
     token: str
     """The reference as written (`$nope`, `/nope`, `[$x](path)`)."""
     message: str
-    """One human line: what happened and what to type instead."""
+    """One line for whoever wrote the text, a model included: what happened and what
+    to type instead. It never asks the reader to run a command."""
     candidates: tuple[str, ...] = ()
     """Ids the user could type instead (suggestions, ambiguous matches, choices)."""
+    hint: str | None = None
+    """An extra line for people only, e.g. the `skillpack` command that fixes it."""
+
+    @property
+    def for_people(self) -> str:
+        """The message followed by the hint: what a person at a terminal reads."""
+        return f"{self.message} {self.hint}" if self.hint else self.message
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -117,6 +127,7 @@ class Diagnostic:
             "token": self.token,
             "message": self.message,
             "candidates": list(self.candidates),
+            "hint": self.hint,
         }
 
 
@@ -180,6 +191,7 @@ class _Failure:
     candidates: tuple[str, ...] = ()
     tie: bool = False
     """An exact name matched several skills of equal precedence."""
+    hint: str | None = None
 
 
 @dataclass(kw_only=True)
@@ -250,7 +262,8 @@ class _Resolver:
         if not self.is_enabled(skill):
             return _Failure(
                 kind="disabled",
-                message=f"Skill '{shown}' is disabled. Enable it with `skillpack enable {shown}`.",
+                message=f"Skill '{shown}' is disabled.",
+                hint=f"Enable it with `skillpack enable {shown}`.",
             )
         if self.invoker == "user" and not skill.user_invocable:
             return _Failure(
@@ -300,8 +313,7 @@ class _Resolver:
     def missing(self, skill_id: str, sigil: str) -> _Failure:
         """No skill by that id: suggestions (never an activation)."""
         not_found = _Failure(
-            kind="not-found",
-            message=f"No skill named '{skill_id}'. Run `skillpack list` to see available skills.",
+            kind="not-found", message=f"No skill named '{skill_id}'.", hint=_LIST_HINT
         )
         if self.fuzzy_budget <= 0:
             return not_found
@@ -374,9 +386,10 @@ class _Resolver:
             return _Failure(
                 kind="not-found",
                 message=(
-                    f"No skill at '{link}' (from {token}). Link a SKILL.md or a skill "
-                    f"folder from `skillpack list`, or write ${skill_id} to pick it by name."
+                    f"No skill at '{link}' (from {token}). Link the SKILL.md or the folder "
+                    f"of a discovered skill, or write ${skill_id} to pick it by name."
                 ),
+                hint=_PATHS_HINT,
             )
         return self.by_id(skill_id, "/" if source == "slash" else "$")
 
@@ -539,8 +552,9 @@ def find_skill(
         skill = resolver.at_path(path)
         if skill is None:
             raise SkillNotFoundError(
-                f"No skill at '{path}'. Give the path of a SKILL.md or a skill folder "
-                "listed by `skillpack list`."
+                f"No skill at '{path}'. Give the path of the SKILL.md or the folder of a "
+                "discovered skill.",
+                hint=_PATHS_HINT,
             )
         outcome = resolver.check(skill) or skill
     elif name:
@@ -556,10 +570,14 @@ def find_skill(
     if isinstance(outcome, Skill):
         return outcome
     if outcome.tie:
-        raise AmbiguousSkillError(outcome.message, candidates=outcome.candidates)
+        raise AmbiguousSkillError(
+            outcome.message, candidates=outcome.candidates, hint=outcome.hint
+        )
     if outcome.kind in ("not-found", "did-you-mean", "ambiguous"):
-        raise SkillNotFoundError(outcome.message, suggestions=outcome.candidates)
-    raise SkillDisabledError(outcome.message)
+        raise SkillNotFoundError(
+            outcome.message, suggestions=outcome.candidates, hint=outcome.hint
+        )
+    raise SkillDisabledError(outcome.message, hint=outcome.hint)
 
 
 def suggest(
@@ -587,6 +605,7 @@ def _diagnostic(failure: _Failure, token: str) -> Diagnostic:
         token=token,
         message=failure.message,
         candidates=failure.candidates,
+        hint=failure.hint,
     )
 
 
