@@ -69,6 +69,7 @@ __all__ = [
     "find_skill",
     "parse_slash",
     "resolve_message",
+    "shown_ids",
     "suggest",
 ]
 
@@ -84,6 +85,12 @@ DiagnosticKind = Literal[
     "not-model-invocable",
     "choose-one",
     "shadowed-by-builtin",
+    # What a session reports when an activated skill could not be used (`prepare_turn`):
+    "load-failed",
+    "permission-denied",
+    "fork-unavailable",
+    "fork-failed",
+    "cycle",
 ]
 
 TOOL_SCOPE_MAX_BODY_LINES = 10
@@ -578,6 +585,26 @@ def find_skill(
             outcome.message, suggestions=outcome.candidates, hint=outcome.hint
         )
     raise SkillDisabledError(outcome.message, hint=outcome.hint)
+
+
+def shown_ids(
+    catalog: Catalog,
+    skills: Iterable[Skill],
+    *,
+    is_enabled: Callable[[Skill], bool] = _always,
+    is_visible: Callable[[Skill], bool] = _always,
+) -> tuple[str, ...]:
+    """For each of `skills`, the shortest id that picks exactly it in `catalog`: the
+    bare name where it is unique, else the qualified id, else the SKILL.md path (what
+    `Using skill:` lines and diagnostics show, and what tool enums list)."""
+    resolver = _Resolver(
+        catalog=catalog,
+        invoker="model",
+        is_enabled=is_enabled,
+        is_visible=is_visible,
+        base_dir=None,
+    )
+    return tuple(resolver.shown_id(skill) for skill in skills)
 
 
 def suggest(
