@@ -528,3 +528,18 @@ def test_nothing_in_the_body_or_arguments_closes_or_opens_the_wrapper(
     assert text.endswith("Base directory for this skill: /work/skills/odd\n"
                          "Relative paths in this skill are relative to that directory. "
                          "Its files (read them only when needed):\n- a.md\n")
+
+
+@pytest.mark.parametrize("budget", [100_000, 1000, 700, 600])
+def test_json_catalog_entries_carry_their_scope_within_the_budget(budget: int) -> None:
+    skills = [
+        replace(make_skill(f"skill-{i}", f"Does thing {i}. Use when testing {i}."),
+                scope=("repo", "user", "system")[i % 3])
+        for i in range(6)
+    ]
+    rendered = render_catalog(skills, format="json", budget_chars=budget)
+    assert len(rendered.text) <= budget
+    entries = json.loads(rendered.text)["skills"]
+    assert entries, rendered.report
+    by_name = {s.name: s.scope for s in skills}
+    assert all(entry["scope"] == by_name[entry["name"]] for entry in entries)

@@ -329,9 +329,14 @@ class _Fitter:
         if include_location:
             locations = _escaped_lengths(fmt, [s.path for s in skills], exact=exact)
             common = list(map(add, common, locations))
+        self.with_scope = fmt == "json"
+        if self.with_scope:
+            scopes = _escaped_lengths(fmt, [s.scope for s in skills], exact=exact)
+            common = list(map(add, common, scopes))
         location = "" if include_location else None
-        name_overhead = len(_entry(fmt, "", None, location))
-        self.description_overhead = len(_entry(fmt, "", "", location)) - name_overhead
+        scope = "" if self.with_scope else None
+        name_overhead = len(_entry(fmt, "", None, location, scope))
+        self.description_overhead = len(_entry(fmt, "", "", location, scope)) - name_overhead
         # Size of each entry written as name (and location) only.
         self.name_only: list[int] = list(map(add, common, repeat(name_overhead)))
 
@@ -426,15 +431,16 @@ class _Fitter:
             description = self.descriptions[i]
             name = _escape(fmt, skill.name)
             location = _escape(fmt, skill.path) if self.include_location else None
+            scope = _escape(fmt, skill.scope) if self.with_scope else None
             if i >= keep or not description:
                 if description:
                     names_only.append(skill.name)
-                text = _entry(fmt, name, None, location)
+                text = _entry(fmt, name, None, location, scope)
             else:
                 if limit is not None and len(description) > limit:
                     shortened.append(skill.name)
                     description = shorten(description, limit)
-                text = _entry(fmt, name, _escape(fmt, description), location)
+                text = _entry(fmt, name, _escape(fmt, description), location, scope)
             if self.gap and i < shown - 1:
                 text = text[:-1] + ",\n"
             parts.append(text)
@@ -580,8 +586,17 @@ def _tidy(descriptions: list[str]) -> list[str]:
     return result
 
 
-def _entry(fmt: CatalogFormat, name: str, description: str | None, location: str | None) -> str:
-    """One catalog entry from already-escaped pieces; `None` leaves a piece out."""
+def _entry(
+    fmt: CatalogFormat,
+    name: str,
+    description: str | None,
+    location: str | None,
+    scope: str | None = None,
+) -> str:
+    """One catalog entry from already-escaped pieces; `None` leaves a piece out.
+
+    Only JSON entries carry the scope (seed 002 §6: name, description, path, scope).
+    """
     if fmt == "xml":
         text = f"<skill>\n<name>{name}</name>\n"
         if description is not None:
@@ -602,6 +617,8 @@ def _entry(fmt: CatalogFormat, name: str, description: str | None, location: str
             text += ', "description": ' + description
         if location is not None:
             text += ', "location": ' + location
+        if scope is not None:
+            text += ', "scope": ' + scope
         return text + "}\n"
     assert_never(fmt)
 
