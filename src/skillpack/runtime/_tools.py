@@ -175,16 +175,8 @@ class SkillTools:
         `NAME_ENUM_MAX` ids.
         """
         session = self.session
-        ids = sorted(
-            set(
-                shown_ids(
-                    session.catalog,
-                    session.model_skills(),
-                    is_enabled=session.is_enabled,
-                    is_visible=session.is_visible,
-                )
-            )
-        )
+        skills = session.model_skills()
+        ids = sorted(set(shown_ids(session.catalog, skills, is_visible=session.is_visible)))
         enum = ids if 0 < len(ids) <= NAME_ENUM_MAX else None
         limits = self._search_limits()
         return tuple(

@@ -591,19 +591,12 @@ def shown_ids(
     catalog: Catalog,
     skills: Iterable[Skill],
     *,
-    is_enabled: Callable[[Skill], bool] = _always,
     is_visible: Callable[[Skill], bool] = _always,
 ) -> tuple[str, ...]:
     """For each of `skills`, the shortest id that picks exactly it in `catalog`: the
     bare name where it is unique, else the qualified id, else the SKILL.md path (what
     `Using skill:` lines and diagnostics show, and what tool enums list)."""
-    resolver = _Resolver(
-        catalog=catalog,
-        invoker="model",
-        is_enabled=is_enabled,
-        is_visible=is_visible,
-        base_dir=None,
-    )
+    resolver = _lookups(catalog, is_visible)
     return tuple(resolver.shown_id(skill) for skill in skills)
 
 
@@ -615,15 +608,16 @@ def suggest(
     is_visible: Callable[[Skill], bool] = _always,
 ) -> tuple[str, ...]:
     """Ids of skills close to `name` (substring, then edit similarity); never activates."""
-    resolver = _Resolver(
-        catalog=catalog,
-        invoker="user",
-        is_enabled=_always,
-        is_visible=is_visible,
-        base_dir=None,
-    )
+    resolver = _lookups(catalog, is_visible)
     substring, close = resolver.fuzzy(name.lstrip("$/"))
     return tuple(resolver.shown_id(s) for s in (substring or close)[:limit])
+
+
+def _lookups(catalog: Catalog, is_visible: Callable[[Skill], bool]) -> _Resolver:
+    """A resolver for lookups that check neither enable state nor invocation control."""
+    return _Resolver(
+        catalog=catalog, invoker="user", is_enabled=_always, is_visible=is_visible, base_dir=None
+    )
 
 
 def _diagnostic(failure: _Failure, token: str) -> Diagnostic:
