@@ -331,8 +331,9 @@ class _Fitter:
             common = list(map(add, common, locations))
         self.with_scope = fmt == "json"
         if self.with_scope:
-            scopes = _escaped_lengths(fmt, [s.scope for s in skills], exact=exact)
-            common = list(map(add, common, scopes))
+            # A handful of scope names: each one's size is computed once.
+            sizes = {scope: len(_escape(fmt, scope)) for scope in {s.scope for s in skills}}
+            common = list(map(add, common, (sizes[s.scope] for s in skills)))
         location = "" if include_location else None
         scope = "" if self.with_scope else None
         name_overhead = len(_entry(fmt, "", None, location, scope))
