@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from skillpack._errors import UsageError
 from skillpack._model import Catalog, Skill
 from skillpack.config._config import Config
 from skillpack.discovery._discover import discover
@@ -210,3 +211,21 @@ def test_no_model_facing_text_tells_the_model_to_run_skillpack() -> None:
     texts += [loaded["data"]["content"], tools.skill_load(name="pdf")["data"]["content"]]
     for text in texts:
         assert not _COMMAND.search(text), text
+
+
+def test_skill_create_is_strict_too_its_frontmatter_travels_as_json_text() -> None:
+    memory = MemorySkills(FILES)
+    tools = SkillTools(Session(memory.catalog(), reader=memory), create=True)
+    [create] = [
+        d["function"] for d in tools.definitions_for("openai")
+        if d["function"]["name"] == "skill_create"
+    ]
+    _assert_strict(create["parameters"])
+    frontmatter = create["parameters"]["properties"]["frontmatter"]
+    assert frontmatter["type"] == ["string", "null"] and "JSON text" in frontmatter["description"]
+    base = {"name": "n", "description": "d", "body": "b"}
+    as_text = check_args("skill_create", {**base, "frontmatter": '{"user-invocable": false}'})
+    as_object = check_args("skill_create", {**base, "frontmatter": {"user-invocable": False}})
+    assert as_text["frontmatter"] == as_object["frontmatter"] == {"user-invocable": False}
+    with pytest.raises(UsageError, match="`frontmatter` of skill_create must be a JSON object"):
+        check_args("skill_create", {**base, "frontmatter": "[1, 2]"})

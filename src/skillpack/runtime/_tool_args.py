@@ -223,9 +223,9 @@ def _checked(tool: str, name: str, prop: Mapping[str, Any], value: object) -> An
         raise UsageError(f"`{name}` is required by {tool}; give it as a non-empty string.")
     enum = prop.get("enum")
     if enum is not None and SKILL_ID_FIELDS.get(tool) != name and value not in enum:
-        raise UsageError(
-            f"`{name}` of {tool} must be one of {', '.join(enum)}; got {_short(value)!r}."
-        )
+        quoted = [f"'{option}'" for option in enum]
+        options = f"{', '.join(quoted[:-1])} or {quoted[-1]}" if len(quoted) > 1 else quoted[0]
+        raise UsageError(f"`{name}` of {tool} must be {options}; got {_short(value)!r}.")
     return value
 
 
