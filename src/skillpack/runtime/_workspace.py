@@ -239,10 +239,11 @@ def lookup_skill(catalog: Catalog, ref: str) -> Skill:
     from ..select._resolve import suggest
 
     close = suggest(ref, catalog)
-    hint = f" Did you mean {', '.join(close)}?" if close else ""
+    did_you_mean = f" Did you mean {', '.join(close)}?" if close else ""
     raise SkillNotFoundError(
-        f"No skill named '{ref}'.{hint} Run `skillpack list` to see available skills.",
+        f"No skill named '{ref}'.{did_you_mean}",
         suggestions=close,
+        hint="Run `skillpack list` to see available skills.",
     )
 
 
