@@ -347,3 +347,18 @@ def test_an_os_permission_error_is_permission_denied_naming_the_file(
     with pytest.raises(SkillPermissionError) as caught:
         read_skill_file(skill, "references/a.md")
     assert str(folder / "references" / "a.md") in str(caught.value)
+
+
+def test_the_recheck_of_a_command_file_uses_the_command_rules(tmp_path: Path) -> None:
+    commands = tmp_path / "proj" / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (tmp_path / "proj" / ".git").mkdir()
+    command = commands / "review.md"
+    command.write_text("Review $ARGUMENTS carefully.\n", encoding="utf-8")
+    catalog = discover(cwd=str(tmp_path / "proj"), include_user=False, include_system=False,
+                       use_cache=False)
+    (skill,) = catalog.skills
+    assert read_body(skill) == "Review $ARGUMENTS carefully.\n"  # no frontmatter: still fine
+    command.write_text("---\ndescription: x\nThe closing line is gone.\n", encoding="utf-8")
+    with pytest.raises(SkillParseError, match="review.md no longer parses"):
+        read_body(skill)

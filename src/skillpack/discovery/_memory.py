@@ -15,7 +15,8 @@ from collections.abc import Mapping
 from .._errors import SkillNotFoundError
 from .._limits import MAX_LISTED_FILES
 from .._model import Catalog, Problem, Root, Scope, Skill, SkillLocation
-from ..parse._frontmatter import loadable_body, parse_skill
+from ..parse._frontmatter import parse_skill
+from ..parse._loadable import loadable_body
 from ..select._collisions import resolve_collisions
 from ._confine import confined_parts, listed, missing
 from ._walk import CODEX_SIDECARS

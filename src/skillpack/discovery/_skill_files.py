@@ -16,7 +16,8 @@ from collections import deque
 from .._errors import SkillIOError, SkillNotFoundError, SkillpackError, SkillPermissionError
 from .._limits import MAX_LISTED_FILES, MAX_READ_FILE_BYTES, MAX_SKILL_FILE_BYTES
 from .._model import Skill
-from ..parse._frontmatter import loadable_body, split_frontmatter
+from ..parse._frontmatter import split_frontmatter
+from ..parse._loadable import loadable_body
 from ._confine import NOISE_DIRS, SKILL_FILE, confined_parts, missing, refuse
 from ._load import read_bytes
 

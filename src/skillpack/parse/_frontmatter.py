@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from sys import intern
 from typing import Any, Final, NamedTuple
 
-from .._errors import SkillParseError
 from .._model import CodexMetadata, Problem, Skill, SkillLocation
 from ._codex import parse_codex_metadata
 from ._fields import EMPTY_TUPLE_FIELDS, FIELD_HANDLERS, FRONTMATTER_FIRST_LINE, Reader
@@ -222,24 +221,6 @@ def parse_skill(
         **fields,
     )
     return ParsedSkill(skill=skill, body=body, problems=final)
-
-
-def loadable_body(text: str, *, path: str, skill_dir: str | None = None) -> str:
-    """The body of SKILL.md text read for a load, once the text is checked to still
-    parse as a skill: what changed since discovery must not inject raw frontmatter.
-
-    Raises:
-        SkillParseError: the text no longer parses (lenient rules); its `problems`
-            say why and the message names the first error.
-    """
-    parsed = parse_skill(text, path=path, location=SkillLocation(dir=skill_dir))
-    if parsed.skill is None:
-        first = next(p for p in parsed.problems if p.severity == "error")
-        raise SkillParseError(
-            f"{path} no longer parses as a skill, so it was not loaded: {first.message}",
-            problems=parsed.problems,
-        )
-    return parsed.body
 
 
 def _check_split(status: int, source: str, *, path: str, dir_name: str) -> None:

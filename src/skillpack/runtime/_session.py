@@ -181,8 +181,9 @@ class Injection:
     """The skill's embedded shell commands and what became of each (with a policy)."""
     missing_dependencies: tuple[dict[str, str], ...] = ()
     """`{"type", "name"}` of each declared env var / MCP server still missing."""
-    version: tuple[int, int] = (0, 0)
-    """`(mtime_ns, size)` of the SKILL.md read for this injection."""
+    version: tuple[int, ...] = (0, 0)
+    """The reader's version of the SKILL.md read for this injection, `(mtime_ns, size,
+    ...)` (the filesystem adds `ctime_ns`)."""
 
 
 @dataclass(kw_only=True)

@@ -400,7 +400,7 @@ def _skill_data(skill: Skill) -> dict[str, Any]:
 
 
 def _injection_data(injection: Injection) -> dict[str, Any]:
-    mtime_ns, _size = injection.version
+    mtime_ns = injection.version[0]
     return {
         **_skill_data(injection.skill),
         "mtime_ns": mtime_ns,
