@@ -42,7 +42,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, compress, count, repeat
 from json.encoder import encode_basestring
-from operator import add, sub
+from operator import add, attrgetter, sub
 from typing import Any, Literal, assert_never
 
 from .._errors import UsageError
@@ -97,6 +97,7 @@ _LINE_BREAK = re.compile(r"[\t\n\r\f\v]")
 _JSON_COMMON_CONTROLS = ("\t", "\n", "\r", "\f", "\v", "\b")
 _JSON_CONTROLS = tuple(chr(c) for c in range(32))
 _CHARS_PER_TOKEN = 4
+_SCOPE = attrgetter("scope")
 
 
 def catalog_budget(
@@ -332,8 +333,9 @@ class _Fitter:
         self.with_scope = fmt == "json"
         if self.with_scope:
             # A handful of scope names: each one's size is computed once.
-            sizes = {scope: len(_escape(fmt, scope)) for scope in {s.scope for s in skills}}
-            common = list(map(add, common, (sizes[s.scope] for s in skills)))
+            scopes = list(map(_SCOPE, skills))
+            sizes = {scope: len(_escape(fmt, scope)) for scope in set(scopes)}
+            common = list(map(add, common, map(sizes.__getitem__, scopes)))
         location = "" if include_location else None
         scope = "" if self.with_scope else None
         name_overhead = len(_entry(fmt, "", None, location, scope))
