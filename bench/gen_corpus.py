@@ -19,7 +19,8 @@ directories per root; one root per 1000 skills keeps every root well inside it, 
 benchmarks measure discovery rather than the truncation guard.
 
 About 2% of skills are deliberately broken (one of: no frontmatter, YAML that no
-retry can repair, missing description, unclosed frontmatter); a correct discoverer
+retry can repair, missing description with no body to take it from, unclosed
+frontmatter); a correct discoverer
 lists `summary["expected_listed"]` skills.
 """
 
@@ -34,7 +35,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 """Bumped whenever the output changes, so cached corpora are regenerated."""
 
 SUMMARY_FILE = "corpus.json"
@@ -265,7 +266,8 @@ def _broken_text(kind: str, name: str, description: str, body: str) -> str:
         # A flow mapping left open on a line of its own: no key, so no retry repairs it.
         return f"---\nname: {name}\ndescription: {description}\n{{broken: [1, 2\n---\n{body}"
     if kind == "missing-description":
-        return f"---\nname: {name}\nlicense: MIT\n---\n{body}"
+        # No body either: a body's first paragraph would stand in for the description.
+        return f"---\nname: {name}\nlicense: MIT\n---\n"
     if kind == "unclosed-frontmatter":
         return f"---\nname: {name}\ndescription: {description}\n\n{body}"
     raise ValueError(f"unknown broken kind {kind!r}; expected one of {BROKEN_KINDS}")

@@ -74,6 +74,15 @@ def test_broken_skills_are_two_percent_one_of_each_kind(
     assert summary["expected_listed"] == 196
 
 
+@pytest.mark.parametrize("kind", gen_corpus.BROKEN_KINDS)
+def test_every_broken_kind_is_an_error_for_skillpack(kind: str) -> None:
+    from skillpack.parse._frontmatter import parse_skill
+
+    text = gen_corpus._broken_text(kind, "some-skill", "Does things. " * 5, "# Title\n\nBody.\n")
+    parsed = parse_skill(text, path="/c/some-skill/SKILL.md")
+    assert parsed.skill is None, parsed.problems
+
+
 def test_valid_skills_have_unique_kebab_names_matching_dirs_and_bounded_descriptions(
     corpus: tuple[Path, dict[str, Any]],
 ) -> None:

@@ -12,7 +12,10 @@ Split by who is at fault, so a surface can map each to one exit code or error co
     ├── SkillPermissionError       a permission rule or a path check refused the access
     └── SkillIOError               the runtime: a file or directory could not be read/written
 
-Messages name the thing, where it is, and how to fix it.
+Messages name the thing, where it is, and how to fix it. The message (`str(exc)`) may
+reach a model, so it never tells the reader to run a command; `hint`, when set, is the
+extra line for a person at a terminal (a `skillpack` command, say), which the CLI
+prints and model-facing surfaces leave out.
 """
 
 from __future__ import annotations
@@ -25,12 +28,19 @@ from ._model import Problem
 class SkillpackError(Exception):
     """Base class of every exception skillpack raises."""
 
+    def __init__(self, *args: object, hint: str | None = None) -> None:
+        super().__init__(*args)
+        self.hint: str | None = hint
+        """A line for people (e.g. the command that fixes it), never shown to a model."""
+
 
 class SkillError(SkillpackError):
     """A skill file cannot be used; `problems` says why."""
 
-    def __init__(self, message: str, *, problems: Sequence[Problem] = ()) -> None:
-        super().__init__(message)
+    def __init__(
+        self, message: str, *, problems: Sequence[Problem] = (), hint: str | None = None
+    ) -> None:
+        super().__init__(message, hint=hint)
         self.problems: tuple[Problem, ...] = tuple(problems)
 
 
@@ -45,16 +55,20 @@ class UsageError(SkillpackError):
 class SkillNotFoundError(UsageError):
     """No skill matches the given name or path."""
 
-    def __init__(self, message: str, *, suggestions: Sequence[str] = ()) -> None:
-        super().__init__(message)
+    def __init__(
+        self, message: str, *, suggestions: Sequence[str] = (), hint: str | None = None
+    ) -> None:
+        super().__init__(message, hint=hint)
         self.suggestions: tuple[str, ...] = tuple(suggestions)
 
 
 class AmbiguousSkillError(UsageError):
     """A bare name matched several skills of equal precedence."""
 
-    def __init__(self, message: str, *, candidates: Sequence[str] = ()) -> None:
-        super().__init__(message)
+    def __init__(
+        self, message: str, *, candidates: Sequence[str] = (), hint: str | None = None
+    ) -> None:
+        super().__init__(message, hint=hint)
         self.candidates: tuple[str, ...] = tuple(candidates)
 
 

@@ -187,7 +187,11 @@ class Skill:
 
     @property
     def qualified_name(self) -> str:
-        """`<plugin>:<name>` for plugin skills, else `<scope>:<name>`."""
+        """`<plugin>:<name>` for plugin skills, else `<scope>:<name>`.
+
+        The one qualified id of the skill: `Catalog.qualified` matches exactly this,
+        so `<scope>:<name>` names only the skills of that scope outside plugins.
+        """
         return f"{self.plugin or self.scope}:{self.name}"
 
     @property
@@ -286,6 +290,13 @@ class Catalog:
         return {name: tuple(group) for name, group in by_name.items()}
 
     @functools.cached_property
+    def _by_qualified(self) -> Mapping[str, tuple[Skill, ...]]:
+        by_qualified: dict[str, list[Skill]] = {}
+        for skill in self.skills:
+            by_qualified.setdefault(skill.qualified_name, []).append(skill)
+        return {qualified: tuple(group) for qualified, group in by_qualified.items()}
+
+    @functools.cached_property
     def _by_key(self) -> Mapping[str, Skill]:
         by_key: dict[str, Skill] = {}
         for skill in self.skills:
@@ -305,13 +316,15 @@ class Catalog:
         return self._by_key.get(path)
 
     def qualified(self, qualified_name: str) -> tuple[Skill, ...]:
-        """Skills matching `<plugin>:<name>` or `<scope>:<name>`."""
-        namespace, _, name = qualified_name.rpartition(":")
-        if not namespace:
-            return self.named(name)
-        return tuple(
-            s for s in self.named(name) if s.plugin == namespace or s.scope == namespace
-        )
+        """Skills whose qualified id is `qualified_name`, highest precedence first.
+
+        `<plugin>:<name>` names the plugin's skill; `<scope>:<name>` names the skills
+        of that scope that are not in a plugin (a plugin skill's id is always its
+        plugin's). An id without a namespace is a bare name.
+        """
+        if ":" not in qualified_name:
+            return self.named(qualified_name)
+        return self._by_qualified.get(qualified_name, ())
 
     def winners(self, name: str) -> tuple[Skill, ...]:
         """The candidates of highest precedence for a bare name.

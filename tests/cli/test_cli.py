@@ -121,6 +121,19 @@ def test_resolve_json_shape(skills: Path) -> None:
     assert data["lines"] == ["Using skill: pdf-forms"]
 
 
+def test_resolve_builtin_names_the_hosts_slash_commands(skills: Path) -> None:
+    common = ("--root", str(skills), "--no-user", "--no-system")
+    plain = run_json("resolve", "/pdf-forms a.pdf", *common)
+    assert [a["name"] for a in plain["activations"]] == ["pdf-forms"]
+    shadowed = run_json("resolve", "/pdf-forms a.pdf", "--builtin", "help",
+                        "--builtin", "pdf-forms", *common)
+    assert shadowed["activations"] == []
+    [diag] = shadowed["diagnostics"]
+    assert diag["kind"] == "shadowed-by-builtin" and "$pdf-forms" in diag["message"]
+    host_only = run_json("resolve", "/help", "--builtin", "help", *common)
+    assert host_only == {"activations": [], "diagnostics": [], "lines": [], "text": "/help"}
+
+
 def test_render_formats_and_report(skills: Path) -> None:
     data = run_json("render", "--root", str(skills), "--no-user", "--no-system",
                     "--budget-chars", "100000")
@@ -276,3 +289,16 @@ def test_list_json_is_compact_ascii_json(write_skill: Any, tmp_path: Path) -> No
     assert out == json.dumps(json.loads(out)) + "\n"
     [skill] = json.loads(out)["skills"]
     assert skill["description"] == 'Café "notes" \\ and 😀 emoji.'
+
+
+@pytest.mark.parametrize("command", ["load", "show", "enable", "disable", "resolve", "search"])
+def test_an_empty_argument_gets_a_message_without_python_names(
+    command: str, skills: Path
+) -> None:
+    result = CliRunner().invoke(cli, [command, "", "--root", str(skills), "--no-user"])
+    text = result.output + result.stderr
+    assert "Traceback" not in text
+    for python_name in ("find_skill", "lookup_skill", "name=", "path=", "`query`", "None"):
+        assert python_name not in text, (command, text)
+    if command in ("load", "search"):
+        assert result.exit_code == 2 and "Invalid value for" in result.stderr

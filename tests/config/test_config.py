@@ -423,7 +423,8 @@ def test_a_bad_mcp_servers_value_is_a_problem(text: str) -> None:
     ("entry", "enabled"),
     [
         pytest.param("pdf", False, id="name"),
-        pytest.param("user:pdf", False, id="scope-qualified"),
+        # `<scope>:<name>` names only skills outside plugins (issue 10, point 1).
+        pytest.param("user:pdf", True, id="scope-id-spares-a-plugin-skill"),
         pytest.param("acme:pdf", False, id="plugin-qualified"),
         pytest.param("{dir}", False, id="folder"),
         pytest.param("{dir}/SKILL.md", False, id="skill-md"),

@@ -730,3 +730,25 @@ def test_collisions_leave_unique_names_alone_and_mark_repeated_ones(
     }
     assert [s.shadowed_by is None for s in catalog.named("dup")] == [True, False]
     assert codes(catalog) == ["name-shadowed"]
+
+
+def test_roots_may_be_given_as_strings_or_paths(tmp_path: Path, write_skill: WriteSkill) -> None:
+    write_skill("first/pdf")
+    write_skill("second/pdf")
+    write_skill("second/docx")
+    catalog = discover(
+        roots=[str(tmp_path / "first"), tmp_path / "second"], include_user=False, use_cache=False
+    )
+    assert [(s.name, s.scope, s.rank) for s in catalog.skills] == [
+        ("docx", "extra", 1), ("pdf", "extra", 0), ("pdf", "extra", 1)
+    ]
+    assert catalog.winners("pdf")[0].path == str(tmp_path / "first" / "pdf" / "SKILL.md")
+    assert [r.path for r in catalog.roots] == [str(tmp_path / "first"), str(tmp_path / "second")]
+
+
+@pytest.mark.parametrize("roots", [pytest.param("skills", id="one-string"), [3]])
+def test_roots_of_the_wrong_kind_say_what_to_pass(roots: object) -> None:
+    from skillpack._errors import UsageError
+
+    with pytest.raises(UsageError, match=r"discover\(roots=\.\.\.\)"):
+        discover(roots=roots, use_cache=False)  # type: ignore[arg-type]

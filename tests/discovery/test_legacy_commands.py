@@ -10,7 +10,7 @@ from conftest import WriteSkill
 from skillpack._errors import SkillNotFoundError
 from skillpack._model import Catalog
 from skillpack.discovery._discover import discover, list_skill_files, read_skill_file
-from skillpack.parse._command import first_paragraph, parse_command_bytes
+from skillpack.parse._command import parse_command_bytes
 from skillpack.runtime._session import Session
 
 
@@ -137,17 +137,35 @@ def test_strict_mode_keeps_legacy_command_a_warning() -> None:
 
 
 @pytest.mark.parametrize(
-    ("body", "expected"),
+    ("text", "expected"),
     [
-        ("# Deploy the app\n\nSteps.\n", "Deploy the app"),
+        # The rule of every skill (`description_from_body`): headings are skipped, and
+        # a body of headings only gives the first heading.
+        ("# Deploy the app\n\nSteps.\n", "Steps."),
+        ("# Deploy the app\n", "Deploy the app"),
         ("\n\nFirst line\ncontinues here.\n\nSecond.\n", "First line continues here."),
-        ("", ""),
     ],
 )
 def test_the_description_of_a_command_without_one_is_its_first_paragraph(
-    body: str, expected: str
+    text: str, expected: str
 ) -> None:
-    assert first_paragraph(body) == expected
+    parsed = parse_command_bytes(text.encode(), path="/p/.claude/commands/deploy.md")
+    assert parsed.skill is not None and parsed.skill.description == expected
+    assert [p.code for p in parsed.problems] == ["legacy-command"]
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        pytest.param("", "description-missing", id="empty-file"),
+        pytest.param('---\ndescription: ""\n---\nBody.\n', "description-empty",
+                     id="description-given-empty"),
+    ],
+)
+def test_a_command_with_nothing_to_describe_it_is_an_error(text: str, code: str) -> None:
+    parsed = parse_command_bytes(text.encode(), path="/p/.claude/commands/empty.md")
+    assert parsed.skill is None
+    assert code in [p.code for p in parsed.problems]
 
 
 @pytest.mark.parametrize(

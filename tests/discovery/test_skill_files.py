@@ -8,7 +8,12 @@ from pathlib import Path
 import pytest
 
 from conftest import REAL_SKILLS, WriteSkill
-from skillpack._errors import SkillIOError, SkillNotFoundError, SkillPermissionError
+from skillpack._errors import (
+    SkillIOError,
+    SkillNotFoundError,
+    SkillParseError,
+    SkillPermissionError,
+)
 from skillpack._model import Root, Skill
 from skillpack.discovery import _skill_files
 from skillpack.discovery._discover import discover
@@ -19,6 +24,7 @@ from skillpack.discovery._skill_files import (
     read_skill_file,
 )
 from skillpack.index._search import BODY_CHARS
+from skillpack.parse._frontmatter import split_frontmatter
 
 
 def only_skill(root: Path) -> Skill:
@@ -43,8 +49,10 @@ def test_read_body_of_a_deleted_skill_says_to_rediscover(
     skill = only_skill(tmp_path)
     (folder / "SKILL.md").unlink()
 
-    with pytest.raises(SkillNotFoundError, match="skillpack list"):
+    with pytest.raises(SkillNotFoundError, match="no longer exists") as caught:
         read_body(skill)
+    assert "skillpack" not in str(caught.value)  # the message may reach a model
+    assert caught.value.hint is not None and "skillpack list" in caught.value.hint
 
 
 def test_list_skill_files_lists_bundled_files_only(tmp_path: Path, write_skill: WriteSkill) -> None:
@@ -188,6 +196,11 @@ def refuse_whole_reads(monkeypatch: pytest.MonkeyPatch) -> None:
 FRONTMATTER = b"---\nname: disk\ndescription: A skill on disk.\n---\n"
 
 
+def split_body(skill: Skill) -> str:
+    """The body as `split_frontmatter` cuts the whole file: what the head must equal."""
+    return split_frontmatter(Path(skill.path).read_bytes().decode("utf-8-sig")).body
+
+
 @pytest.mark.parametrize(
     "data",
     [
@@ -229,7 +242,7 @@ def test_read_body_head_reads_a_bounded_head(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data: bytes
 ) -> None:
     skill = write(tmp_path, data)
-    expected = read_body(skill)[:500]
+    expected = split_body(skill)[:500]
     refuse_whole_reads(monkeypatch)
 
     assert read_body_head(skill, 500) == expected
@@ -241,7 +254,7 @@ def test_read_body_head_drops_a_character_cut_by_the_read(
 ) -> None:
     # Three-byte characters, shifted so the read ends inside one, or between two.
     skill = write(tmp_path, FRONTMATTER + b"a" * shift + "\u2014".encode() * 3000)
-    expected = read_body(skill)[:1000]
+    expected = split_body(skill)[:1000]
     refuse_whole_reads(monkeypatch)
 
     assert read_body_head(skill, 1000) == expected
@@ -261,7 +274,7 @@ def test_read_body_head_reads_the_whole_file_when_the_head_is_not_enough(
 ) -> None:
     skill = write(tmp_path, data)
 
-    assert read_body_head(skill, 3000) == read_body(skill)[:3000]
+    assert read_body_head(skill, 3000) == split_body(skill)[:3000]
 
 
 def test_read_body_head_reports_a_missing_file(tmp_path: Path) -> None:
@@ -292,4 +305,60 @@ def test_read_body_head_reports_text_that_is_not_utf8(tmp_path: Path, data: byte
 def test_read_body_head_matches_read_body_on_real_skills(max_chars: int) -> None:
     for path in sorted(REAL_SKILLS.rglob("SKILL.md")):
         skill = on_disk(path)
-        assert read_body_head(skill, max_chars) == read_body(skill)[:max_chars], path
+        assert read_body_head(skill, max_chars) == split_body(skill)[:max_chars], path
+
+
+@pytest.mark.parametrize(
+    ("now", "code"),
+    [
+        pytest.param("---\nname: doc\ndescription: x\nBody, the close is gone.\n",
+                      "frontmatter-unclosed", id="closing-line-removed"),
+        pytest.param("---\nname: doc\ndescription: [unclosed\n---\nBody.\n", "yaml-invalid",
+                     id="yaml-broken"),
+        pytest.param("No frontmatter any more.\n", "frontmatter-missing", id="frontmatter-gone"),
+    ],
+)
+def test_a_body_read_rechecks_a_file_that_changed_since_discovery(
+    tmp_path: Path, write_skill: WriteSkill, now: str, code: str
+) -> None:
+    folder = write_skill("doc")
+    skill = only_skill(tmp_path)
+    (folder / "SKILL.md").write_text(now, encoding="utf-8")
+
+    with pytest.raises(SkillParseError, match="no longer parses") as caught:
+        read_body(skill)
+    assert str(folder / "SKILL.md") in str(caught.value)
+    assert [p.code for p in caught.value.problems if p.severity == "error"] == [code]
+
+
+def test_an_os_permission_error_is_permission_denied_naming_the_file(
+    tmp_path: Path, write_skill: WriteSkill, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = write_skill("doc", files={"references/a.md": "A\n"})
+    skill = only_skill(tmp_path)
+
+    def refused(path: str, *args: object) -> bytes:
+        raise PermissionError(13, "Permission denied", path)
+
+    monkeypatch.setattr(_skill_files, "read_bytes", refused)
+    with pytest.raises(SkillPermissionError, match="Permission denied reading") as caught:
+        read_body(skill)
+    assert str(folder / "SKILL.md") in str(caught.value)
+    with pytest.raises(SkillPermissionError) as caught:
+        read_skill_file(skill, "references/a.md")
+    assert str(folder / "references" / "a.md") in str(caught.value)
+
+
+def test_the_recheck_of_a_command_file_uses_the_command_rules(tmp_path: Path) -> None:
+    commands = tmp_path / "proj" / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (tmp_path / "proj" / ".git").mkdir()
+    command = commands / "review.md"
+    command.write_text("Review $ARGUMENTS carefully.\n", encoding="utf-8")
+    catalog = discover(cwd=str(tmp_path / "proj"), include_user=False, include_system=False,
+                       use_cache=False)
+    (skill,) = catalog.skills
+    assert read_body(skill) == "Review $ARGUMENTS carefully.\n"  # no frontmatter: still fine
+    command.write_text("---\ndescription: x\nThe closing line is gone.\n", encoding="utf-8")
+    with pytest.raises(SkillParseError, match="review.md no longer parses"):
+        read_body(skill)

@@ -97,9 +97,8 @@ FORMAT = [
     row(
         "empty-frontmatter",
         "---\n---\nBody\n",
-        ["description-missing", "name-missing"],
+        ["description-from-body", "name-missing"],
         [("description-missing", E), ("name-missing", E)],
-        loaded=False,
     ),
     row(
         "comment-only-frontmatter",

@@ -146,7 +146,10 @@ def test_permission_combinations(
 def test_denied_skill_is_absent_from_definitions_enum() -> None:
     tools, _ = memory_tools(BASIC, config=Config(permissions=PermissionRules(deny=("pdf",))))
     [_, load, _, _] = tools.definitions()
-    assert load.parameters["properties"]["name"]["enum"] == ["dup"]
+    # Two skills share the name `dup` in one root: only their paths pick one.
+    assert load.parameters["properties"]["name"]["enum"] == [
+        "/a/one/dup/SKILL.md", "/a/two/dup/SKILL.md"
+    ]
 
 
 def test_ask_always_is_asked_once() -> None:
@@ -227,16 +230,26 @@ def test_a_skill_invoking_itself_through_a_fork_is_a_cycle() -> None:
     assert "research -> research" in runner.nested_result["error"]["message"]
 
 
-def test_inline_cycle_across_skills_is_invalid_param() -> None:
-    memory = MemorySkills(FORK)
+def test_inline_use_is_no_call_stack_a_skill_may_be_used_again_in_the_turn() -> None:
+    memory = MemorySkills({**FORK, "/f/notes/SKILL.md": skill_md("notes")})
     tools = SkillTools(Session(memory.catalog(), reader=memory))
     assert tools.use_skill("review")["ok"]
-    assert tools.use_skill("research")["ok"]  # no runner: fork skills run inline
-    cycle = tools.use_skill("review")
-    assert cycle["error"]["code"] == "INVALID_PARAM"
-    assert "review -> research -> review" in cycle["error"]["message"]
-    tools.session.end_turn()
-    assert tools.use_skill("review")["ok"]
+    assert tools.use_skill("notes")["ok"]
+    again = tools.use_skill("review")
+    assert again["ok"], again
+    assert again["data"]["already_loaded"] is True
+
+
+def test_a_fork_skill_without_a_runner_is_an_error_never_an_inline_injection() -> None:
+    memory = MemorySkills(FORK)
+    tools = SkillTools(Session(memory.catalog(), reader=memory))
+    result = tools.use_skill("research", "the auth module")
+    assert result["error"]["code"] == "EXECUTION_ERROR"
+    assert result["error"]["message"] == (
+        "Skill 'research' runs in a subagent (context: fork), but no subagent runner is "
+        "available here, so it was not run. Its instructions were not loaded inline."
+    )
+    assert tools.session.inspect()["loaded"] == [] and tools.session.leading == ()
 
 
 def test_internal_errors_never_escape() -> None:
@@ -261,8 +274,15 @@ def test_definitions_export_each_format(fmt: str) -> None:
                   "mcp": "inputSchema"}[fmt]
     first = definitions[1]
     schema = first["function"]["parameters"] if schema_key is None else first[schema_key]
-    # user-only skills are not offered to the model; the enum is the invocable names
-    assert schema["properties"]["name"]["enum"] == ["dup", "pdf"]
+    # user-only skills are not offered to the model; the enum holds an id per skill
+    ids = ["/a/one/dup/SKILL.md", "/a/two/dup/SKILL.md", "pdf"]
+    if fmt.startswith("openai"):
+        assert (first.get("strict") or first["function"]["strict"]) is True
+        assert schema["properties"]["name"]["enum"] == [*ids, None]
+        assert schema["required"] == ["name", "path", "args"]
+    else:
+        assert schema["properties"]["name"]["enum"] == ids
+        assert schema["required"] == []
 
 
 def test_name_enum_is_dropped_when_the_list_is_large() -> None:

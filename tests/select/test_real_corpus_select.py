@@ -8,7 +8,6 @@ import pytest
 
 from conftest import REAL_SKILLS
 from skillpack import Session
-from skillpack.select._resolve import DEFAULT_BUILTIN_COMMANDS
 
 pytestmark = pytest.mark.corpus
 
@@ -32,13 +31,6 @@ def test_slash_command_with_arguments_loads_substituted_body(
     )
     skill = session.catalog.at_path(str(skill_md))
     assert skill is not None, session.catalog.problems
-    if skill.name.lower() in DEFAULT_BUILTIN_COMMANDS:
-        # A built-in command owns the slash name (DESIGN §4); the skill stays reachable as $name.
-        assert session.prepare_turn(f"/{skill.name} x").activations == ()
-        turn = session.prepare_turn(f"${skill.name} src/app.py --verbose")
-        assert turn.activations[0].source == "mention"
-        assert "src/app.py --verbose" in turn.injections[0]
-        return
     turn = session.prepare_turn(f"/{skill.name} src/app.py --verbose")
     if not skill.user_invocable:
         assert [d.kind for d in turn.diagnostics] == ["not-user-invocable"]

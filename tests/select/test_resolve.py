@@ -82,11 +82,14 @@ SKILLS = (
     make("3d-modeling"),
     make("foo-bar"),
     make("help"),
+    make("status"),
     make("secret"),
     make("secret", scope="user"),
     make("hidden"),
 )
 CATALOG = Catalog(skills=SKILLS)
+HOST = frozenset({"help", "clear", "review"})
+"""Built-in slash commands of an example host (the default is none)."""
 DISABLED = {f"{REPO}/aleph/SKILL.md"}
 DENIED = {f"{REPO}/hidden/SKILL.md"}
 
@@ -137,8 +140,13 @@ def test_seed_no_match_says_how_to_list_skills_and_keeps_the_text() -> None:
         Diagnostic(
             kind="not-found",
             token="$nope",
-            message="No skill named 'nope'. Run `skillpack list` to see available skills.",
+            message="No skill named 'nope'.",
+            hint="Run `skillpack list` to see available skills.",
         ),
+    )
+    # People read the message with its hint; a model gets the message alone.
+    assert result.diagnostics[0].for_people == (
+        "No skill named 'nope'. Run `skillpack list` to see available skills."
     )
     assert result.text == "$nope do a thing"
 
@@ -149,8 +157,8 @@ def test_seed_substring_of_several_names_lists_them_and_never_picks() -> None:
     (diagnostic,) = result.diagnostics
     assert diagnostic.kind == "ambiguous"
     assert diagnostic.message == (
-        "$debugging matched 3 skills: root-cause-debugging, systematic-debugging, "
-        "superpowers:systematic-debugging — use $superpowers:systematic-debugging."
+        "$debugging matched 3 skills — use $root-cause-debugging, $systematic-debugging "
+        "or $superpowers:systematic-debugging."
     )
     assert diagnostic.candidates == (
         "root-cause-debugging",
@@ -175,9 +183,10 @@ def test_seed_one_fuzzy_candidate_is_suggested_not_activated() -> None:
 def test_seed_disabled_skill_says_how_to_enable_it() -> None:
     result = resolve("$aleph search the planning doc")
     assert result.activations == ()
-    assert [(d.kind, d.message) for d in result.diagnostics] == [
+    assert [(d.kind, d.for_people) for d in result.diagnostics] == [
         ("disabled", "Skill 'aleph' is disabled. Enable it with `skillpack enable aleph`.")
     ]
+    assert result.diagnostics[0].message == "Skill 'aleph' is disabled."
 
 
 def test_seed_two_guidance_skills_ask_to_choose_one() -> None:
@@ -463,17 +472,26 @@ RESOLVE_CASES: list[tuple[str, str, dict[str, Any], list[str], list[str], str | 
         [],
         "x",
     ),
-    ("slash-builtin", "/help", {}, [], [], "/help"),
-    ("slash-builtin-any-case", "/Clear now", {}, [], [], "/Clear now"),
-    ("slash-builtin-ignores-mentions", "/review $pdf-forms", {}, [], [], "/review $pdf-forms"),
+    ("slash-builtin", "/help", {"builtin_commands": HOST}, [], ["shadowed-by-builtin"], "/help"),
+    ("slash-builtin-any-case", "/Clear now", {"builtin_commands": HOST}, [], [], "/Clear now"),
     (
-        "slash-custom-builtins",
+        "slash-builtin-ignores-mentions",
+        "/review $pdf-forms",
+        {"builtin_commands": HOST},
+        [],
+        [],
+        "/review $pdf-forms",
+    ),
+    ("slash-no-builtins-by-default", "/help", {}, ["help"], [], ""),
+    (
+        "slash-builtin-shadowing-a-skill-says-so",
         "/pdf-forms x",
         {"builtin_commands": frozenset({"pdf-forms"})},
         [],
-        [],
+        ["shadowed-by-builtin"],
         "/pdf-forms x",
     ),
+    ("slash-skill-named-like-a-common-builtin", "/status now", {}, ["status"], [], "now"),
     ("slash-path-is-text", "/usr/bin/env $pdf-forms", {}, ["pdf-forms"], [], "/usr/bin/env"),
     (
         "slash-args-keep-mentions",
@@ -517,14 +535,14 @@ def test_a_tie_inside_one_scope_lists_paths_and_suggests_a_link() -> None:
     first, second = f"{USER}/a/twin/SKILL.md", f"{USER}/b/twin/SKILL.md"
     assert diagnostic.candidates == (first, second)
     assert diagnostic.message == (
-        f"$twin matched 2 skills: {first}, {second} — name one by path, e.g. [$twin]({first})."
+        f"$twin matched 2 skills — use [$twin]({first}) or [$twin]({second})."
     )
 
 
 def test_a_tie_between_plugins_lists_the_qualified_ids() -> None:
     (diagnostic,) = resolve("$dup go").diagnostics
     assert diagnostic.candidates == ("p1:dup", "p2:dup")
-    assert diagnostic.message == "$dup matched 2 skills: p1:dup, p2:dup — use $p1:dup."
+    assert diagnostic.message == "$dup matched 2 skills — use $p1:dup or $p2:dup."
 
 
 def test_a_near_miss_suggests_the_close_name() -> None:
@@ -558,10 +576,10 @@ def test_a_missing_link_names_the_path_and_the_name_fallback() -> None:
     (diagnostic,) = resolve("[$pdf-forms](/nowhere/SKILL.md)").diagnostics
     assert diagnostic.token == "[$pdf-forms](/nowhere/SKILL.md)"
     assert diagnostic.message == (
-        "No skill at '/nowhere/SKILL.md' (from [$pdf-forms](/nowhere/SKILL.md)). Link a "
-        "SKILL.md or a skill folder from `skillpack list`, or write $pdf-forms to pick it "
-        "by name."
+        "No skill at '/nowhere/SKILL.md' (from [$pdf-forms](/nowhere/SKILL.md)). Link the "
+        "SKILL.md or the folder of a discovered skill, or write $pdf-forms to pick it by name."
     )
+    assert diagnostic.hint == "`skillpack list` shows every skill with the path of its SKILL.md."
 
 
 def test_three_guidance_skills_are_listed_with_commas() -> None:
@@ -619,8 +637,9 @@ def test_to_dict_shapes_are_plain_json() -> None:
             {
                 "kind": "not-found",
                 "token": "$nope",
-                "message": "No skill named 'nope'. Run `skillpack list` to see available skills.",
+                "message": "No skill named 'nope'.",
                 "candidates": [],
+                "hint": "Run `skillpack list` to see available skills.",
             }
         ],
         "lines": ["Using skill: pdf-forms"],
@@ -735,3 +754,17 @@ def test_suggest_lists_close_ids(name: str, limit: int, expected: tuple[str, ...
 def test_suggest_skips_skills_the_permission_layer_hides() -> None:
     assert suggest("hidde", CATALOG) == ("hidden",)
     assert suggest("hidde", CATALOG, is_visible=visible) == ()
+
+
+def test_a_builtin_command_shadowing_a_skill_says_how_to_reach_the_skill() -> None:
+    result = resolve("/Help me", builtin_commands=["/help"])
+    assert result.activations == () and result.text == "/Help me"
+    (diagnostic,) = result.diagnostics
+    assert diagnostic.kind == "shadowed-by-builtin"
+    assert diagnostic.candidates == ("help",)
+    assert diagnostic.message == (
+        "/Help is one of the host's own commands, so it does not start the skill 'help'; "
+        "write $help to use the skill."
+    )
+    (mention,) = resolve("$help me", builtin_commands=["help"]).activations
+    assert mention.name == "help"

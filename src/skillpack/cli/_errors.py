@@ -131,6 +131,8 @@ def handle_errors(*, as_json: bool = False) -> Iterator[None]:
                 fields["candidates"] = list(candidates)
             if suggestions:
                 fields["suggestions"] = list(suggestions)
+            if exc.hint:
+                fields["hint"] = exc.hint
             if isinstance(exc, CommandFailed):
                 fields.update(exc.details)
             json_error(error_code_for(exc), str(exc), **fields)
@@ -138,6 +140,8 @@ def handle_errors(*, as_json: bool = False) -> Iterator[None]:
             sys.stderr.write(f"skillpack: {exc}\n")
             for candidate in candidates or suggestions:
                 sys.stderr.write(f"  {candidate}\n")
+            if exc.hint:
+                sys.stderr.write(f"{exc.hint}\n")
         raise SystemExit(exit_code_for(exc)) from None
     except click.ClickException as exc:
         if not as_json:

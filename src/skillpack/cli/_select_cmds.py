@@ -9,17 +9,28 @@ import click
 from ._options import CatalogOptions, catalog_options
 from ._output import console, emit_json, print_table, warn
 
+_builtin_option = click.option(
+    "--builtin",
+    "builtins",
+    metavar="NAME",
+    multiple=True,
+    help="A slash command the host owns (e.g. help); repeatable. /NAME then stays the "
+    "host's and a skill of that name is reached as $NAME. Default: none.",
+)
+
 
 @click.command("resolve")
 @click.argument("text")
+@_builtin_option
 @catalog_options
 def resolve_command(
     text: str,
+    builtins: tuple[str, ...],
     catalog: CatalogOptions,
     as_json: bool,
 ) -> None:
     """Show which skills TEXT activates ($name, [$name](path), /name args), and why not."""
-    session = catalog.session()
+    session = catalog.session(builtin_commands=builtins)
     resolution = session.resolve(text)
     if as_json:
         emit_json(resolution.to_dict())
@@ -30,7 +41,7 @@ def resolve_command(
     for line in resolution.lines:
         out.print(f"[green]{escape(line)}[/green]")
     for diagnostic in resolution.diagnostics:
-        out.print(f"[yellow]{diagnostic.kind}[/yellow] {escape(diagnostic.message)}")
+        out.print(f"[yellow]{diagnostic.kind}[/yellow] {escape(diagnostic.for_people)}")
     out.print(f"task: {escape(resolution.text)}")
 
 
@@ -119,6 +130,12 @@ def load_command(
     """Print the injection for one skill (by name, qualified id or path)."""
     from ..runtime._workspace import looks_like_path
 
+    if not ref.strip():
+        raise click.BadParameter(
+            "give a skill name, a qualified id (plugin:name) or the path of a SKILL.md; "
+            "`skillpack list` shows them.",
+            param_hint="REF",
+        )
     policy = None
     if allow_shell:
         from ..runtime._shell import ShellPolicy
@@ -260,6 +277,11 @@ def search_command(
 
     from ..runtime._tools import SkillTools
 
+    if not query.strip():
+        raise click.BadParameter(
+            'describe the task or give a skill name, e.g. "review a pull request".',
+            param_hint="QUERY",
+        )
     session = catalog.session()
     conn = sqlite3.connect(":memory:") if catalog.no_cache else None
     tools = SkillTools(session, search_connection=conn)

@@ -166,8 +166,8 @@ class Config:
         """False when skills are turned off (`[skills] enabled = false`), or when a
         `disabled` entry names the skill and no `enabled` entry does.
 
-        Entries match the name, the qualified name, `<scope>:<name>`, or the skill's
-        folder / SKILL.md path (as discovered or real).
+        Entries match the name, the qualified id (`select._refs.ref_names`), or the
+        skill's folder / SKILL.md path (as discovered or real).
         """
         if not self.skills_enabled:
             return False

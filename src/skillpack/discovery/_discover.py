@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from .._errors import UsageError
 from .._limits import MAX_DEPTH, MAX_DIRS, MAX_SKILL_FILE_BYTES
 from .._model import SCOPE_RANK, Catalog, Problem, Root, Skill
 from ..select._collisions import resolve_collisions
@@ -47,10 +48,32 @@ def _ordered_roots(roots: Sequence[Root]) -> tuple[Root, ...]:
     return tuple(unique.values())
 
 
+def _as_roots(roots: Sequence[Root | str | os.PathLike[str]]) -> tuple[Root, ...]:
+    """`Root` values as given; a folder given as a `str` or path is an `extra` root."""
+    if isinstance(roots, str | os.PathLike):
+        raise UsageError(
+            f"discover(roots=...) takes a list of folders or Root values, not one "
+            f"folder; write roots=[{os.fspath(roots)!r}]."
+        )
+    result: list[Root] = []
+    for rank, root in enumerate(roots):
+        if isinstance(root, Root):
+            result.append(root)
+        elif isinstance(root, str | os.PathLike):
+            path = os.path.abspath(os.path.expanduser(os.fspath(root)))
+            result.append(Root(path=path, scope="extra", rank=rank))
+        else:
+            raise UsageError(
+                f"discover(roots=...) got {type(root).__name__} {root!r}; give folders "
+                "(str or pathlib.Path) or skillpack.Root values."
+            )
+    return tuple(result)
+
+
 def discover(
     *,
     cwd: str | None = None,
-    roots: Sequence[Root] | None = None,
+    roots: Sequence[Root | str | os.PathLike[str]] | None = None,
     extra_roots: Sequence[str] = (),
     include_user: bool = True,
     include_system: bool = True,
@@ -69,8 +92,9 @@ def discover(
 
     Args:
         cwd: Where repo discovery starts (default: the current directory).
-        roots: Use exactly these roots instead of `default_roots(...)`;
-            `extra_roots` are still added after them.
+        roots: Use exactly these roots instead of `default_roots(...)`: `Root`
+            values, or folders (a `str` or path) taken as `extra` roots in the
+            order given; `extra_roots` are still added after them.
         extra_roots: Folders of scope `extra`, in precedence order.
         include_user: Walk the user roots.
         include_system: Walk the skills bundled with skillpack.
@@ -103,8 +127,9 @@ def discover(
             note_paths=note_paths,
         )
     else:
-        base = max((r.rank + 1 for r in roots if r.scope == "extra"), default=0)
-        chosen = tuple(roots) + tuple(
+        given = _as_roots(roots)
+        base = max((r.rank + 1 for r in given if r.scope == "extra"), default=0)
+        chosen = given + tuple(
             Root(path=os.path.abspath(os.path.expanduser(p)), scope="extra", rank=base + i)
             for i, p in enumerate(extra_roots)
         )

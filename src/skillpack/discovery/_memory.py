@@ -15,7 +15,8 @@ from collections.abc import Mapping
 from .._errors import SkillNotFoundError
 from .._limits import MAX_LISTED_FILES
 from .._model import Catalog, Problem, Root, Scope, Skill, SkillLocation
-from ..parse._frontmatter import parse_skill, split_frontmatter
+from ..parse._frontmatter import parse_skill
+from ..parse._loadable import loadable_body
 from ..select._collisions import resolve_collisions
 from ._confine import confined_parts, listed, missing
 from ._walk import CODEX_SIDECARS
@@ -85,7 +86,8 @@ class MemorySkills:
         return text
 
     def read_body(self, skill: Skill) -> str:
-        return split_frontmatter(self._text(skill.path)).body
+        """The body, re-checked as the disk reader does (`loadable_body`)."""
+        return loadable_body(self._text(skill.path), path=skill.path, skill_dir=skill.dir)
 
     def read_source(self, skill: Skill) -> bytes:
         """The SKILL.md as bytes (for its digest)."""

@@ -13,10 +13,11 @@ import os
 import stat
 from collections import deque
 
-from .._errors import SkillIOError, SkillNotFoundError
+from .._errors import SkillIOError, SkillNotFoundError, SkillpackError, SkillPermissionError
 from .._limits import MAX_LISTED_FILES, MAX_READ_FILE_BYTES, MAX_SKILL_FILE_BYTES
 from .._model import Skill
 from ..parse._frontmatter import split_frontmatter
+from ..parse._loadable import loadable_body
 from ._confine import NOISE_DIRS, SKILL_FILE, confined_parts, missing, refuse
 from ._load import read_bytes
 
@@ -24,47 +25,97 @@ _FRONTMATTER_BYTES = 4096
 """`read_body_head` reads this many bytes more than the characters it returns."""
 
 
+_REFRESH_HINT = "Run `skillpack list` (or reload the session) to refresh the catalog."
+
+
+def skill_file_error(skill: Skill, path: str, exc: OSError) -> SkillpackError:
+    """The error for an OS failure reading `path` of `skill`, by who can fix it.
+
+    A missing SKILL.md is `SkillNotFoundError` (the catalog is stale), a permission
+    refusal `SkillPermissionError` (seed 003: `PERMISSION_DENIED`), the rest
+    `SkillIOError`; each names the file.
+    """
+    reason = exc.strerror or str(exc)
+    if isinstance(exc, FileNotFoundError) and path == skill.path:
+        return SkillNotFoundError(
+            f"Skill '{skill.name}' is gone: {path} no longer exists.", hint=_REFRESH_HINT
+        )
+    if isinstance(exc, PermissionError):
+        return SkillPermissionError(
+            f"Permission denied reading {path} (skill '{skill.name}'): the operating "
+            "system refuses access to the file.",
+            hint=f"Check the file's owner and mode (e.g. `ls -l {path}`).",
+        )
+    return SkillIOError(f"Cannot read {path} (skill '{skill.name}'): {reason}.")
+
+
+def skill_version(skill: Skill) -> tuple[int, ...]:
+    """`(mtime_ns, size, ctime_ns)` of the skill's SKILL.md now: ctime too, since an
+    edit that restores mtime and keeps the size still changes it.
+
+    Raises:
+        SkillNotFoundError, SkillPermissionError, SkillIOError: see `skill_file_error`.
+    """
+    try:
+        st = os.stat(skill.path)
+    except OSError as exc:
+        raise skill_file_error(skill, skill.path, exc) from exc
+    return st.st_mtime_ns, st.st_size, st.st_ctime_ns
+
+
 def read_body(skill: Skill, *, max_bytes: int = MAX_SKILL_FILE_BYTES) -> str:
     """The Markdown body of a skill, re-read from disk (frontmatter removed).
 
+    The text read is parsed again (`parse._frontmatter.loadable_body`): a SKILL.md
+    that changed since discovery and no longer parses is an error, never a body
+    holding raw frontmatter.
+
     Raises:
         SkillNotFoundError: the SKILL.md is gone.
+        SkillPermissionError: the operating system refuses to read it.
+        SkillParseError: it no longer parses as a skill.
         SkillIOError: it cannot be read, is too large or is not UTF-8.
+    """
+    text = read_text(skill, max_bytes=max_bytes)
+    return loadable_body(text, path=skill.path, skill_dir=skill.dir)
+
+
+def read_text(skill: Skill, *, max_bytes: int = MAX_SKILL_FILE_BYTES) -> str:
+    """The whole SKILL.md of a skill as text (a BOM dropped), not parsed.
+
+    Raises:
+        SkillNotFoundError, SkillPermissionError, SkillIOError: as `read_body`.
     """
     try:
         data = read_bytes(skill.path, max_bytes)
-    except FileNotFoundError:
-        raise SkillNotFoundError(
-            f"Skill '{skill.name}' is gone: {skill.path} no longer exists. Run discovery "
-            "again (`skillpack list`) to refresh the catalog."
-        ) from None
     except OSError as exc:
-        raise SkillIOError(
-            f"Cannot read {skill.path}: {exc.strerror or exc}. Check its permissions."
-        ) from exc
+        raise skill_file_error(skill, skill.path, exc) from exc
     if len(data) > max_bytes:
         raise SkillIOError(
             f"{skill.path} is over {max_bytes} bytes; move long material into references/."
         )
     try:
-        text = data.decode("utf-8-sig")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise SkillIOError(
             f"{skill.path} is not valid UTF-8 ({exc}); re-save it as UTF-8."
         ) from exc
-    _frontmatter, body, _line = split_frontmatter(text)
-    return body
+
+
+def _split_body(skill: Skill) -> str:
+    return split_frontmatter(read_text(skill)).body
 
 
 def read_body_head(skill: Skill, max_chars: int) -> str:
-    """The first `max_chars` characters of a skill's body, read from disk: the same
-    text as `read_body(skill)[:max_chars]`, at the cost of a bounded read.
+    """The first `max_chars` characters of a skill's body, read from disk: the body as
+    split (`split_frontmatter`, what search indexes; no parse re-check as in
+    `read_body`), at the cost of a bounded read.
 
     Reads `max_chars + 4096` bytes (a multi-byte character cut at the end is
     dropped), enough for ASCII text after a 4 KiB frontmatter. Only when that head
     does not hold the frontmatter and `max_chars` characters of body (a long
     frontmatter, text of multi-byte characters) is the whole file read, through
-    `read_body`, which also reports a missing, unreadable or non-UTF-8 file.
+    `read_text`, which also reports a missing, unreadable or non-UTF-8 file.
 
     Raises:
         SkillNotFoundError: the SKILL.md is gone.
@@ -75,7 +126,7 @@ def read_body_head(skill: Skill, max_chars: int) -> str:
         # At most `limit` bytes: `read_bytes` reads one past the limit it is given.
         data = read_bytes(skill.path, limit - 1, skill.size if skill.size > 0 else None)
     except OSError:
-        return read_body(skill)[:max_chars]  # raises the error that says how to fix it
+        return _split_body(skill)[:max_chars]  # raises the error that says how to fix it
     truncated = len(data) == limit
     body_at = _plain_body_start(data)
     if body_at > 0:
@@ -83,7 +134,7 @@ def read_body_head(skill: Skill, max_chars: int) -> str:
         body = _decode_cut(data[body_at:], truncated, "utf-8")
         if body is not None and (not truncated or len(body) > max_chars):
             return body[:max_chars]
-        return read_body(skill)[:max_chars]
+        return _split_body(skill)[:max_chars]
     text = _decode_cut(data, truncated, "utf-8-sig")
     if text is not None:
         frontmatter, body, _line = split_frontmatter(text)
@@ -91,7 +142,7 @@ def read_body_head(skill: Skill, max_chars: int) -> str:
         # characters unchanged: CRLF folding can only alter the cut's last one.
         if not truncated or (frontmatter is not None and len(body) > max_chars):
             return body[:max_chars]
-    return read_body(skill)[:max_chars]
+    return _split_body(skill)[:max_chars]
 
 
 def _plain_body_start(data: bytes) -> int:
@@ -188,7 +239,8 @@ def read_skill_file(skill: Skill, relpath: str, *, max_bytes: int = MAX_READ_FIL
     Raises:
         SkillPermissionError: the path is absolute, climbs out with `..` (also
             percent-encoded or with backslashes), holds a NUL, names a hidden
-            file, or is a symlink resolving outside the skill folder.
+            file, or is a symlink resolving outside the skill folder; or the
+            operating system refuses to read the file.
         SkillNotFoundError: no such file in the skill.
         SkillIOError: the file is over `max_bytes`, not UTF-8 text, or unreadable.
     """
@@ -203,6 +255,8 @@ def read_skill_file(skill: Skill, relpath: str, *, max_bytes: int = MAX_READ_FIL
         raise refuse(skill, relpath, "it is a symlink that resolves outside the skill folder")
     try:
         st = os.stat(candidate)
+    except PermissionError as exc:
+        raise skill_file_error(skill, candidate, exc) from exc
     except OSError:
         st = None
     if st is None or not stat.S_ISREG(st.st_mode):
@@ -215,7 +269,7 @@ def read_skill_file(skill: Skill, relpath: str, *, max_bytes: int = MAX_READ_FIL
     try:
         data = read_bytes(candidate, max_bytes)
     except OSError as exc:
-        raise SkillIOError(f"Cannot read {candidate}: {exc.strerror or exc}.") from exc
+        raise skill_file_error(skill, candidate, exc) from exc
     if len(data) > max_bytes:
         raise SkillIOError(f"{candidate} grew over the {max_bytes}-byte limit while read.")
     if b"\x00" in data:

@@ -297,6 +297,21 @@ class SkillSearch:
             UsageError: empty query, bad limit or unknown scope.
             SkillIOError: the index cannot be written, or SQLite lacks FTS5.
         """
+        return self.search_page(
+            catalog, query, limit=limit, scope=scope, is_visible=is_visible
+        )[0]
+
+    def search_page(
+        self,
+        catalog: Catalog,
+        query: str,
+        *,
+        limit: int = DEFAULT_LIMIT,
+        scope: Scope | None = None,
+        is_visible: Callable[[Skill], bool] = lambda skill: True,
+    ) -> tuple[tuple[SearchResult, ...], bool]:
+        """`search`'s results, and whether more than `limit` skills matched (the
+        `truncated` of `skill_search`): one more result is ranked to tell."""
         if isinstance(limit, bool) or not isinstance(limit, int):
             raise UsageError(f"Search limit must be an integer from 1 to {MAX_LIMIT}.")
         if not 1 <= limit <= MAX_LIMIT:
@@ -309,7 +324,10 @@ class SkillSearch:
                 'e.g. "review a pull request".'
             )
         with self._lock:
-            return self._search(catalog, query, limit=limit, scope=scope, is_visible=is_visible)
+            found = self._search(
+                catalog, query, limit=limit + 1, scope=scope, is_visible=is_visible
+            )
+        return found[:limit], len(found) > limit
 
     def _search(
         self,

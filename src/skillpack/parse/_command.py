@@ -2,18 +2,17 @@
 
 A command file is Markdown with optional frontmatter (`description`, `argument-hint`,
 `allowed-tools`, `model`, ...). It becomes a user-invocable skill named by the file's
-stem; without a `description`, its body's first paragraph stands in (as Claude Code
-shows it). Everything else is parsed exactly as a SKILL.md (`_frontmatter.parse_skill`),
-and one `legacy-command` warning says where the skill came from and how to move it.
+stem; without a `description`, its body's first paragraph stands in, by the rule every
+skill follows (`_validate.description_from_body`), which `_frontmatter.parse_skill`
+applies: the file is parsed exactly as a SKILL.md, and one `legacy-command` warning
+says where the skill came from and how to move it.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import replace
 
-from .._limits import MAX_DESCRIPTION_CHARS
 from .._model import Problem, SkillLocation
 from ._frontmatter import ParsedSkill, parse_skill, parse_skill_bytes, split_frontmatter
 from ._validate import apply_strict
@@ -22,31 +21,15 @@ from ._yaml import normalize
 LEGACY_COMMAND = "legacy-command"
 """The problem code every loaded command carries (a warning, never promoted by strict)."""
 
-_NOT_FOR_COMMANDS = frozenset({"name-missing", "name-mismatch"})
-"""Checks about a `name` field, which commands do not have: the stem is the name."""
-_DESCRIPTION_MISSING = frozenset({"description-missing", "description-empty"})
+_NOT_FOR_COMMANDS = frozenset({"name-missing", "name-mismatch", "description-from-body"})
+"""Checks about a `name` field, which commands do not have (the stem is the name), and
+the note that the description came from the body, which is how commands work."""
 
 
 def command_name(path: str) -> str:
     """The skill name of a command file: its stem (`review-pr.md` -> `review-pr`)."""
     stem = os.path.basename(path)
     return stem[:-3] if stem.lower().endswith(".md") else stem
-
-
-def first_paragraph(body: str, limit: int = MAX_DESCRIPTION_CHARS) -> str:
-    """The body's first paragraph as one line (heading marks dropped), at most `limit`."""
-    lines: list[str] = []
-    for raw in body.splitlines():
-        line = raw.strip()
-        if not line:
-            if lines:
-                break
-            continue
-        lines.append(line.lstrip("#").strip() if line.startswith("#") else line)
-        if line.startswith("#"):
-            break  # a heading is a paragraph of its own
-    text = " ".join(part for part in lines if part)
-    return text[:limit].rstrip()
 
 
 def parse_command_bytes(
@@ -70,21 +53,12 @@ def parse_command_bytes(
         return parse_skill_bytes(data, path=path, location=location, strict=strict)
     name = command_name(path)
     text = normalize(text)
-    frontmatter, body, _line = split_frontmatter(text)
-    if frontmatter is None:
+    if split_frontmatter(text).frontmatter is None:
         if text.split("\n", 1)[0].rstrip(" \t") == "---":
             # An opening `---` that never closes: the SKILL.md error says how to fix it.
             return parse_skill(text, path=path, location=location, dir_name=name, strict=strict)
-        frontmatter, text = "", f"---\n---\n{text}"
+        text = f"---\n---\n{text}"
     parsed = parse_skill(text, path=path, location=location, dir_name=name)
-    errors = {p.code for p in parsed.problems if p.severity == "error"}
-    if errors and errors <= _DESCRIPTION_MISSING:
-        fallback = first_paragraph(parsed.body)
-        if fallback:
-            described = f"---\ndescription: {json.dumps(fallback, ensure_ascii=False)}\n"
-            if not _empty_description(frontmatter):
-                text = described + text.split("\n", 1)[1]
-            parsed = parse_skill(text, path=path, location=location, dir_name=name)
     problems = [p for p in parsed.problems if p.code not in _NOT_FOR_COMMANDS]
     final = list(apply_strict(problems) if strict else problems)
     final.append(_legacy(path, name))
@@ -92,11 +66,6 @@ def parse_command_bytes(
         return ParsedSkill(skill=None, body=parsed.body, problems=tuple(final))
     skill = replace(parsed.skill, name=name)
     return ParsedSkill(skill=skill, body=parsed.body, problems=tuple(final))
-
-
-def _empty_description(frontmatter: str) -> bool:
-    """Whether the frontmatter has a `description` key (present, but empty)."""
-    return any(line.startswith("description:") for line in frontmatter.splitlines())
 
 
 def _legacy(path: str, name: str) -> Problem:

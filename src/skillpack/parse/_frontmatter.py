@@ -30,7 +30,13 @@ from ._json_safe import (
     scalar_text,
 )
 from ._skill_build import new_skill
-from ._validate import apply_strict, check_unknown_fields, validate_fields
+from ._validate import (
+    apply_strict,
+    check_unknown_fields,
+    description_from_body,
+    description_from_body_problem,
+    validate_fields,
+)
 from ._yaml import load_yaml, normalize, quote_colon_values, yaml_error_text, yaml_errors, yaml_fix
 
 MAX_FRONTMATTER_CHARS: Final = 256 * 1024
@@ -161,6 +167,12 @@ def parse_skill(
     description: object = fields.pop("description", None)
     body_chars = len(body)
     body_lines = body.count("\n") + (1 if body and body[-1] != "\n" else 0)
+    if description is None and not strict:
+        # Claude Code's fallback: the body's first paragraph (strict keeps the error).
+        found = description_from_body(body)
+        if found is not None:
+            description = found[0]
+            problems.append(description_from_body_problem(path, body_line + found[1]))
     problems += validate_fields(
         path=path,
         dir_name=dir_name,

@@ -50,6 +50,7 @@ KNOWN_FIELDS: frozenset[str] = frozenset(
 
 STRICT_PROMOTED_CODES: frozenset[str] = frozenset(
     {
+        "description-from-body",
         "yaml-retried",
         "name-missing",
         "name-mismatch",
@@ -153,11 +154,29 @@ def check_name(
                 line=line,
                 message=(
                     f"name '{name}' in {path} differs from its directory '{dir_name}'; "
-                    f"rename the directory to '{name}' or set `name: {dir_name}`."
+                    f"{_mismatch_fix(name, dir_name)}."
                 ),
             )
         )
     return problems
+
+
+def is_valid_name(name: str) -> bool:
+    """Whether `name` follows the spec: the pattern and at most 64 characters."""
+    return len(name) <= MAX_NAME_CHARS and NAME_PATTERN.fullmatch(name) is not None
+
+
+def _mismatch_fix(name: str, dir_name: str) -> str:
+    """How to make name and directory agree, offering only names the spec allows."""
+    fixes = []
+    if is_valid_name(name):
+        fixes.append(f"rename the directory to '{name}'")
+    if is_valid_name(dir_name):
+        fixes.append(f"set `name: {dir_name}`")
+    if fixes:
+        return " or ".join(fixes)
+    hint = suggest_name(name) or suggest_name(dir_name) or "my-skill"
+    return f"use one valid name for both, e.g. '{hint}' (directory and `name: {hint}`)"
 
 
 def check_description(
@@ -176,8 +195,9 @@ def check_description(
                 code="description-missing",
                 field="description",
                 message=(
-                    f"{path} has no 'description' in its frontmatter; add `description: "
-                    "<what the skill does and when to use it>` (agents pick skills by it)."
+                    f"{path} has no 'description' in its frontmatter and its body has no "
+                    "first paragraph to use instead; add `description: <what the skill "
+                    "does and when to use it>` (agents pick skills by it)."
                 ),
             )
         ]
@@ -226,6 +246,99 @@ def check_description(
             )
         ]
     return []
+
+
+_ATX_HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]+|$)")
+_THEMATIC_BREAK = re.compile(r" {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})")
+_SETEXT_UNDERLINE = re.compile(r" {0,3}(?:=+|-+)[ \t]*")
+_FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})")
+
+
+def description_from_body(body: str) -> tuple[str, int] | None:
+    """The first paragraph of a Markdown body and its 0-based line in the body.
+
+    What Claude Code uses when the frontmatter has no `description`. The paragraph is
+    the first run of non-blank lines that is none of these, which are skipped: ATX
+    headings (`# Title`), setext headings (a line underlined with `===`/`---`),
+    thematic breaks (`---`, `***`), fenced code blocks, and HTML comments. Its lines
+    are trimmed and joined with single spaces; a paragraph over the 1024-character
+    limit is cut at a word boundary with "…". A body with no paragraph gives its first
+    heading's text instead; a body with neither gives None.
+    """
+    lines = body.split("\n")
+    heading: tuple[str, int] | None = None
+    i, n = 0, len(lines)
+    while i < n:
+        line = lines[i]
+        stripped = line.strip()
+        fence = _FENCE.match(line)
+        if fence:
+            marker = fence.group(1)
+            i += 1
+            while i < n and not lines[i].strip().startswith(marker[0] * len(marker)):
+                i += 1
+            i += 1
+            continue
+        if stripped.startswith("<!--"):
+            while i < n and "-->" not in lines[i]:
+                i += 1
+            i += 1
+            continue
+        if not stripped or _THEMATIC_BREAK.fullmatch(line):
+            i += 1
+            continue
+        if _ATX_HEADING.match(line):
+            if heading is None:
+                text = stripped.lstrip("#").strip().rstrip("#").strip()
+                heading = (text, i) if text else None
+            i += 1
+            continue
+        start = i
+        paragraph: list[str] = []
+        while i < n and lines[i].strip() and not _ATX_HEADING.match(lines[i]):
+            if _FENCE.match(lines[i]) or (paragraph and _THEMATIC_BREAK.fullmatch(lines[i])):
+                break
+            if paragraph and _SETEXT_UNDERLINE.fullmatch(lines[i]):
+                break
+            paragraph.append(lines[i].strip())
+            i += 1
+        if i < n and paragraph and _SETEXT_UNDERLINE.fullmatch(lines[i]):
+            if heading is None:  # the "paragraph" was a setext heading
+                heading = (" ".join(paragraph), start)
+            i += 1
+            continue
+        return _cut(" ".join(paragraph), MAX_DESCRIPTION_CHARS), start
+    return heading
+
+
+def _cut(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters at a word boundary, ending in "…"."""
+    if len(text) <= limit:
+        return text
+    room = limit - 1
+    head = text[:room]
+    if text[room] != " ":
+        space = head.rfind(" ")
+        if space >= room // 2:
+            head = head[:space]
+    return head.rstrip(" ,.;:") + "…"
+
+
+def description_from_body_problem(path: str, line: int | None) -> Problem:
+    """The `description-from-body` warning of a skill whose description was taken
+    from its body."""
+    return Problem(
+        path=path,
+        severity="warning",
+        code="description-from-body",
+        field="description",
+        line=line,
+        message=(
+            f"{path} has no 'description' in its frontmatter; the first paragraph of its "
+            "body is used instead. Add `description: <what the skill does and when to "
+            "use it>` (agents pick skills by it)."
+        ),
+    )
 
 
 def check_compatibility(

@@ -42,7 +42,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, compress, count, repeat
 from json.encoder import encode_basestring
-from operator import add, sub
+from operator import add, attrgetter, sub
 from typing import Any, Literal, assert_never
 
 from .._errors import UsageError
@@ -97,6 +97,7 @@ _LINE_BREAK = re.compile(r"[\t\n\r\f\v]")
 _JSON_COMMON_CONTROLS = ("\t", "\n", "\r", "\f", "\v", "\b")
 _JSON_CONTROLS = tuple(chr(c) for c in range(32))
 _CHARS_PER_TOKEN = 4
+_SCOPE = attrgetter("scope")
 
 
 def catalog_budget(
@@ -329,9 +330,16 @@ class _Fitter:
         if include_location:
             locations = _escaped_lengths(fmt, [s.path for s in skills], exact=exact)
             common = list(map(add, common, locations))
+        self.with_scope = fmt == "json"
+        if self.with_scope:
+            # A handful of scope names: each one's size is computed once.
+            scopes = list(map(_SCOPE, skills))
+            sizes = {scope: len(_escape(fmt, scope)) for scope in set(scopes)}
+            common = list(map(add, common, map(sizes.__getitem__, scopes)))
         location = "" if include_location else None
-        name_overhead = len(_entry(fmt, "", None, location))
-        self.description_overhead = len(_entry(fmt, "", "", location)) - name_overhead
+        scope = "" if self.with_scope else None
+        name_overhead = len(_entry(fmt, "", None, location, scope))
+        self.description_overhead = len(_entry(fmt, "", "", location, scope)) - name_overhead
         # Size of each entry written as name (and location) only.
         self.name_only: list[int] = list(map(add, common, repeat(name_overhead)))
 
@@ -426,15 +434,16 @@ class _Fitter:
             description = self.descriptions[i]
             name = _escape(fmt, skill.name)
             location = _escape(fmt, skill.path) if self.include_location else None
+            scope = _escape(fmt, skill.scope) if self.with_scope else None
             if i >= keep or not description:
                 if description:
                     names_only.append(skill.name)
-                text = _entry(fmt, name, None, location)
+                text = _entry(fmt, name, None, location, scope)
             else:
                 if limit is not None and len(description) > limit:
                     shortened.append(skill.name)
                     description = shorten(description, limit)
-                text = _entry(fmt, name, _escape(fmt, description), location)
+                text = _entry(fmt, name, _escape(fmt, description), location, scope)
             if self.gap and i < shown - 1:
                 text = text[:-1] + ",\n"
             parts.append(text)
@@ -580,8 +589,17 @@ def _tidy(descriptions: list[str]) -> list[str]:
     return result
 
 
-def _entry(fmt: CatalogFormat, name: str, description: str | None, location: str | None) -> str:
-    """One catalog entry from already-escaped pieces; `None` leaves a piece out."""
+def _entry(
+    fmt: CatalogFormat,
+    name: str,
+    description: str | None,
+    location: str | None,
+    scope: str | None = None,
+) -> str:
+    """One catalog entry from already-escaped pieces; `None` leaves a piece out.
+
+    Only JSON entries carry the scope (seed 002 §6: name, description, path, scope).
+    """
     if fmt == "xml":
         text = f"<skill>\n<name>{name}</name>\n"
         if description is not None:
@@ -602,6 +620,8 @@ def _entry(fmt: CatalogFormat, name: str, description: str | None, location: str
             text += ', "description": ' + description
         if location is not None:
             text += ', "location": ' + location
+        if scope is not None:
+            text += ', "scope": ' + scope
         return text + "}\n"
     assert_never(fmt)
 
@@ -649,6 +669,18 @@ def _attr(text: str) -> str:
     )
 
 
+_WRAPPER_TAG = re.compile(r"<(?=\s*/?\s*skill_content\b)", re.IGNORECASE)
+"""The `<` of anything a reader could take for the wrapper's own opening or closing tag."""
+
+
+def _sealed(content: str) -> str:
+    """`content` with every `<skill_content` / `</skill_content` look-alike (any case,
+    blanks allowed) written with `&lt;`, so only the wrapper's tags open and close it."""
+    if "skill_content" not in content.lower():
+        return content
+    return _WRAPPER_TAG.sub("&lt;", content)
+
+
 def render_injection(
     skill: Skill,
     body: str,
@@ -678,11 +710,13 @@ def render_injection(
 
     Returns:
         `<skill_content name=… path=…>` holding the substituted body, then the base
-        directory and the file listing.
+        directory and the file listing. The attributes are XML-escaped, and a
+        `<skill_content` or `</skill_content` in the body (or the arguments) has its
+        `<` written `&lt;`: nothing inside can close the wrapper or open another.
     """
-    content = substitute(
-        body, args=args, skill=skill, session_id=session_id, keep=keep
-    ).strip("\n")
+    content = _sealed(
+        substitute(body, args=args, skill=skill, session_id=session_id, keep=keep).strip("\n")
+    )
     parts = [
         f'<skill_content name="{_attr(skill.name)}" path="{_attr(skill.path)}">\n',
         f"{content.rstrip()}\n",

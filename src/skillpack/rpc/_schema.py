@@ -159,7 +159,9 @@ DEFS: dict[str, Schema] = {
                      "reasons"),
                 ),
                 "Ranked candidates, best first.",
-            )
+            ),
+            "count": _typed("integer", "How many results there are."),
+            "truncated": _typed("boolean", "More skills matched than `limit` shows."),
         },
         ("results",),
     ),
@@ -168,6 +170,11 @@ DEFS: dict[str, Schema] = {
             "name": {"type": "string"},
             "qualified_name": {"type": "string"},
             "path": {"type": "string"},
+            "dir": _str("The skill's folder."),
+            "scope": {"enum": list(SCOPES)},
+            "context": {"enum": ["inline", "fork"]},
+            "mtime_ns": _typed("integer", "Modification time of the SKILL.md read."),
+            "mtime_ms": _typed("integer", "The same in milliseconds."),
             "content": _str("The `<skill_content>` injection, or a short reminder."),
             "already_loaded": _typed("boolean", "True when `content` is the reminder."),
         },
@@ -197,6 +204,8 @@ DEFS: dict[str, Schema] = {
             "token": _str("The reference as written."),
             "message": _str("One human line: what happened and what to type instead."),
             "candidates": _list({"type": "string"}, "Ids to type instead."),
+            "hint": _nullable("string", "A line for people only (e.g. a `skillpack` "
+                              "command); never meant for a model."),
         },
         ("kind", "token", "message", "candidates"),
     ),
@@ -452,10 +461,14 @@ METHODS: dict[str, Method] = {
             result=_obj(
                 {
                     "activations": _list(_ref("Activation"), "In order."),
-                    "injections": _list({"type": "string"}, "One per activation."),
-                    "diagnostics": _list(_ref("Diagnostic"), "Refused or unknown references."),
+                    "injections": _list({"type": "string"}, "One per inline activation."),
+                    "diagnostics": _list(_ref("Diagnostic"), "Refused or unknown references, "
+                                         "and activated skills that could not be used."),
                     "lines": _list({"type": "string"}, "`Using skill: <id>` lines."),
                     "text": _str("The task text left."),
+                    "forks": _list({"type": "object"}, "`context: fork` activations run on "
+                                   "the host's runner (none here: a `fork-unavailable` "
+                                   "diagnostic says so)."),
                 },
                 ("activations", "injections", "diagnostics", "lines", "text"),
             ),

@@ -102,6 +102,7 @@ class DiagnosticEntry(TypedDict):
     token: str
     message: str
     candidates: list[str]
+    hint: NotRequired[str | None]
 
 
 class TurnResult(TypedDict):
@@ -110,6 +111,7 @@ class TurnResult(TypedDict):
     diagnostics: list[DiagnosticEntry]
     lines: list[str]
     text: str
+    forks: NotRequired[list[dict[str, Any]]]
 
 
 class ContextReport(TypedDict):

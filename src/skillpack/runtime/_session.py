@@ -27,7 +27,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
-from .._errors import SkillDisabledError, SkillIOError, UsageError
+from .._errors import (
+    SkillDisabledError,
+    SkillIOError,
+    SkillpackError,
+    SkillPermissionError,
+    UsageError,
+)
 from .._limits import MAX_SKILL_FILE_BYTES
 from .._model import Catalog, CodexPermissions, Skill
 from ..config._config import Config
@@ -41,8 +47,16 @@ from ..render._render import (
     render_reminder,
     substitute,
 )
-from ..select._resolve import Activation, Diagnostic, Resolution, find_skill, resolve_message
+from ..select._resolve import (
+    Activation,
+    Diagnostic,
+    DiagnosticKind,
+    Resolution,
+    find_skill,
+    resolve_message,
+)
 from ._deps import DependencyReport, DependencyResolver, EnvPrompt, McpInstall
+from ._fork import ForkRun, SubagentRunner, no_runner_message
 from ._live import (
     ON_CALL_INTERVAL,
     REFRESH_MODES,
@@ -73,7 +87,10 @@ class SkillReader(Protocol):
     their own.
     """
 
-    def read_body(self, skill: Skill) -> str: ...
+    def read_body(self, skill: Skill) -> str:
+        """The body as it is now, checked to still parse (`parse._frontmatter.
+        loadable_body`); a `SkillParseError` when it no longer does."""
+        ...
 
     def version(self, skill: Skill) -> tuple[int, ...]:
         """The SKILL.md's version now, `(mtime_ns, size, ...)`: any difference from an
@@ -106,15 +123,9 @@ class FileSystemReader:
         return read_bytes(skill.path, MAX_SKILL_FILE_BYTES)
 
     def version(self, skill: Skill) -> tuple[int, ...]:
-        try:
-            st = os.stat(skill.path)
-        except OSError as exc:
-            raise SkillIOError(
-                f"Cannot read {skill.path}: {exc.strerror or exc}. "
-                "The skill may have been moved or deleted; run `skillpack list` to refresh."
-            ) from exc
-        # ctime too: an edit that restores mtime and keeps the size still changes it.
-        return st.st_mtime_ns, st.st_size, st.st_ctime_ns
+        from ..discovery._skill_files import skill_version
+
+        return skill_version(skill)
 
     def list_files(self, skill: Skill) -> tuple[tuple[str, ...], bool]:
         from ..discovery._skill_files import list_skill_files
@@ -132,13 +143,19 @@ class Turn:
     """What `prepare_turn` decided for one message."""
 
     activations: tuple[Activation, ...]
+    """The skills this turn used: each inline one injected, each forked one run."""
     injections: tuple[str, ...]
-    """One `<skill_content>` block (or a short reminder) per activation, in order."""
+    """One `<skill_content>` block (or a short reminder) per inline activation, in order."""
     diagnostics: tuple[Diagnostic, ...]
+    """Why references did not activate, and why an activated skill could not be used
+    (`load-failed`, `permission-denied`, `fork-unavailable`, `fork-failed`, `cycle`):
+    such a skill is left out of `activations` and nothing of it is recorded."""
     lines: tuple[str, ...]
     """Visible lines for the transcript, e.g. `Using skill: pdf-forms`."""
     text: str
     """The task text left once the mentions or the slash command are taken out."""
+    forks: tuple[ForkRun, ...] = ()
+    """The `context: fork` activations, handed to the host's subagent runner, in order."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -147,6 +164,7 @@ class Turn:
             "diagnostics": [d.to_dict() for d in self.diagnostics],
             "lines": list(self.lines),
             "text": self.text,
+            "forks": [f.to_dict() for f in self.forks],
         }
 
 
@@ -163,6 +181,9 @@ class Injection:
     """The skill's embedded shell commands and what became of each (with a policy)."""
     missing_dependencies: tuple[dict[str, str], ...] = ()
     """`{"type", "name"}` of each declared env var / MCP server still missing."""
+    version: tuple[int, ...] = (0, 0)
+    """The reader's version of the SKILL.md read for this injection, `(mtime_ns, size,
+    ...)` (the filesystem adds `ctime_ns`)."""
 
 
 @dataclass(kw_only=True)
@@ -195,6 +216,7 @@ class Session:
         env_prompt: EnvPrompt | None = None,
         mcp_servers: Iterable[str] = (),
         mcp_install: McpInstall | None = None,
+        builtin_commands: Iterable[str] = (),
     ) -> None:
         """Create a session.
 
@@ -225,6 +247,9 @@ class Session:
             mcp_servers: Names of the MCP servers the host has (for `mcp` dependencies);
                 the config's `[[mcp_servers]]` count too.
             mcp_install: Installs a missing MCP server after the host's approval.
+            builtin_commands: The host's own slash commands (`help`, `clear`, ...):
+                `/name` of one of them is left to the host, and a skill of that name
+                is reached as `$name` (a diagnostic says so). None by default.
 
         Raises:
             UsageError: an unknown `refresh` mode, a live mode without a `loader`
@@ -239,6 +264,9 @@ class Session:
         self._source = source
         self._cwd = cwd
         self._env = env
+        self.builtin_commands: frozenset[str] = frozenset(
+            command.lower().lstrip("/") for command in builtin_commands
+        )
         self._lock = threading.RLock()
         self._state = _State()
         remember = _persist_permission if remember_permissions else None
@@ -552,7 +580,7 @@ class Session:
         return replace(
             resolution,
             diagnostics=tuple(
-                replace(d, message=message) if d.kind == "disabled" else d
+                replace(d, message=message, hint=None) if d.kind == "disabled" else d
                 for d in resolution.diagnostics
             ),
         )
@@ -565,29 +593,70 @@ class Session:
             is_enabled=self.is_enabled,
             is_visible=self.is_visible,
             multi_mention=self._config.multi_mention,
+            builtin_commands=self.builtin_commands,
             base_dir=self._cwd,
         )
 
-    def prepare_turn(self, text: str, *, invoker: Invoker = "user") -> Turn:
-        """Resolve `text` and inject every activated skill's instructions.
+    def prepare_turn(
+        self, text: str, *, invoker: Invoker = "user", runner: SubagentRunner | None = None
+    ) -> Turn:
+        """Resolve `text` and use every activated skill: inline ones are injected,
+        `context: fork` ones run on `runner` (the host's subagent runner).
 
-        A new user turn also clears the chain of leading skills (see `active_tools`).
+        Each skill is all or nothing: one that cannot be read (gone, refused, no
+        longer parsing), a forked one without a runner, or one whose run fails is a
+        diagnostic and left out, while the others are still used; only skills whose
+        text the turn returns are recorded as loaded. A new user turn also clears the
+        chain of leading skills (see `active_tools`).
         """
         self.ensure_fresh()
         resolution = self.resolve(text, invoker=invoker)
-        injections = []
         if invoker == "user":
             self.end_turn()
-        for activation in resolution.activations:
-            injection = self.inject(activation.skill, args=activation.args)
-            injections.append(injection.text)
+        used: list[Activation] = []
+        lines: list[str] = []
+        rendered: list[Injection] = []
+        forks: list[ForkRun] = []
+        diagnostics = list(resolution.diagnostics)
+        for activation, line in zip(resolution.activations, resolution.lines, strict=True):
+            try:
+                outcome = self._use(activation, runner)
+            except _Unusable as refused:
+                diagnostics.append(refused.diagnostic(activation.token))
+                continue
+            if isinstance(outcome, ForkRun):
+                forks.append(outcome)
+            else:
+                rendered.append(outcome)
+            used.append(activation)
+            lines.append(line)
+        self._record(rendered)
         return Turn(
-            activations=resolution.activations,
-            injections=tuple(injections),
-            diagnostics=resolution.diagnostics,
-            lines=resolution.lines,
+            activations=tuple(used),
+            injections=tuple(injection.text for injection in rendered),
+            diagnostics=tuple(diagnostics),
+            lines=tuple(lines),
             text=resolution.text,
+            forks=tuple(forks),
         )
+
+    def _use(self, activation: Activation, runner: SubagentRunner | None) -> Injection | ForkRun:
+        """One activation of a turn: injected, or run on `runner`; `_Unusable` if not."""
+        skill, args = activation.skill, activation.args
+        try:
+            if skill.context != "fork":
+                self.check_not_running(skill)
+                return self._render(skill, args=args, action="load")
+            if runner is None:
+                raise _Unusable("fork-unavailable", no_runner_message(skill))
+            result = self._run_fork(skill, args, runner, failure=_Unusable)
+            return ForkRun(skill=skill, args=args, result=result)
+        except _CycleError as exc:
+            raise _Unusable("cycle", str(exc)) from exc
+        except SkillPermissionError as exc:
+            raise _Unusable("permission-denied", str(exc), exc.hint) from exc
+        except SkillpackError as exc:
+            raise _Unusable("load-failed", str(exc), exc.hint) from exc
 
     def find(
         self,
@@ -613,15 +682,24 @@ class Session:
     def inject(self, skill: Skill, *, args: str = "", action: str = "load") -> Injection:
         """Render `skill` for the context, or a reminder if this version is already there.
 
+        The skill is recorded as loaded (and leading) only once its text is ready.
+
         Raises:
-            SkillPermissionError: a permission rule (or the host's answer) refuses it.
+            SkillPermissionError: a permission rule (or the host's answer) refuses it,
+                or the operating system refuses to read it.
+            SkillParseError: its SKILL.md no longer parses.
+            SkillNotFoundError, SkillIOError: it is gone or cannot be read.
         """
+        injection = self._render(skill, args=args, action=action)
+        self._record((injection,))
+        return injection
+
+    def _render(self, skill: Skill, *, args: str, action: str) -> Injection:
+        """The injection (or reminder) of `skill`, recording nothing."""
         self._gate.require(skill, action)
         version = self._reader.version(skill)
         with self._lock:
             seen = self._state.injected.get(skill.key)
-            if all(s.key != skill.key for s in self._state.leading):
-                self._state.leading.append(skill)
         if seen == version and not args:
             missing = self._deps.report(skill).missing
             return Injection(
@@ -629,6 +707,7 @@ class Session:
                 text=render_reminder(skill),
                 reminder=True,
                 missing_dependencies=missing,
+                version=version,
             )
         missing = self._deps.resolve(skill).missing
         body = self._reader.read_body(skill)
@@ -643,15 +722,24 @@ class Session:
             files_truncated=truncated,
             keep=keep,
         )
-        with self._lock:
-            self._state.injected[skill.key] = version
         return Injection(
             skill=skill,
             text=text,
             reminder=False,
             commands=commands,
             missing_dependencies=missing,
+            version=version,
         )
+
+    def _record(self, injections: Sequence[Injection]) -> None:
+        """Remember injections whose text was handed out: loaded versions, leaders."""
+        with self._lock:
+            for injection in injections:
+                key = injection.skill.key
+                if all(s.key != key for s in self._state.leading):
+                    self._state.leading.append(injection.skill)
+                if not injection.reminder:
+                    self._state.injected[key] = injection.version
 
     def _preprocess(
         self, skill: Skill, body: str
@@ -669,6 +757,58 @@ class Session:
         body = self._reader.read_body(skill)
         keep, _ = self._preprocess(skill, body)
         return substitute(body, args=args, skill=skill, session_id=self.session_id, keep=keep)
+
+    def fork(self, skill: Skill, *, args: str = "", runner: SubagentRunner) -> ForkRun:
+        """Run a skill on the host's subagent runner (what `context: fork` means).
+
+        The permission gate is asked with action `fork`; the skill goes on the
+        invocation chain (a skill already on it is a cycle) while its body is
+        rendered (`render_body`: read and re-checked, commands run under the shell
+        policy, arguments substituted) and the runner works on it.
+
+        Raises:
+            SkillPermissionError, SkillParseError, SkillNotFoundError, SkillIOError:
+                the skill cannot be used (see `inject`).
+            UsageError: the skill is already running (a cycle).
+            Exception: whatever the runner raised.
+        """
+        return ForkRun(skill=skill, args=args, result=self._run_fork(skill, args, runner))
+
+    def _run_fork(
+        self,
+        skill: Skill,
+        args: str,
+        runner: SubagentRunner,
+        *,
+        failure: Callable[[DiagnosticKind, str], Exception] | None = None,
+    ) -> Any:
+        """The runner's result for `skill`; a runner error is re-raised as is, or as
+        `failure("fork-failed", message)` when given (and a cycle as `"cycle"`)."""
+        self._gate.require(skill, "fork")
+        try:
+            self.push_invocation(skill)
+        except _CycleError as exc:
+            if failure is None:
+                raise
+            raise failure("cycle", str(exc)) from exc
+        try:
+            prompt = self.render_body(skill, args=args).strip()
+            try:
+                return runner.run(
+                    skill=skill, prompt=prompt, agent=skill.agent, model=skill.model
+                )
+            except SkillpackError:
+                raise
+            except Exception as exc:
+                if failure is None:
+                    raise
+                raise failure(
+                    "fork-failed",
+                    f"The subagent running skill '{skill.name}' failed: "
+                    f"{type(exc).__name__}: {exc}",
+                ) from exc
+        finally:
+            self.pop_invocation(skill)
 
     def load(
         self,
@@ -862,22 +1002,38 @@ class Session:
 
     # -- skill-invokes-skill ------------------------------------------------------
 
+    def check_not_running(self, skill: Skill) -> None:
+        """Refuse to start `skill` while a forked run of it is still going (a cycle).
+
+        Inline use is not a call stack: using a skill again later in the turn is
+        fine. Only a skill on the invocation chain, i.e. a forked skill whose run is
+        under way, cannot be started again from inside that run.
+
+        Raises:
+            UsageError: `skill` is on the invocation chain.
+        """
+        with self._lock:
+            self._check_not_running(skill)
+
+    def _check_not_running(self, skill: Skill) -> None:
+        chain = self._state.invocations
+        if any(s.key == skill.key for s in chain):
+            names = " -> ".join([*(s.name for s in chain), skill.name])
+            raise _CycleError(
+                f"Skill '{skill.name}' is already running in this turn ({names}); "
+                "a skill cannot invoke itself, directly or through other skills. "
+                "Continue with the instructions already loaded."
+            )
+
     def push_invocation(self, skill: Skill) -> None:
-        """Record that `skill` runs now (`use_skill`); a skill already running is a cycle.
+        """Record that `skill` runs now (a fork); a skill already running is a cycle.
 
         Raises:
             UsageError: `skill` is already on the invocation chain of this turn.
         """
         with self._lock:
-            chain = self._state.invocations
-            if any(s.key == skill.key for s in chain):
-                names = " -> ".join([*(s.name for s in chain), skill.name])
-                raise UsageError(
-                    f"Skill '{skill.name}' is already running in this turn ({names}); "
-                    "a skill cannot invoke itself, directly or through other skills. "
-                    "Continue with the instructions already loaded."
-                )
-            chain.append(skill)
+            self._check_not_running(skill)
+            self._state.invocations.append(skill)
 
     def pop_invocation(self, skill: Skill) -> None:
         """Take `skill` off the invocation chain (a forked run finished)."""
@@ -914,6 +1070,23 @@ class Session:
         from ..render._tools_filter import filter_tools
 
         return filter_tools(all_tools, self.leading, tool_name=tool_name)
+
+
+class _CycleError(UsageError):
+    """A skill started again inside its own forked run (`UsageError` to callers)."""
+
+
+class _Unusable(Exception):
+    """An activated skill a turn could not use, as the diagnostic that says why."""
+
+    def __init__(self, kind: DiagnosticKind, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.kind: DiagnosticKind = kind
+        self.message = message
+        self.hint = hint
+
+    def diagnostic(self, token: str) -> Diagnostic:
+        return Diagnostic(kind=self.kind, token=token, message=self.message, hint=self.hint)
 
 
 def _check_refresh(mode: str, source: CatalogSource | None) -> RefreshMode:

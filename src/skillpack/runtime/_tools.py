@@ -12,13 +12,16 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from .. import _errors as errors
 from .._limits import NAME_ENUM_MAX
 from .._limits import SEARCH_MAX_LIMIT as MAX_LIMIT
-from .._model import SCOPES, Skill
-from ._session import Session
+from .._model import Skill
+from ..select._resolve import shown_ids
+from ._fork import SubagentRunner, no_runner_message
+from ._session import Injection, Session
+from ._tool_args import check_args, strict_schema, tool_schema
 from ._workspace import looks_like_path
 
 ErrorCode = Literal[
@@ -45,17 +48,7 @@ ERROR_CODES: Mapping[type[errors.SkillpackError], ErrorCode] = {
 
 TOOL_NAMES = ("skill_search", "skill_load", "use_skill", "skill_read_file")
 
-
-class SubagentRunner(Protocol):
-    """The host's way to run a skill in a forked context (`context: fork`)."""
-
-    def run(self, *, skill: Skill, prompt: str, agent: str | None, model: str | None) -> Any:
-        """Start (or run) a subagent on `prompt`; return a task id or the final result.
-
-        Whatever is returned goes back to the model as `data.result` (a string or a
-        JSON-able value).
-        """
-        ...
+__all__ = ["SkillTools", "SubagentRunner", "ToolCallError", "ToolDefinition"]
 
 
 class ToolCallError(errors.SkillpackError):
@@ -93,7 +86,13 @@ def failure(exc: BaseException) -> dict[str, Any]:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ToolDefinition:
-    """A tool as a JSON schema, convertible to each provider's format."""
+    """A tool as a JSON schema, convertible to each provider's format.
+
+    The OpenAI formats are strict function schemas (`"strict": true`: every property
+    required, optional ones nullable, no numeric bounds; see `_tool_args.
+    strict_schema`); Anthropic and MCP get the plain schema, where optional
+    properties are simply left out of `required`.
+    """
 
     name: str
     description: str
@@ -105,7 +104,8 @@ class ToolDefinition:
             "function": {
                 "name": self.name,
                 "description": self.description,
-                "parameters": dict(self.parameters),
+                "parameters": strict_schema(self.parameters),
+                "strict": True,
             },
         }
 
@@ -114,7 +114,8 @@ class ToolDefinition:
             "type": "function",
             "name": self.name,
             "description": self.description,
-            "parameters": dict(self.parameters),
+            "parameters": strict_schema(self.parameters),
+            "strict": True,
         }
 
     def anthropic(self) -> dict[str, Any]:
@@ -133,22 +134,6 @@ class ToolDefinition:
 
 
 ToolFormat = Literal["openai", "openai-responses", "anthropic", "mcp"]
-
-
-def _string(description: str, enum: list[str] | None = None) -> dict[str, Any]:
-    schema: dict[str, Any] = {"type": "string", "description": description}
-    if enum:
-        schema["enum"] = enum
-    return schema
-
-
-def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": required,
-        "additionalProperties": False,
-    }
 
 
 class SkillTools:
@@ -182,105 +167,35 @@ class SkillTools:
     # -- definitions ------------------------------------------------------------
 
     def definitions(self) -> tuple[ToolDefinition, ...]:
-        names = sorted({s.name for s in self.session.model_skills()})
+        """The tools, their skill-id fields listing the ids the model may pass.
+
+        The enum holds, for each skill in the model's catalog, the shortest id that
+        picks exactly it (`select._resolve.shown_ids`): the bare name where that is
+        unique, else the qualified id, else the SKILL.md path; it is left out past
+        `NAME_ENUM_MAX` ids.
+        """
+        session = self.session
+        skills = session.model_skills()
+        ids = sorted(set(shown_ids(session.catalog, skills, is_visible=session.is_visible)))
+        enum = ids if 0 < len(ids) <= NAME_ENUM_MAX else None
+        limits = self._search_limits()
+        return tuple(
+            ToolDefinition(
+                name=tool,
+                description=_DESCRIPTIONS[tool],
+                parameters=tool_schema(tool, skill_ids=enum, search_limits=limits),
+            )
+            for tool in self._tool_names()
+        )
+
+    def _search_limits(self) -> tuple[int, int]:
+        """(most, default) results of a search: the config's `[search]` within bounds."""
         config = self.session.config
         most = min(config.search_max_limit, MAX_LIMIT)
-        default = min(config.search_default_limit, most)
-        enum = names if 0 < len(names) <= NAME_ENUM_MAX else None
-        skill_hint = "Skill name, qualified id (`plugin:name`), or SKILL.md path."
-        return (
-            ToolDefinition(
-                name="skill_search",
-                description=(
-                    "Find skills relevant to a task when the catalog in the prompt does not "
-                    "list one that fits. Returns ranked candidates with reasons, each a "
-                    "`strong` or `weak` match; without a strong match, no skill fits."
-                ),
-                parameters=_object(
-                    {
-                        "query": _string("What the task is about, in a few words."),
-                        "limit": {
-                            "type": "integer",
-                            "minimum": 1,
-                            "maximum": most,
-                            "description": f"How many results (default {default}).",
-                        },
-                        "scope": _string("Only skills from this scope.", list(SCOPES)),
-                    },
-                    ["query"],
-                ),
-            ),
-            ToolDefinition(
-                name="skill_load",
-                description=(
-                    "Load a skill's full instructions before doing a task it covers. "
-                    "Give `name` or `path` (path wins)."
-                ),
-                parameters=_object(
-                    {
-                        "name": _string(skill_hint, enum),
-                        "path": _string("Absolute path of the skill's SKILL.md."),
-                        "args": _string("Arguments for the skill, as a user would type them."),
-                    },
-                    [],
-                ),
-            ),
-            ToolDefinition(
-                name="use_skill",
-                description=(
-                    "Run a skill on a task: inline skills return their instructions, "
-                    "fork skills run in a subagent and return its result."
-                ),
-                parameters=_object(
-                    {
-                        "skill": _string(skill_hint, enum),
-                        "args": _string("The task or arguments for the skill."),
-                    },
-                    ["skill"],
-                ),
-            ),
-            ToolDefinition(
-                name="skill_read_file",
-                description=(
-                    "Read one file bundled with a loaded skill (for example "
-                    "`references/api.md`), by path relative to the skill's folder."
-                ),
-                parameters=_object(
-                    {
-                        "skill": _string(skill_hint, enum),
-                        "path": _string("File path relative to the skill folder."),
-                    },
-                    ["skill", "path"],
-                ),
-            ),
-        ) + ((self._create_definition(),) if self.create else ())
+        return most, min(config.search_default_limit, most)
 
-    def _create_definition(self) -> ToolDefinition:
-        return ToolDefinition(
-            name="skill_create",
-            description=(
-                "Save a reusable skill (instructions for a recurring task) for later "
-                "sessions. The host approves each write. To change an existing skill, "
-                "pass the `digest` that skill_load returned for it."
-            ),
-            parameters=_object(
-                {
-                    "name": _string("Lowercase words joined by '-', e.g. 'project-conventions'."),
-                    "description": _string("What the skill does and when to use it."),
-                    "body": _string("The Markdown instructions."),
-                    "scope": _string(
-                        "Where to save it: 'user' (all projects) or 'project'.",
-                        ["user", "project"],
-                    ),
-                    "digest": _string("Digest of the version being replaced (from skill_load)."),
-                    "frontmatter": {
-                        "type": "object",
-                        "description": "Optional extra fields, e.g. {\"user-invocable\": false}.",
-                    },
-                },
-                ["name", "description", "body"],
-            ),
-        )
+    def _tool_names(self) -> tuple[str, ...]:
+        return (*TOOL_NAMES, "skill_create") if self.create else TOOL_NAMES
 
     def definitions_for(self, fmt: ToolFormat) -> list[dict[str, Any]]:
         """Tool definitions in one provider's format."""
@@ -315,15 +230,10 @@ class SkillTools:
             if handler is None:
                 raise ToolCallError(
                     "INVALID_PARAM",
-                    f"Unknown tool {name!r}; skillpack provides {', '.join(TOOL_NAMES)}.",
+                    f"Unknown tool {name!r}; skillpack provides "
+                    f"{', '.join(self._tool_names())}.",
                 )
-            if arguments is None:
-                arguments = {}
-            if not isinstance(arguments, Mapping):
-                raise ToolCallError(
-                    "INVALID_PARAM", f"Arguments of {name} must be a JSON object."
-                )
-            return ok(handler(arguments))
+            return ok(handler(check_args(name, arguments)))
         except errors.SkillpackError as exc:
             return failure(exc)
         except Exception as exc:  # noqa: BLE001 - the envelope must never raise
@@ -362,16 +272,11 @@ class SkillTools:
             return self._search
 
     def _search_tool(self, args: Mapping[str, Any]) -> Any:
-        # `SkillSearch.search` checks limit and scope (UsageError → INVALID_PARAM)
-        # before it touches the index.
-        query = _required_str(args, "query")
-        limit = args.get("limit")
-        scope = _optional_str(args, "scope")
         session = self.session
-        config = session.config
-        most = min(config.search_max_limit, MAX_LIMIT)
+        most, default = self._search_limits()
+        limit = args.get("limit")
         if limit is None:
-            limit = min(config.search_default_limit, most)
+            limit = default
         elif isinstance(limit, int) and not isinstance(limit, bool) and limit > most:
             raise ToolCallError(
                 "INVALID_PARAM",
@@ -379,14 +284,18 @@ class SkillTools:
             )
         searcher = self._searcher()
         with self._lock:  # one sqlite connection: one query at a time
-            results = searcher.search(
+            results, truncated = searcher.search_page(
                 session.catalog,
-                query,
+                args["query"],
                 limit=limit,
-                scope=scope,
+                scope=args.get("scope"),
                 is_visible=lambda s: session.is_visible(s) and session.is_enabled(s),
             )
-        return {"results": [r.to_dict() for r in results]}
+        return {
+            "results": [r.to_dict() for r in results],
+            "count": len(results),
+            "truncated": truncated,
+        }
 
     def _resolve(self, ref: str) -> Skill:
         if looks_like_path(ref):
@@ -394,114 +303,112 @@ class SkillTools:
         return self.session.find(name=ref, invoker="model")
 
     def _load_tool(self, args: Mapping[str, Any]) -> Any:
-        name = _optional_str(args, "name")
-        path = _optional_str(args, "path")
+        name, path = args.get("name", "").strip(), args.get("path", "").strip()
         if not name and not path:
             raise ToolCallError("INVALID_PARAM", "skill_load needs `name` or `path`.")
-        skill = self.session.find(name=name or None, path=path or None, invoker="model")
-        injection = self.session.inject(skill, args=_optional_str(args, "args") or "")
-        data = _injection_data(injection)
+        # The path wins; a path given as `name` (the id enum may hold one) is a path.
+        skill = self._resolve(path or name)
+        data = _injection_data(self.session.inject(skill, args=args.get("args", "")))
         if self.create:
             data["digest"] = self.session.digest(skill)
         return data
 
     def _use_tool(self, args: Mapping[str, Any]) -> Any:
-        ref = _required_str(args, "skill")
-        task = _optional_str(args, "args") or ""
-        skill = self._resolve(ref)
-        if skill.context == "fork" and self.runner is not None:
+        skill = self._resolve(args["skill"])
+        task = args.get("args", "")
+        if skill.context == "fork":
             return self._fork(skill, task)
-        injection = self._inject_checked(skill, task)
-        data = _injection_data(injection)
+        # Inline use is no call stack: only a skill whose forked run is under way
+        # cannot be used again from inside that run.
+        self.session.check_not_running(skill)
+        data = _injection_data(self.session.inject(skill, args=task))
         data["context"] = "inline"
         return data
 
     def _read_file_tool(self, args: Mapping[str, Any]) -> Any:
-        ref = _required_str(args, "skill")
-        relpath = _required_str(args, "path")
-        skill = self._resolve(ref)
+        skill = self._resolve(args["skill"])
+        relpath = args["path"]
         self.session.permissions.require(skill, "read_file")
         content = self.session.reader.read_file(skill, relpath)
         return {"skill": skill.name, "path": relpath, "content": content}
 
     def _create_tool(self, args: Mapping[str, Any]) -> Any:
-        scope = _optional_str(args, "scope") or "user"
-        if scope not in ("user", "project"):
-            raise ToolCallError("INVALID_PARAM", "`scope` must be 'user' or 'project'.")
-        frontmatter = args.get("frontmatter")
-        if frontmatter is not None and not isinstance(frontmatter, Mapping):
-            raise ToolCallError("INVALID_PARAM", "`frontmatter` must be a JSON object.")
         created = self.session.create_skill(
-            name=_required_str(args, "name"),
-            description=_required_str(args, "description"),
-            body=_required_str(args, "body"),
-            scope="project" if scope == "project" else "user",
-            frontmatter=frontmatter,
-            digest=_optional_str(args, "digest"),
+            name=args["name"],
+            description=args["description"],
+            body=args["body"],
+            scope="project" if args.get("scope") == "project" else "user",
+            frontmatter=args.get("frontmatter"),
+            digest=args.get("digest"),
         )
         return created.to_dict()
 
-    # -- invocation stack -------------------------------------------------------
-
-    def _inject_checked(self, skill: Skill, args: str) -> Any:
-        self.session.push_invocation(skill)
-        return self.session.inject(skill, args=args)
+    # -- forks ------------------------------------------------------------------
 
     def _fork(self, skill: Skill, task: str) -> dict[str, Any]:
-        assert self.runner is not None
-        self.session.permissions.require(skill, "fork")
-        self.session.push_invocation(skill)
+        if self.runner is None:
+            raise ToolCallError("EXECUTION_ERROR", no_runner_message(skill))
         try:
-            prompt = self.session.render_body(skill, args=task).strip()
-            try:
-                result = self.runner.run(
-                    skill=skill, prompt=prompt, agent=skill.agent, model=skill.model
-                )
-            except errors.SkillpackError:
-                raise
-            except Exception as exc:
-                raise ToolCallError(
-                    "EXECUTION_ERROR",
-                    f"The subagent running skill '{skill.name}' failed: "
-                    f"{type(exc).__name__}: {exc}",
-                ) from exc
-        finally:
-            self.session.pop_invocation(skill)
-        return {
-            "name": skill.name,
-            "qualified_name": skill.qualified_name,
-            "path": skill.path,
-            "context": "fork",
-            "result": result,
-        }
+            run = self.session.fork(skill, args=task, runner=self.runner)
+        except errors.SkillpackError:
+            raise
+        except Exception as exc:
+            raise ToolCallError(
+                "EXECUTION_ERROR",
+                f"The subagent running skill '{skill.name}' failed: "
+                f"{type(exc).__name__}: {exc}",
+            ) from exc
+        return {**_skill_data(skill), **run.to_dict()}
 
 
-def _injection_data(injection: Any) -> dict[str, Any]:
-    skill: Skill = injection.skill
+_DESCRIPTIONS: Mapping[str, str] = {
+    "skill_search": (
+        "Find skills relevant to a task when the catalog in the prompt does not "
+        "list one that fits. Returns ranked candidates with reasons, each a "
+        "`strong` or `weak` match; without a strong match, no skill fits."
+    ),
+    "skill_load": (
+        "Load a skill's full instructions before doing a task it covers. "
+        "Give `name` or `path` (path wins)."
+    ),
+    "use_skill": (
+        "Run a skill on a task: inline skills return their instructions, "
+        "fork skills run in a subagent and return its result."
+    ),
+    "skill_read_file": (
+        "Read one file bundled with a loaded skill (for example "
+        "`references/api.md`), by path relative to the skill's folder."
+    ),
+    "skill_create": (
+        "Save a reusable skill (instructions for a recurring task) for later "
+        "sessions. The host approves each write. To change an existing skill, "
+        "pass the `digest` that skill_load returned for it."
+    ),
+}
+
+
+def _skill_data(skill: Skill) -> dict[str, Any]:
+    """Which skill, and where it lives (seed 002 §7.2's metadata)."""
     return {
         "name": skill.name,
         "qualified_name": skill.qualified_name,
         "path": skill.path,
+        "dir": skill.dir,
+        "scope": skill.scope,
+        "context": skill.context,
+    }
+
+
+def _injection_data(injection: Injection) -> dict[str, Any]:
+    mtime_ns = injection.version[0]
+    return {
+        **_skill_data(injection.skill),
+        "mtime_ns": mtime_ns,
+        "mtime_ms": mtime_ns // 1_000_000,
         "content": injection.text,
         "already_loaded": injection.reminder,
         "missing_dependencies": list(injection.missing_dependencies),
     }
-
-
-def _required_str(args: Mapping[str, Any], key: str) -> str:
-    value = args.get(key)
-    if not isinstance(value, str) or not value.strip():
-        raise ToolCallError("INVALID_PARAM", f"`{key}` is required and must be a non-empty string.")
-    return value
-
-
-def _optional_str(args: Mapping[str, Any], key: str) -> str | None:
-    value = args.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise ToolCallError("INVALID_PARAM", f"`{key}` must be a string.")
-    return value
 
 
 def _open_search_connection() -> Any:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._errors import AmbiguousSkillError, SkillNotFoundError
-from .._model import Catalog, Problem, Skill
+from .._model import Catalog, Problem, Skill, best_of
 from ..config._config import (
     Config,
     ConfigScope,
@@ -226,7 +226,7 @@ def lookup_skill(catalog: Catalog, ref: str) -> Skill:
             f"No skill at {path} in the discovered roots. "
             "Check the path, or add its folder with --root."
         )
-    candidates = catalog.qualified(ref) if ":" in ref else catalog.winners(ref)
+    candidates = best_of(catalog.qualified(ref))
     if len(candidates) == 1:
         return candidates[0]
     if candidates:
@@ -239,10 +239,11 @@ def lookup_skill(catalog: Catalog, ref: str) -> Skill:
     from ..select._resolve import suggest
 
     close = suggest(ref, catalog)
-    hint = f" Did you mean {', '.join(close)}?" if close else ""
+    did_you_mean = f" Did you mean {', '.join(close)}?" if close else ""
     raise SkillNotFoundError(
-        f"No skill named '{ref}'.{hint} Run `skillpack list` to see available skills.",
+        f"No skill named '{ref}'.{did_you_mean}",
         suggestions=close,
+        hint="Run `skillpack list` to see available skills.",
     )
 
 
@@ -270,4 +271,4 @@ def config_entry(ref: str, skill: Skill) -> str:
 
 
 def _unique_qualified(catalog: Catalog, skill: Skill) -> bool:
-    return len(catalog.qualified(skill.qualified_name)) == 1
+    return best_of(catalog.qualified(skill.qualified_name)) == (skill,)

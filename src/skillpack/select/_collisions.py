@@ -12,7 +12,11 @@ from .._model import Problem, Skill, best_of, precedence
 
 
 def _label(skill: Skill, by_qualified: dict[str, int]) -> str:
-    """The shortest unambiguous way to name `skill`: its qualified id, else its path."""
+    """The shortest unambiguous way to name `skill`: its qualified id, else its path.
+
+    The count is of `Skill.qualified_name` among the skills of one name, the very id
+    `Catalog.qualified` matches, so a label offered here always resolves.
+    """
     if by_qualified.get(skill.qualified_name, 0) == 1:
         return skill.qualified_name
     return skill.path
@@ -69,14 +73,17 @@ def resolve_collisions(skills: list[Skill], problems: list[Problem]) -> list[Ski
             if skill.key not in losers:
                 continue
             result[i] = replace(skill, shadowed_by=winner.path)
+            if len(winners) > 1:
+                by = f"the {len(winners)} skills named '{name}' in {winner.scope} scope"
+            else:
+                by = f"{winner.path} ({winner.scope} scope), which a bare '{name}' resolves to"
             problems.append(
                 Problem(
                     path=skill.path,
                     severity="warning",
                     code="name-shadowed",
                     message=f"Skill '{name}' at {skill.path} ({skill.scope} scope) is shadowed by "
-                    f"{winner.path} ({winner.scope} scope), which a bare '{name}' resolves "
-                    f"to. Use {_label(skill, by_qualified)} to reach it, or rename or "
+                    f"{by}. Use {_label(skill, by_qualified)} to reach it, or rename or "
                     "remove one copy.",
                 )
             )

@@ -1,10 +1,14 @@
 """Whether a reference names a skill: one matcher for config entries and permission rules.
 
-A reference is a bare name, a qualified id (`<plugin>:<name>` or `<scope>:<name>`)
-or an absolute path (the skill's folder or its SKILL.md, as discovered or real);
-with `glob=True` it is an `fnmatch` pattern over the same forms. A reference holding
-a `/` is a path reference. Pure: the real paths of path references, when the caller
-wants symlinked entries to match, come resolved in `aliases`.
+A reference is a bare name, the skill's qualified id (`Skill.qualified_name`:
+`<plugin>:<name>` for a plugin skill, else `<scope>:<name>`, the same ids the
+resolver and `Catalog.qualified` accept) or an absolute path (the skill's folder or
+its SKILL.md, as discovered or real). With `glob=True` it is an `fnmatch` pattern
+over the same forms plus `<scope>:<name>` for plugin skills too, so a rule such as
+`repo:*` covers every skill found in the repo, plugins included: a glob selects a
+set, it does not name one skill. A reference holding a `/` is a path reference.
+Pure: the real paths of path references, when the caller wants symlinked entries to
+match, come resolved in `aliases`.
 """
 
 from __future__ import annotations
@@ -23,12 +27,15 @@ def is_path_ref(ref: str) -> bool:
 
 
 def ref_names(skill: Skill) -> tuple[str, ...]:
-    """The names a reference may use for `skill`: bare, qualified, `<scope>:<name>`.
+    """The ids that name `skill`: its bare name and its qualified id."""
+    return (skill.name, skill.qualified_name)
 
-    A plugin skill's qualified name is `<plugin>:<name>`; `<scope>:<name>` still names
-    it too, so a rule such as `repo:*` covers the plugin skills of the repo.
-    """
-    return (skill.name, skill.qualified_name, f"{skill.scope}:{skill.name}")
+
+def glob_names(skill: Skill) -> tuple[str, ...]:
+    """What a glob is matched against: the ids, and `<scope>:<name>` for plugin skills."""
+    if skill.plugin:
+        return (skill.name, skill.qualified_name, f"{skill.scope}:{skill.name}")
+    return (skill.name, skill.qualified_name)
 
 
 def ref_paths(skill: Skill) -> tuple[str, ...]:
@@ -48,7 +55,7 @@ def ref_matches(ref: str, skill: Skill, *, glob: bool = False) -> bool:
             return any(fnmatchcase(path, target) for path in ref_paths(skill))
         return target in ref_paths(skill)
     if glob:
-        return any(fnmatchcase(name, ref) for name in ref_names(skill))
+        return any(fnmatchcase(name, ref) for name in glob_names(skill))
     return ref in ref_names(skill)
 
 

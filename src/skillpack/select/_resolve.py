@@ -19,12 +19,16 @@ Decisions (recorded in docs/design.md):
   `FUZZY_LOOKUPS_PER_MESSAGE` distinct failing ids of a message get suggestions.
 - A skill is shown by the shortest id that picks it: `<plugin>:<name>` for plugin
   skills, else the bare name when it wins, else `<scope>:<name>`, else its path.
+  Every diagnostic that offers a choice writes each option in a form that picks
+  exactly that skill: `$id` (or `/id`), or a link `[$name](path)` when no id does.
 - A skill "only scopes tools" when it declares `allowed-tools` or
   `disallowed-tools` and its body has at most `TOOL_SCOPE_MAX_BODY_LINES` lines.
   Under `choose-one`, two or more other ("guidance") skills in one message give a
   `choose-one` diagnostic and none of them activates; tool-scoping skills still do.
-- Slash commands: a builtin name (case-insensitive) is left to the host: no
-  activation, no diagnostic, text unchanged. Any other `/name` that resolves to no
+- Slash commands: the host names its built-in commands (none by default); such a
+  name (case-insensitive) is left to the host: no activation, text unchanged, and a
+  `shadowed-by-builtin` diagnostic only when a skill of that name exists, saying to
+  reach it as `$name`. Any other `/name` that resolves to no
   skill gets a diagnostic (as Claude Code's "Unknown skill"); `$` mentions in the
   arguments are not resolved (the arguments belong to the slash skill).
 - The remaining text drops each activated token (`remove_spans` in `_mentions.py`
@@ -37,7 +41,7 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -54,7 +58,6 @@ from ._mentions import (
 )
 
 __all__ = [
-    "DEFAULT_BUILTIN_COMMANDS",
     "Activation",
     "Diagnostic",
     "DiagnosticKind",
@@ -66,6 +69,7 @@ __all__ = [
     "find_skill",
     "parse_slash",
     "resolve_message",
+    "shown_ids",
     "suggest",
 ]
 
@@ -80,20 +84,14 @@ DiagnosticKind = Literal[
     "not-user-invocable",
     "not-model-invocable",
     "choose-one",
+    "shadowed-by-builtin",
+    # What a session reports when an activated skill could not be used (`prepare_turn`):
+    "load-failed",
+    "permission-denied",
+    "fork-unavailable",
+    "fork-failed",
+    "cycle",
 ]
-
-DEFAULT_BUILTIN_COMMANDS: frozenset[str] = frozenset(
-    {
-        # Commands agent hosts (Claude Code, Codex, OpenCode) own; a skill never
-        # takes one of these slash names.
-        "add-dir", "agents", "approvals", "bug", "clear", "compact", "config",
-        "context", "cost", "diff", "doctor", "exit", "export", "help", "hooks",
-        "init", "login", "logout", "mcp", "memory", "model", "new", "permissions",
-        "plugin", "quit", "resume", "review", "rewind", "skills", "status",
-        "undo", "usage", "vim",
-    }
-)  # fmt: skip
-"""Slash names that belong to the host, never to a skill."""
 
 TOOL_SCOPE_MAX_BODY_LINES = 10
 """A tool-declaring skill with a body this short only scopes tools (it composes)."""
@@ -102,6 +100,8 @@ FUZZY_LOOKUPS_PER_MESSAGE = 5
 """Distinct failing ids per message that get suggestions (each scans the catalog)."""
 
 _SHOWN_CANDIDATES = 10
+_LIST_HINT = "Run `skillpack list` to see available skills."
+_PATHS_HINT = "`skillpack list` shows every skill with the path of its SKILL.md."
 
 
 def _always(skill: Skill) -> bool:
@@ -116,9 +116,17 @@ class Diagnostic:
     token: str
     """The reference as written (`$nope`, `/nope`, `[$x](path)`)."""
     message: str
-    """One human line: what happened and what to type instead."""
+    """One line for whoever wrote the text, a model included: what happened and what
+    to type instead. It never asks the reader to run a command."""
     candidates: tuple[str, ...] = ()
     """Ids the user could type instead (suggestions, ambiguous matches, choices)."""
+    hint: str | None = None
+    """An extra line for people only, e.g. the `skillpack` command that fixes it."""
+
+    @property
+    def for_people(self) -> str:
+        """The message followed by the hint: what a person at a terminal reads."""
+        return f"{self.message} {self.hint}" if self.hint else self.message
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -126,6 +134,7 @@ class Diagnostic:
             "token": self.token,
             "message": self.message,
             "candidates": list(self.candidates),
+            "hint": self.hint,
         }
 
 
@@ -189,6 +198,7 @@ class _Failure:
     candidates: tuple[str, ...] = ()
     tie: bool = False
     """An exact name matched several skills of equal precedence."""
+    hint: str | None = None
 
 
 @dataclass(kw_only=True)
@@ -229,13 +239,12 @@ class _Resolver:
         return None
 
     def shown_id(self, skill: Skill) -> str:
-        """The shortest id that picks exactly this skill."""
+        """The shortest id that picks exactly this skill, else its path."""
         cached = self._ids.get(skill.key)
         if cached is not None:
             return cached
-        scoped = f"{skill.scope}:{skill.name}"
         # Plugin skills always show their namespace, as Claude Code prints them.
-        options = [skill.qualified_name, scoped] if skill.plugin else [skill.name, scoped]
+        options = (skill.qualified_name,) if skill.plugin else (skill.name, skill.qualified_name)
         shown = skill.path
         for option in options:
             if self.candidates(option) == (skill,):
@@ -244,13 +253,24 @@ class _Resolver:
         self._ids[skill.key] = shown
         return shown
 
+    def typed(self, skill: Skill, sigil: str) -> str:
+        """What to type to pick exactly `skill`: `<sigil><id>`, or a link to its path.
+
+        With no sigil (a tool's or the API's `name`), the id or the path itself.
+        """
+        shown = self.shown_id(skill)
+        if shown != skill.path or not sigil:
+            return f"{sigil}{shown}"
+        return f"[${skill.name}]({skill.path})"
+
     def check(self, skill: Skill) -> _Failure | None:
         """Enabled check, then invocation control for this invoker."""
         shown = self.shown_id(skill)
         if not self.is_enabled(skill):
             return _Failure(
                 kind="disabled",
-                message=f"Skill '{shown}' is disabled. Enable it with `skillpack enable {shown}`.",
+                message=f"Skill '{shown}' is disabled.",
+                hint=f"Enable it with `skillpack enable {shown}`.",
             )
         if self.invoker == "user" and not skill.user_invocable:
             return _Failure(
@@ -261,12 +281,14 @@ class _Resolver:
                 ),
             )
         if self.invoker == "model" and not skill.model_invocable:
+            ways = self.typed(skill, "$")
+            if ways.startswith("$"):
+                ways = f"/{shown} or {ways}"
             return _Failure(
                 kind="not-model-invocable",
                 message=(
                     f"Skill '{shown}' cannot be invoked by the model "
-                    "(disable-model-invocation); only the user can start it, "
-                    f"with /{shown} or ${shown}."
+                    f"(disable-model-invocation); only the user can start it, with {ways}."
                 ),
             )
         return None
@@ -281,23 +303,24 @@ class _Resolver:
         return self.missing(skill_id, sigil)
 
     def _tie(self, skill_id: str, found: tuple[Skill, ...], sigil: str) -> _Failure:
-        shown = [self.shown_id(s) for s in found]
-        if all(s == skill.path for s, skill in zip(shown, found, strict=True)):
-            advice = f"name one by path, e.g. [${skill_id}]({found[0].path})"
-        else:
-            advice = f"use {sigil}{_example(shown)}"
         return _Failure(
             kind="ambiguous",
-            message=f"{sigil}{skill_id} matched {_count(shown)} — {advice}.",
-            candidates=tuple(shown),
+            message=f"{sigil}{skill_id} {self._choices(found, sigil)}.",
+            candidates=tuple(self.shown_id(s) for s in found),
             tie=True,
         )
+
+    def _choices(self, found: Sequence[Skill], sigil: str) -> str:
+        """`matched N skills — use A, B or C`: one working form per skill."""
+        forms = [self.typed(s, sigil) for s in found[:_SHOWN_CANDIDATES]]
+        more = len(found) - len(forms)
+        listed = _join_or(forms) if not more else f"{', '.join(forms)} (or {more} more)"
+        return f"matched {len(found)} skills — use {listed}"
 
     def missing(self, skill_id: str, sigil: str) -> _Failure:
         """No skill by that id: suggestions (never an activation)."""
         not_found = _Failure(
-            kind="not-found",
-            message=f"No skill named '{skill_id}'. Run `skillpack list` to see available skills.",
+            kind="not-found", message=f"No skill named '{skill_id}'.", hint=_LIST_HINT
         )
         if self.fuzzy_budget <= 0:
             return not_found
@@ -312,14 +335,12 @@ class _Resolver:
             shown = [self.shown_id(s) for s in substring]
             return _Failure(
                 kind="ambiguous",
-                message=(
-                    f"{sigil}{skill_id} matched {_count(shown)} — use {sigil}{_example(shown)}."
-                ),
+                message=f"{sigil}{skill_id} {self._choices(substring, sigil)}.",
                 candidates=tuple(shown[:_SHOWN_CANDIDATES]),
             )
         if substring or close:
             shown = [self.shown_id(s) for s in substring or close]
-            options = _join_or([f"{sigil}{s}" for s in shown])
+            options = _join_or([self.typed(s, sigil) for s in substring or close])
             return _Failure(
                 kind="did-you-mean",
                 message=f"No exact skill '{skill_id}'. Did you mean {options}?",
@@ -357,12 +378,8 @@ class _Resolver:
             self._visible = [s for s in self.catalog.skills if self.is_visible(s)]
         keyed: list[tuple[str, Skill]] = []
         for skill in self._visible:
-            if not qualified:
-                keyed.append((skill.name.lower(), skill))
-                continue
-            keyed.append((f"{skill.scope}:{skill.name}".lower(), skill))
-            if skill.plugin:
-                keyed.append((f"{skill.plugin}:{skill.name}".lower(), skill))
+            key = skill.qualified_name if qualified else skill.name
+            keyed.append((key.lower(), skill))
         self._keys[qualified] = keyed
         return keyed
 
@@ -376,9 +393,10 @@ class _Resolver:
             return _Failure(
                 kind="not-found",
                 message=(
-                    f"No skill at '{link}' (from {token}). Link a SKILL.md or a skill "
-                    f"folder from `skillpack list`, or write ${skill_id} to pick it by name."
+                    f"No skill at '{link}' (from {token}). Link the SKILL.md or the folder "
+                    f"of a discovered skill, or write ${skill_id} to pick it by name."
                 ),
+                hint=_PATHS_HINT,
             )
         return self.by_id(skill_id, "/" if source == "slash" else "$")
 
@@ -397,7 +415,7 @@ def resolve_message(
     is_enabled: Callable[[Skill], bool] = _always,
     is_visible: Callable[[Skill], bool] = _always,
     multi_mention: Literal["choose-one", "all"] = "choose-one",
-    builtin_commands: frozenset[str] = DEFAULT_BUILTIN_COMMANDS,
+    builtin_commands: Iterable[str] = (),
     base_dir: str | None = None,
 ) -> Resolution:
     """Resolve the slash command or the mentions of one message.
@@ -410,7 +428,8 @@ def resolve_message(
         is_visible: Permission layer; a skill it refuses is treated as absent.
         multi_mention: `choose-one` refuses several guidance skills in one message;
             `all` activates every resolved mention.
-        builtin_commands: Slash names owned by the host (never a skill).
+        builtin_commands: The host's own slash commands (none by default): `/name`
+            of one of these is the host's, never a skill (matched case-insensitively).
         base_dir: Directory that relative link targets are resolved against.
 
     Returns:
@@ -476,11 +495,25 @@ def _resolve_slash(
     text: str,
     slash: tuple[str, str],
     resolver: _Resolver,
-    builtin_commands: frozenset[str],
+    builtin_commands: Iterable[str],
 ) -> Resolution:
     name, args = slash
-    if name.lower() in builtin_commands:
-        return Resolution(text=text)
+    folded = name.lower()
+    if any(folded == command.lower().lstrip("/") for command in builtin_commands):
+        shadowed = resolver.candidates(name) or resolver.candidates(folded)
+        if not shadowed:
+            return Resolution(text=text)
+        forms = _join_or([resolver.typed(skill, "$") for skill in shadowed])
+        diagnostic = Diagnostic(
+            kind="shadowed-by-builtin",
+            token=f"/{name}",
+            message=(
+                f"/{name} is one of the host's own commands, so it does not start the "
+                f"skill '{shadowed[0].name}'; write {forms} to use the skill."
+            ),
+            candidates=tuple(resolver.shown_id(skill) for skill in shadowed),
+        )
+        return Resolution(diagnostics=(diagnostic,), text=text)
     start = text.index("/")
     token = f"/{name}"
     outcome = resolver.resolve((token, name, "slash", start, start + len(token), None))
@@ -526,8 +559,9 @@ def find_skill(
         skill = resolver.at_path(path)
         if skill is None:
             raise SkillNotFoundError(
-                f"No skill at '{path}'. Give the path of a SKILL.md or a skill folder "
-                "listed by `skillpack list`."
+                f"No skill at '{path}'. Give the path of the SKILL.md or the folder of a "
+                "discovered skill.",
+                hint=_PATHS_HINT,
             )
         outcome = resolver.check(skill) or skill
     elif name:
@@ -536,14 +570,34 @@ def find_skill(
             skill_id = skill_id[1:]
         outcome = resolver.by_id(skill_id, "")
     else:
-        raise UsageError("find_skill needs a skill name or a path; give name= or path=.")
+        raise UsageError(
+            "No skill given: the name and the path are both empty. Give a skill name, "
+            "a qualified id (`plugin:name`) or the path of a SKILL.md."
+        )
     if isinstance(outcome, Skill):
         return outcome
     if outcome.tie:
-        raise AmbiguousSkillError(outcome.message, candidates=outcome.candidates)
+        raise AmbiguousSkillError(
+            outcome.message, candidates=outcome.candidates, hint=outcome.hint
+        )
     if outcome.kind in ("not-found", "did-you-mean", "ambiguous"):
-        raise SkillNotFoundError(outcome.message, suggestions=outcome.candidates)
-    raise SkillDisabledError(outcome.message)
+        raise SkillNotFoundError(
+            outcome.message, suggestions=outcome.candidates, hint=outcome.hint
+        )
+    raise SkillDisabledError(outcome.message, hint=outcome.hint)
+
+
+def shown_ids(
+    catalog: Catalog,
+    skills: Iterable[Skill],
+    *,
+    is_visible: Callable[[Skill], bool] = _always,
+) -> tuple[str, ...]:
+    """For each of `skills`, the shortest id that picks exactly it in `catalog`: the
+    bare name where it is unique, else the qualified id, else the SKILL.md path (what
+    `Using skill:` lines and diagnostics show, and what tool enums list)."""
+    resolver = _lookups(catalog, is_visible)
+    return tuple(resolver.shown_id(skill) for skill in skills)
 
 
 def suggest(
@@ -554,15 +608,16 @@ def suggest(
     is_visible: Callable[[Skill], bool] = _always,
 ) -> tuple[str, ...]:
     """Ids of skills close to `name` (substring, then edit similarity); never activates."""
-    resolver = _Resolver(
-        catalog=catalog,
-        invoker="user",
-        is_enabled=_always,
-        is_visible=is_visible,
-        base_dir=None,
-    )
+    resolver = _lookups(catalog, is_visible)
     substring, close = resolver.fuzzy(name.lstrip("$/"))
     return tuple(resolver.shown_id(s) for s in (substring or close)[:limit])
+
+
+def _lookups(catalog: Catalog, is_visible: Callable[[Skill], bool]) -> _Resolver:
+    """A resolver for lookups that check neither enable state nor invocation control."""
+    return _Resolver(
+        catalog=catalog, invoker="user", is_enabled=_always, is_visible=is_visible, base_dir=None
+    )
 
 
 def _diagnostic(failure: _Failure, token: str) -> Diagnostic:
@@ -571,24 +626,12 @@ def _diagnostic(failure: _Failure, token: str) -> Diagnostic:
         token=token,
         message=failure.message,
         candidates=failure.candidates,
+        hint=failure.hint,
     )
 
 
 def _unique(skills: Iterable[Skill]) -> list[Skill]:
     return list({s.key: s for s in skills}.values())
-
-
-def _count(shown: list[str]) -> str:
-    listed = ", ".join(shown[:_SHOWN_CANDIDATES])
-    more = len(shown) - _SHOWN_CANDIDATES
-    if more > 0:
-        listed += f" and {more} more"
-    return f"{len(shown)} skills: {listed}"
-
-
-def _example(shown: list[str]) -> str:
-    # A namespaced id teaches the form that always disambiguates.
-    return next((s for s in shown if ":" in s), shown[0])
 
 
 def _join_or(items: list[str]) -> str:

@@ -1,0 +1,248 @@
+"""The tools' argument schemas, and the check of every call against them.
+
+`SCHEMAS` is the one JSON schema per tool: `SkillTools.definitions()` publishes it
+(with the skill ids the model may pass as an enum) and `check_args` holds each call to
+it before a tool runs: a JSON object, no unknown keys, the required strings present
+and not blank, every value of its declared type and within its range or enum. A
+failure is a `UsageError` (envelope code `INVALID_PARAM`) that names the field. A
+`null` value counts as absent, since strict providers send `null` for an optional
+argument the model leaves out (`strict_schema` writes that form).
+
+The skill-id fields (`SKILL_ID_FIELDS`) are not checked against the published enum:
+an id outside it gets the resolver's answer (not found, did you mean), which helps
+the model more than a schema error.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from .._errors import UsageError
+from .._limits import SEARCH_LIMIT, SEARCH_MAX_LIMIT
+from .._model import SCOPES
+
+_SKILL_REF = "Skill name, qualified id (`plugin:name`), or SKILL.md path."
+
+
+def _string(description: str, enum: list[str] | None = None) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "string", "description": description}
+    if enum:
+        schema["enum"] = enum
+    return schema
+
+
+def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": False,
+    }
+
+
+SCHEMAS: Mapping[str, Mapping[str, Any]] = {
+    "skill_search": _object(
+        {
+            "query": _string("What the task is about, in a few words."),
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": SEARCH_MAX_LIMIT,
+                "description": (
+                    f"How many results, 1 to {SEARCH_MAX_LIMIT} (default {SEARCH_LIMIT})."
+                ),
+            },
+            "scope": _string("Only skills from this scope.", list(SCOPES)),
+        },
+        ["query"],
+    ),
+    "skill_load": _object(
+        {
+            "name": _string(_SKILL_REF),
+            "path": _string("Absolute path of the skill's SKILL.md."),
+            "args": _string("Arguments for the skill, as a user would type them."),
+        },
+        [],
+    ),
+    "use_skill": _object(
+        {
+            "skill": _string(_SKILL_REF),
+            "args": _string("The task or arguments for the skill."),
+        },
+        ["skill"],
+    ),
+    "skill_read_file": _object(
+        {
+            "skill": _string(_SKILL_REF),
+            "path": _string("File path relative to the skill folder."),
+        },
+        ["skill", "path"],
+    ),
+    "skill_create": _object(
+        {
+            "name": _string("Lowercase words joined by '-', e.g. 'project-conventions'."),
+            "description": _string("What the skill does and when to use it."),
+            "body": _string("The Markdown instructions."),
+            "scope": _string(
+                "Where to save it: 'user' (all projects) or 'project'.", ["user", "project"]
+            ),
+            "digest": _string("Digest of the version being replaced (from skill_load)."),
+            "frontmatter": {
+                "type": "object",
+                "description": 'Optional extra fields, e.g. {"user-invocable": false}.',
+            },
+        },
+        ["name", "description", "body"],
+    ),
+}
+"""Each tool's arguments as a JSON schema (without the skill-id enum)."""
+
+SKILL_ID_FIELDS: Mapping[str, str] = {
+    "skill_load": "name",
+    "use_skill": "skill",
+    "skill_read_file": "skill",
+}
+"""The field of each tool that names a skill (published with an enum of ids)."""
+
+_JSON_TYPES: Mapping[str, str] = {"string": "a string", "integer": "an integer"}
+
+
+def tool_schema(
+    tool: str,
+    *,
+    skill_ids: list[str] | None = None,
+    search_limits: tuple[int, int] | None = None,
+) -> dict[str, Any]:
+    """A copy of `tool`'s schema as published: `skill_ids` become the enum of its
+    skill-id field; `search_limits` (most, default) narrow `skill_search`'s `limit`
+    to the config's `[search]` (the tool enforces that maximum itself)."""
+    schema = copy.deepcopy(dict(SCHEMAS[tool]))
+    field = SKILL_ID_FIELDS.get(tool)
+    if field is not None and skill_ids:
+        schema["properties"][field]["enum"] = list(skill_ids)
+    if tool == "skill_search" and search_limits is not None:
+        most, default = search_limits
+        limit = schema["properties"]["limit"]
+        limit["maximum"] = most
+        limit["description"] = f"How many results, 1 to {most} (default {default})."
+    return schema
+
+
+def strict_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """`schema` in the form OpenAI's strict function calling accepts.
+
+    Every property is listed in `required`; an optional one may be `null` instead
+    (its type becomes `[type, "null"]` and a `null` joins its enum), and the numeric
+    bounds strict mode rejects are dropped (the description states them, and
+    `check_args` still enforces them). A free-form object (`skill_create`'s
+    `frontmatter`) becomes a string holding its JSON, which `check_args` accepts.
+    """
+    required = set(schema.get("required", ()))
+    properties: dict[str, Any] = {}
+    for name, prop in schema["properties"].items():
+        prop = {k: v for k, v in prop.items() if k not in ("minimum", "maximum")}
+        if prop["type"] == "object" and "properties" not in prop:
+            # Strict mode has no free-form object: it travels as JSON text.
+            prop = {
+                "type": "string",
+                "description": f"{prop['description']} Written as JSON text.",
+            }
+        if name not in required:
+            prop["type"] = [prop["type"], "null"]
+            if "enum" in prop:
+                prop["enum"] = [*prop["enum"], None]
+        properties[name] = prop
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
+def check_args(tool: str, arguments: object) -> dict[str, Any]:
+    """`arguments` held to `tool`'s schema; the given values, `null`s left out.
+
+    Raises:
+        UsageError: not an object, an unknown key, a required field missing or
+            blank, a value of the wrong type, out of range, or not in its enum
+            (skill-id fields excepted, see the module docstring).
+    """
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, Mapping):
+        raise UsageError(
+            f"The arguments of {tool} must be a JSON object, got {_kind(arguments)}."
+        )
+    schema = SCHEMAS[tool]
+    properties: Mapping[str, Any] = schema["properties"]
+    unknown = [key for key in arguments if key not in properties]
+    if unknown:
+        names = ", ".join(f"`{_short(str(key))}`" for key in unknown[:5])
+        raise UsageError(
+            f"{tool} has no argument {names}; its arguments are "
+            f"{', '.join(f'`{p}`' for p in properties)}."
+        )
+    checked: dict[str, Any] = {}
+    for name, prop in properties.items():
+        value = arguments.get(name)
+        if value is None:
+            if name in schema["required"]:
+                raise UsageError(f"`{name}` is required by {tool}; give it as a non-empty string.")
+            continue
+        checked[name] = _checked(tool, name, prop, value)
+    return checked
+
+
+def _checked(tool: str, name: str, prop: Mapping[str, Any], value: object) -> Any:
+    kind = prop["type"]
+    if kind == "object":
+        if isinstance(value, str):  # the strict form: the object as JSON text
+            try:
+                value = json.loads(value) if value.strip() else {}
+            except ValueError:
+                value = None
+        if not isinstance(value, Mapping):
+            raise UsageError(f"`{name}` of {tool} must be a JSON object.")
+        return value
+    if kind == "integer":
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)  # JSON has one number type: 3.0 is the integer 3
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise UsageError(f"`{name}` of {tool} must be an integer, got {_kind(value)}.")
+        low, high = prop.get("minimum"), prop.get("maximum")
+        if (low is not None and value < low) or (high is not None and value > high):
+            raise UsageError(f"`{name}` of {tool} must be from {low} to {high}, got {value}.")
+        return value
+    if not isinstance(value, str):
+        raise UsageError(f"`{name}` of {tool} must be {_JSON_TYPES[kind]}, got {_kind(value)}.")
+    if name in SCHEMAS[tool]["required"] and not value.strip():
+        raise UsageError(f"`{name}` is required by {tool}; give it as a non-empty string.")
+    enum = prop.get("enum")
+    if enum is not None and SKILL_ID_FIELDS.get(tool) != name and value not in enum:
+        quoted = [f"'{option}'" for option in enum]
+        options = f"{', '.join(quoted[:-1])} or {quoted[-1]}" if len(quoted) > 1 else quoted[0]
+        raise UsageError(f"`{name}` of {tool} must be {options}; got {_short(value)!r}.")
+    return value
+
+
+def _short(text: str, limit: int = 64) -> str:
+    """`text` cut for a message: an argument can be as long as a caller likes."""
+    return text if len(text) <= limit else f"{text[: limit - 1]}…"
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, list | tuple):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    return type(value).__name__

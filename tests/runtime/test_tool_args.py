@@ -1,0 +1,241 @@
+"""Tool schemas strict providers accept, arguments held to them, and the data the
+tools return (issue 10, points 12 and 13)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from skillpack._errors import UsageError
+from skillpack._model import Catalog, Skill
+from skillpack.config._config import Config
+from skillpack.discovery._discover import discover
+from skillpack.discovery._memory import MemorySkills
+from skillpack.runtime._session import Session
+from skillpack.runtime._tool_args import SCHEMAS, check_args, strict_schema
+from skillpack.runtime._tools import SkillTools
+
+
+def skill_md(name: str, body: str = "Body.\n", extra: str = "") -> str:
+    description = f"Does {name} work. Use when testing."
+    return f"---\nname: {name}\ndescription: {description}\n{extra}---\n{body}"
+
+
+FILES = {
+    "/a/pdf/SKILL.md": skill_md("pdf", "Fill $ARGUMENTS.\n"),
+    "/a/pdf/references/x.md": "reference\n",
+    "/a/one/dup/SKILL.md": skill_md("dup"),
+    "/a/two/dup/SKILL.md": skill_md("dup"),
+    "/a/retired/SKILL.md": skill_md("retired"),
+}
+
+
+def tools_for(files: dict[str, str] = FILES, **kwargs: Any) -> SkillTools:
+    memory = MemorySkills(files)
+    return SkillTools(Session(memory.catalog(), reader=memory, session_id="s", **kwargs))
+
+
+# -- arguments checked against the schema ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "field"),
+    [
+        pytest.param("skill_load", {"name": "pdf", "nmae": "x"}, "nmae", id="unknown-key"),
+        pytest.param("use_skill", {"skill": "pdf", "arguments": "x"}, "arguments",
+                     id="unknown-key-use"),
+        pytest.param("skill_load", {"name": ["pdf"]}, "name", id="list-for-string"),
+        pytest.param("skill_load", {"name": "pdf", "args": 3}, "args", id="number-for-string"),
+        pytest.param("use_skill", {"skill": {"name": "pdf"}}, "skill", id="object-for-string"),
+        pytest.param("skill_read_file", {"skill": "pdf", "path": True}, "path",
+                     id="bool-for-string"),
+        pytest.param("skill_search", {"query": "pdf", "limit": True}, "limit", id="bool-for-int"),
+        pytest.param("skill_search", {"query": "pdf", "limit": 2.5}, "limit", id="float-for-int"),
+        pytest.param("skill_search", {"query": "pdf", "limit": 99}, "limit", id="over-maximum"),
+        pytest.param("skill_search", {"query": "pdf", "scope": "galaxy"}, "scope",
+                     id="not-in-enum"),
+        pytest.param("skill_search", {"query": 7}, "query", id="query-number"),
+        pytest.param("skill_read_file", {"skill": "pdf"}, "path", id="missing-required"),
+    ],
+)
+def test_arguments_outside_the_schema_are_invalid_param_naming_the_field(
+    tool: str, arguments: dict[str, Any], field: str
+) -> None:
+    result = tools_for().call(tool, arguments)
+    assert result["ok"] is False, result
+    assert result["error"]["code"] == "INVALID_PARAM"
+    assert f"`{field}`" in result["error"]["message"]
+
+
+@pytest.mark.parametrize("arguments", [[1, 2], "pdf", 3])
+def test_arguments_that_are_not_an_object_are_invalid_param(arguments: Any) -> None:
+    result = tools_for().call("skill_load", arguments)
+    assert result["error"]["code"] == "INVALID_PARAM"
+    assert "must be a JSON object" in result["error"]["message"]
+
+
+def test_null_is_an_absent_optional_argument_as_strict_providers_send_it() -> None:
+    tools = tools_for()
+    result = tools.call("skill_load", {"name": "pdf", "path": None, "args": None})
+    assert result["ok"], result
+    search = tools.call("skill_search", {"query": "pdf", "limit": None, "scope": None})
+    assert search["ok"], search
+    assert check_args("skill_search", {"query": "q", "limit": 3.0}) == {"query": "q", "limit": 3}
+
+
+# -- schemas strict providers accept --------------------------------------------------------
+
+
+def _assert_strict(schema: dict[str, Any]) -> None:
+    """OpenAI's strict function schema rules, checked by hand."""
+    assert schema["type"] == "object" and schema["additionalProperties"] is False
+    assert schema["required"] == list(schema["properties"])
+    for prop in schema["properties"].values():
+        assert not {"minimum", "maximum", "default", "minLength", "format"} & set(prop)
+        if isinstance(prop["type"], list):
+            assert prop["type"][1] == "null"
+            if "enum" in prop:
+                assert prop["enum"][-1] is None
+
+
+@pytest.mark.parametrize("fmt", ["openai", "openai-responses"])
+def test_openai_definitions_are_strict_function_schemas(fmt: str) -> None:
+    for definition in tools_for().definitions_for(fmt):  # type: ignore[arg-type]
+        function = definition.get("function", definition)
+        assert function["strict"] is True
+        _assert_strict(function["parameters"])
+
+
+def test_strict_schemas_keep_required_fields_non_nullable() -> None:
+    strict = strict_schema(SCHEMAS["skill_read_file"])
+    assert strict["properties"]["skill"]["type"] == "string"
+    assert strict["properties"]["path"]["type"] == "string"
+    loose = strict_schema(SCHEMAS["skill_search"])
+    assert loose["properties"]["limit"]["type"] == ["integer", "null"]
+    assert loose["properties"]["query"]["type"] == "string"
+
+
+def test_the_name_enum_holds_ids_that_each_pick_one_skill() -> None:
+    tools = tools_for(config=Config(disabled=("retired",)))
+    [_, load, use, read] = tools.definitions()
+    enum = load.parameters["properties"]["name"]["enum"]
+    assert enum == ["/a/one/dup/SKILL.md", "/a/two/dup/SKILL.md", "pdf"]
+    assert use.parameters["properties"]["skill"]["enum"] == enum
+    assert read.parameters["properties"]["skill"]["enum"] == enum
+    for ref in enum:
+        loaded = tools.skill_load(name=ref)
+        assert loaded["ok"], loaded
+        assert ref in (loaded["data"]["name"], loaded["data"]["path"])
+        assert tools.use_skill(ref)["ok"]
+
+
+def test_a_qualified_id_is_in_the_enum_where_the_bare_name_is_not_unique() -> None:
+    def skill(name: str, plugin: str | None) -> Skill:
+        folder = f"/p/{plugin or 'plain'}/{name}"
+        return Skill(name=name, description="Does it.", path=f"{folder}/SKILL.md", dir=folder,
+                     scope="user", plugin=plugin)
+
+    catalog = Catalog(skills=(skill("lint", "p1"), skill("lint", "p2"), skill("fmt", None)))
+    [_, load, _, _] = SkillTools(Session(catalog, session_id="s")).definitions()
+    assert load.parameters["properties"]["name"]["enum"] == ["fmt", "p1:lint", "p2:lint"]
+
+
+# -- the data the tools return ------------------------------------------------------------
+
+
+def test_skill_load_data_says_where_the_skill_is_and_which_version(tmp_path: Any) -> None:
+    folder = tmp_path / "skills" / "pdf"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(skill_md("pdf"), encoding="utf-8")
+    catalog = discover(roots=[str(tmp_path / "skills")], use_cache=False)
+    tools = SkillTools(Session(catalog, session_id="s"))
+    data = tools.skill_load(name="pdf")["data"]
+    mtime_ns = (folder / "SKILL.md").stat().st_mtime_ns
+    assert data["dir"] == str(folder) and data["scope"] == "extra"
+    assert data["qualified_name"] == "extra:pdf" and data["path"] == str(folder / "SKILL.md")
+    assert data["mtime_ns"] == mtime_ns and data["mtime_ms"] == mtime_ns // 1_000_000
+    assert data["context"] == "inline"
+
+
+def test_skill_search_data_counts_and_says_when_more_matched() -> None:
+    files = {f"/m/pdf-{i}/SKILL.md": skill_md(f"pdf-{i}") for i in range(5)}
+    tools = tools_for(files)
+    some = tools.skill_search("pdf", limit=2)["data"]
+    assert some["count"] == len(some["results"]) == 2 and some["truncated"] is True
+    every = tools.skill_search("pdf", limit=5)["data"]
+    assert every["count"] == 5 and every["truncated"] is False
+    none = tools.skill_search("zebra", limit=3)["data"]
+    assert none == {"results": [], "count": 0, "truncated": False}
+
+
+# -- point 13: text for the model never tells it to run a command ------------------------------
+
+
+_COMMAND = re.compile(r"`skillpack\b|\bskillpack (list|enable|disable|show|load|search)\b")
+
+
+def test_no_model_facing_text_tells_the_model_to_run_skillpack() -> None:
+    memory = MemorySkills({**FILES, "/a/gone/SKILL.md": skill_md("gone")})
+    session = Session(memory.catalog(), reader=memory, session_id="s",
+                      config=Config(disabled=("retired",)))
+    tools = SkillTools(session)
+    memory.remove("/a/gone/SKILL.md")
+    calls = [
+        ("skill_load", {"name": "nope"}),
+        ("skill_load", {"name": "pdff"}),
+        ("skill_load", {"name": "dup"}),
+        ("skill_load", {"name": "retired"}),
+        ("skill_load", {"name": "gone"}),
+        ("skill_load", {"path": "/nowhere/SKILL.md"}),
+        ("use_skill", {"skill": "nope"}),
+        ("skill_read_file", {"skill": "pdf", "path": "references/none.md"}),
+        ("skill_read_file", {"skill": "pdf", "path": "../../etc/passwd"}),
+        ("skill_search", {"query": ""}),
+        ("skill_load", {"name": "pdf", "extra": 1}),
+    ]
+    texts = []
+    for tool, arguments in calls:
+        result = tools.call(tool, arguments)
+        assert result["ok"] is False, (tool, arguments)
+        texts.append(json.dumps(result))
+    text = "$nope $retired $dup [$x](/nowhere/SKILL.md) $gone"
+    turn = session.prepare_turn(text, invoker="model")
+    texts += [d.message for d in turn.diagnostics]
+    assert turn.diagnostics and all(d.hint is None or _COMMAND.search(d.hint)
+                                    for d in turn.diagnostics)
+    texts.append(session.catalog_prompt())
+    loaded = tools.skill_load(name="pdf")
+    texts += [loaded["data"]["content"], tools.skill_load(name="pdf")["data"]["content"]]
+    for text in texts:
+        assert not _COMMAND.search(text), text
+
+
+def test_skill_create_is_strict_too_its_frontmatter_travels_as_json_text() -> None:
+    memory = MemorySkills(FILES)
+    tools = SkillTools(Session(memory.catalog(), reader=memory), create=True)
+    [create] = [
+        d["function"] for d in tools.definitions_for("openai")
+        if d["function"]["name"] == "skill_create"
+    ]
+    _assert_strict(create["parameters"])
+    frontmatter = create["parameters"]["properties"]["frontmatter"]
+    assert frontmatter["type"] == ["string", "null"] and "JSON text" in frontmatter["description"]
+    base = {"name": "n", "description": "d", "body": "b"}
+    as_text = check_args("skill_create", {**base, "frontmatter": '{"user-invocable": false}'})
+    as_object = check_args("skill_create", {**base, "frontmatter": {"user-invocable": False}})
+    assert as_text["frontmatter"] == as_object["frontmatter"] == {"user-invocable": False}
+    with pytest.raises(UsageError, match="`frontmatter` of skill_create must be a JSON object"):
+        check_args("skill_create", {**base, "frontmatter": "[1, 2]"})
+
+
+def test_loading_a_skill_that_stopped_parsing_is_an_execution_error_naming_the_file() -> None:
+    memory = MemorySkills(FILES)
+    tools = SkillTools(Session(memory.catalog(), reader=memory, session_id="s"))
+    memory.write("/a/pdf/SKILL.md", "---\nname: pdf\ndescription: x\nThe closing line is gone.\n")
+    for result in (tools.skill_load(name="pdf"), tools.use_skill("pdf")):
+        assert result["error"]["code"] == "EXECUTION_ERROR"
+        assert "/a/pdf/SKILL.md no longer parses" in result["error"]["message"]
+        assert "name: pdf" not in result["error"]["message"].split("parses")[0]
