@@ -42,6 +42,8 @@ def serve(root: Path) -> Iterator[Server]:
     finally:
         process.kill()
         process.wait(timeout=10)
+        if process.stdout is not None:
+            process.stdout.close()
 
 
 def skill_md(

@@ -277,11 +277,11 @@ def _read_zip(data: bytes, reader: _Collector) -> None:
                     f"{reader.label} holds the encrypted entry {raw!r}; encrypted archives "
                     "cannot be verified and are not installed.",
                 )
-            if mode and stat.S_ISLNK(mode):
+            if stat.S_ISLNK(mode):
                 target = _read_member(archive, info, 4096, reader).decode("utf-8", "replace")
                 reader.add_link(path, raw, target, hard=False)
                 continue
-            if mode and not stat.S_ISREG(mode):
+            if stat.S_IFMT(mode) and not stat.S_ISREG(mode):  # no type bits: a file
                 kind = "FIFO" if stat.S_ISFIFO(mode) else "device or special file"
                 raise reader.refuse_type(raw, kind)
             content = _read_member(archive, info, reader.remaining(), reader)

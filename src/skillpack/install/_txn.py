@@ -136,6 +136,11 @@ def commit(target: Target, changes: Sequence[Change], lock: Mapping[str, Any]) -
             f"Cannot swap the new skills into {target.skills_dir} ({error}); the previous "
             "versions were put back."
         ) from None
+    finish(txn)
+
+
+def finish(txn: Path) -> None:
+    """Delete a transaction folder (and the old versions in it) once it is settled."""
     shutil.rmtree(txn, ignore_errors=True)
 
 
@@ -221,5 +226,5 @@ def _recover_one(txn: Path, lock: Mapping[str, Any], skills_dir: Path) -> list[s
         if os.path.lexists(old) and not os.path.lexists(live):
             os.rename(old, live)
             restored.append(name)
-    shutil.rmtree(txn, ignore_errors=True)
+    finish(txn)
     return restored
