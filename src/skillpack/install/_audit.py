@@ -289,15 +289,14 @@ def audit_text(path: str, text: str) -> tuple[Finding, ...]:
             match.group(0),
         )
     for at in _hidden_chars(text):
-        line = text.count("\n", 0, at) + 1
-        start = text.rfind("\n", 0, at) + 1
+        line_start = text.rfind("\n", 0, at) + 1
         add(
             "hidden-text",
             "medium",
-            line,
+            text.count("\n", 0, at) + 1,
             f"An invisible character U+{ord(text[at]):04X} (zero-width, bidi control or "
             "tag): text a reviewer cannot see may still reach the model.",
-            repr(text[max(start, at - 20) : at + 20]),
+            repr(text[max(line_start, at - 20) : at + 20]),
         )
     return tuple(findings)
 
