@@ -192,7 +192,7 @@ _RULES: tuple[_Rule, ...] = (
             re.IGNORECASE,
         ),
         "Destroys data beyond the task: a whole disk or home folder.",
-        ("rm ", "rm\t", "mkfs", "of=/dev/", ":()"),
+        ("rm -", "rm\t", "mkfs", "of=/dev/", ":()"),
     ),
 )
 

@@ -22,6 +22,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Collection, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -36,6 +37,9 @@ from ._http import Fetcher, FetchError
 from ._source import Source
 from ._values import Candidate, Limits, Origin, Payload, Refusal, Refused, Resolved
 from ._wellknown import IndexEntry, IndexUnusable, ParsedIndex, index_urls, parse_index
+
+FETCH_WORKERS = 8
+"""Index entries fetched and verified at once."""
 
 
 @dataclass(kw_only=True)
@@ -156,16 +160,18 @@ def fetch_index(site: str, fetcher: Fetcher, limits: Limits) -> tuple[str, Parse
 def _resolve_site(source: Source, request: Request, *, limits: Limits, fetcher: Fetcher) -> Offer:
     index_url, parsed = fetch_index(source.location, fetcher, limits)
     request.check([entry.name for entry in parsed.entries], source)
-    candidates: list[Candidate] = []
-    refusals: list[Refusal] = []
     unchanged: list[str] = []
+    selected: list[IndexEntry] = []
     host = (urlsplit(source.location).hostname or "").removeprefix("www.")
     for entry in parsed.entries:
         if request.wanted is not None and entry.name not in request.wanted:
             continue
         if entry.digest is not None and request.known.get(entry.name) == entry.digest:
             unchanged.append(entry.name)
-            continue
+        else:
+            selected.append(entry)
+
+    def take(entry: IndexEntry) -> Candidate | Refusal:
         try:
             payload, artifact_digest = _fetch_entry(entry, fetcher, limits)
             origin = Origin(
@@ -177,17 +183,21 @@ def _resolve_site(source: Source, request: Request, *, limits: Limits, fetcher: 
                 artifact_digest=artifact_digest,
                 well_known_digest=entry.digest or legacy_index_digest(payload.files),
             )
-            candidates.append(make_candidate(payload, origin, name=entry.name))
+            return make_candidate(payload, origin, name=entry.name)
         except Refused as refused:
-            refusals.append(Refusal(name=entry.name, code=refused.code, message=refused.message))
+            return Refusal(name=entry.name, code=refused.code, message=refused.message)
         except FetchError as error:
-            refusals.append(
-                Refusal(
-                    name=entry.name,
-                    code="fetch-failed",
-                    message=f"{entry.name}: {error} Nothing of it was installed.",
-                )
+            return Refusal(
+                name=entry.name,
+                code="fetch-failed",
+                message=f"{entry.name}: {error} Nothing of it was installed.",
             )
+
+    # Downloads overlap with the verification of what already arrived.
+    with ThreadPoolExecutor(max_workers=max(1, min(FETCH_WORKERS, len(selected)))) as pool:
+        results = list(pool.map(take, selected))
+    candidates = [r for r in results if isinstance(r, Candidate)]
+    refusals = [r for r in results if isinstance(r, Refusal)]
     return Offer(
         resolved=Resolved(
             candidates=tuple(candidates),
