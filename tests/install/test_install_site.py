@@ -225,6 +225,28 @@ def test_a_server_that_never_answers_fails_within_the_timeout(
     assert not user_skills(isolated_home).exists()
 
 
+def test_an_artifact_that_never_arrives_refuses_that_skill_only(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    root = tmp_path / "site"
+    with serve(root) as server:
+        for name in ("quick", "stuck"):
+            write_skill(well_known(root), name)
+        index = {"$schema": SCHEMA_V2, "skills": [
+            {"name": name, "type": "skill-md", "description": "D.", "url": url,
+             "digest": sha256_digest((well_known(root) / name / "SKILL.md").read_bytes())}
+            for name, url in (("quick", "quick/SKILL.md"),
+                              ("stuck", f"{server.url}/hang/stuck/SKILL.md"))
+        ]}
+        (well_known(root) / "index.json").write_text(json.dumps(index))
+        outcome = install(server.url, all_skills=True, approve=approve_all,
+                          limits=Limits(timeout=0.5, retries=0))
+    assert [(r.name, r.code) for r in outcome.refusals] == [("stuck", "fetch-failed")]
+    assert "did not answer in time" in outcome.refusals[0].message
+    assert [i.candidate.name for i in outcome.written] == ["quick"]
+    assert not (user_skills(isolated_home) / "stuck").exists()
+
+
 def test_a_site_without_an_index_names_the_urls_it_tried(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     with serve(tmp_path / "empty") as server, pytest.raises(SkillIOError) as caught:
@@ -358,3 +380,10 @@ def test_claude_code_gets_a_link_when_its_folder_exists(site: Path, isolated_hom
     assert remove(["hello-md"]).ok
     assert not link.exists() and not link.is_symlink()
 
+
+
+def test_project_scope_refuses_when_the_project_root_is_the_home_folder(
+    isolated_home: Path,
+) -> None:
+    with pytest.raises(UsageError, match="needs a project"):
+        install("./x", scope="project", cwd=str(isolated_home), approve=approve_all)

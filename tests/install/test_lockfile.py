@@ -100,3 +100,33 @@ def test_an_update_keeps_the_first_install_time(tmp_path: Path) -> None:
     previous = locked_skills({"version": 1, "skills": {"demo": first}}, lock_dir=None)["demo"]
     second = make_entry(candidate(origin), lock_dir=None, now="T2", previous=previous)
     assert (second["skillpack"]["installedAt"], second["skillpack"]["updatedAt"]) == ("T1", "T2")
+
+
+@pytest.mark.parametrize(
+    ("origin", "kind", "location", "ref"),
+    [
+        (Origin(source_type="well-known", source="example.com",
+                source_url="https://example.com/team"), "site", "https://example.com/team", None),
+        (Origin(source_type="github", source="o/r", ref="v1"), "git",
+         "https://github.com/o/r.git", "v1"),
+        (Origin(source_type="git", source="u", source_url="ssh://h/r.git"), "git",
+         "ssh://h/r.git", None),
+        (Origin(source_type="archive", source="/x.zip", source_url="/x.zip"), "archive",
+         "/x.zip", None),
+    ],
+)
+def test_a_lock_entry_is_re_resolved_from_the_source_it_records(
+    origin: Origin, kind: str, location: str, ref: str | None
+) -> None:
+    from skillpack.install._installer import source_of
+
+    source = source_of(origin)
+    assert (source.kind, source.location, source.ref) == (kind, location, ref)
+
+
+def test_a_local_entry_whose_folder_is_gone_cannot_be_re_resolved(tmp_path: Path) -> None:
+    from skillpack.install._installer import source_of
+
+    with pytest.raises(SkillIOError, match="no longer exists"):
+        source_of(Origin(source_type="local", source=str(tmp_path / "gone")))
+    assert source_of(Origin(source_type="system", source="skillpack")).kind == "folder"

@@ -109,8 +109,8 @@ def install(
         SkillIOError: the source as a whole cannot be read (no index, clone failed).
     """
     limits = limits or Limits()
-    parsed = parse_source(source, cwd=cwd or os.getcwd())
     target = target_for(scope, cwd=cwd)
+    parsed = parse_source(source, cwd=cwd or os.getcwd())
     request = Request(wanted=set(skills) if skills else None, single=not skills and not all_skills)
     with _fetcher(parsed, limits, progress) as fetcher:
         offer = resolve(parsed, request, limits=limits, fetcher=fetcher)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._errors import SkillIOError
+from .._errors import SkillIOError, UsageError
 from .._paths import home_dir, project_root
 from ._lockfile import OURS, PROJECT_LOCK_NAME, USER_LOCK_NAME, read_lock, write_lock
 from ._values import Candidate, InstallScope
@@ -80,6 +80,12 @@ def target_for(scope: InstallScope, *, cwd: str | None = None) -> Target:
             lock_path=base / ".agents" / USER_LOCK_NAME,
         )
     root = project_root(cwd)
+    if root == home_dir().resolve():
+        raise UsageError(
+            f"--project needs a project, but the project root of {cwd or os.getcwd()} is your "
+            "home folder (no .git, .jj or .skillpack above it). Run it inside a project, or "
+            "install into the user scope without --project."
+        )
     return Target(
         scope="project",
         base=root,
