@@ -2,28 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
-from click.testing import CliRunner
-
-from skillpack.cli._app import cli
+from test_cli import run, run_json
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "install"))
 from install_support import serve, skill_md, write_skill  # noqa: E402
-
-
-def run(*args: str, code: int = 0) -> Any:
-    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
-    assert result.exit_code == code, (result.exit_code, result.stdout, result.stderr)
-    return result
-
-
-def run_json(*args: str, code: int = 0) -> Any:
-    return json.loads(run(*args, "--json", code=code).stdout)
 
 
 @pytest.fixture

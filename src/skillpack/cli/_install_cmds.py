@@ -81,13 +81,12 @@ def install_command(
     download is verified against its digests; nothing is written before approval.
     """
     from ..install._installer import install, install_system
-    from ..install._values import Limits
 
     with _json_errors(as_json):
         if system:
             if source or project or skills or all_skills:
                 raise errors.UsageError("--system takes no SOURCE, --skill, --all or --project.")
-            outcome = install_system(approve=_approver(yes, as_json), limits=Limits())
+            outcome = install_system(approve=_approver(yes, as_json))
         else:
             if not source:
                 raise errors.UsageError("Give a SOURCE to install from (or --system).")
@@ -96,11 +95,7 @@ def install_command(
                     source,
                     skills=skills,
                     all_skills=all_skills,
-                    scope="project" if project else "user",
-                    cwd=cwd,
-                    approve=_approver(yes, as_json),
-                    limits=Limits(timeout=timeout),
-                    progress=progress,
+                    **_change_options(project, cwd, yes, timeout, as_json, progress),
                 )
     _report(outcome, as_json)
 
@@ -126,17 +121,9 @@ def update_command(
     a skill whose files you edited is never overwritten.
     """
     from ..install._installer import update
-    from ..install._values import Limits
 
     with _json_errors(as_json), _progress(as_json) as progress:
-        outcome = update(
-            names,
-            scope="project" if project else "user",
-            cwd=cwd,
-            approve=_approver(yes, as_json),
-            limits=Limits(timeout=timeout),
-            progress=progress,
-        )
+        outcome = update(names, **_change_options(project, cwd, yes, timeout, as_json, progress))
     _report(outcome, as_json)
 
 
@@ -279,6 +266,26 @@ def _installed_dir(ref: str, cwd: str | None) -> str:
 
 
 # --- approval and reports -------------------------------------------------------------
+
+
+def _change_options(
+    project: bool,
+    cwd: str | None,
+    yes: bool,
+    timeout: float,
+    as_json: bool,
+    progress: Callable[[str, int, int | None], None] | None,
+) -> dict[str, Any]:
+    """The keywords `install` and `update` share, from their common options."""
+    from ..install._values import Limits
+
+    return {
+        "scope": "project" if project else "user",
+        "cwd": cwd,
+        "approve": _approver(yes, as_json),
+        "limits": Limits(timeout=timeout),
+        "progress": progress,
+    }
 
 
 def _approver(yes: bool, as_json: bool) -> Callable[[Plan], bool]:
