@@ -153,15 +153,11 @@ def doctor_command(project: bool, cwd: str | None, as_json: bool) -> None:
     with _json_errors(as_json):
         report = doctor(scope="project" if project else "user", cwd=cwd)
     if as_json:
-        data = report.to_dict()
-        if not report.clean:
-            data["error"] = {"code": "drift", "message": "Installed skills differ from the lock."}
-        emit_json(data)
+        drift = {"code": "drift", "message": "Installed skills differ from the lock."}
+        _emit(report.to_dict(), None if report.clean else drift)
     else:
         out = console()
-        for name in report.recovered:
-            out.print(f"[yellow]recovered[/yellow] {_clean(name)}: an interrupted install "
-                      "was rolled back")
+        _print_recovered(out, report.recovered)
         for entry in report.entries:
             style = "green" if entry.status == "ok" else "red"
             line = f"[{style}]{entry.status:<9}[/{style}] {_clean(entry.name)}"
@@ -246,9 +242,8 @@ def audit_command(ref: str, cwd: str | None, as_json: bool) -> None:
             ],
             "worst": worst,
         }
-        if worst == "high":
-            data["error"] = {"code": "audit-high", "message": "High-severity findings."}
-        emit_json(data)
+        high = {"code": "audit-high", "message": "High-severity findings."}
+        _emit(data, high if worst == "high" else None)
     else:
         out = console()
         for name, folder, findings in results:
@@ -366,15 +361,10 @@ def _print_findings(out: Any, findings: Sequence[Finding], *, indent: str = "  "
 
 def _report(outcome: Outcome, as_json: bool) -> None:
     if as_json:
-        data = outcome.to_dict()
-        if not outcome.ok:
-            data["error"] = _outcome_error(outcome)
-        emit_json(data)
+        _emit(outcome.to_dict(), None if outcome.ok else _outcome_error(outcome))
     else:
         out = console()
-        for name in outcome.recovered:
-            out.print(f"[yellow]recovered[/yellow] {_clean(name)}: an interrupted install was "
-                      "rolled back")
+        _print_recovered(out, outcome.recovered)
         for item in outcome.written:
             verb = "updated" if item.action == "update" else "installed"
             out.print(f"[green]{verb}[/green] {_clean(item.candidate.name)} -> "
@@ -392,6 +382,19 @@ def _report(outcome: Outcome, as_json: bool) -> None:
             sys.stderr.write(f"skillpack: warning: {_clean_plain(warning)}\n")
     if not outcome.ok:
         raise SystemExit(1)
+
+
+def _emit(data: dict[str, Any], error: dict[str, str] | None) -> None:
+    """A command's JSON document, with `error` added when it failed."""
+    if error is not None:
+        data["error"] = error
+    emit_json(data)
+
+
+def _print_recovered(out: Any, names: Sequence[str]) -> None:
+    for name in names:
+        out.print(f"[yellow]recovered[/yellow] {_clean(name)}: an interrupted install was "
+                  "rolled back")
 
 
 def _outcome_error(outcome: Outcome) -> dict[str, str]:
