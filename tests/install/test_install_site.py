@@ -387,3 +387,14 @@ def test_project_scope_refuses_when_the_project_root_is_the_home_folder(
 ) -> None:
     with pytest.raises(UsageError, match="needs a project"):
         install("./x", scope="project", cwd=str(isolated_home), approve=approve_all)
+
+
+def test_the_progress_hook_sees_every_download_grow_and_end(site: Path) -> None:
+    calls: list[tuple[str, int, int | None]] = []
+    with serve(site) as server:
+        outcome = install(server.url, skills=["toolbox"], approve=approve_all, limits=FAST,
+                          progress=lambda url, done, total: calls.append((url, done, total)))
+    assert outcome.ok
+    archive = f"{server.url}/.well-known/agent-skills/toolbox.tar.gz"
+    size = (well_known(site) / "toolbox.tar.gz").stat().st_size
+    assert (archive, size, size) in calls and (archive, -1, None) in calls

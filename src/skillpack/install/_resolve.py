@@ -33,13 +33,13 @@ from ._candidate import SKILL_FILE, make_candidate
 from ._collect import FoundSkill, find_skill_dirs, nested_dirs, read_folder
 from ._digest import file_digests, legacy_index_digest, sha256_digest, skill_digest
 from ._git import clone
-from ._http import Fetcher, FetchError
+from ._http import Fetcher, FetchError, is_loopback
 from ._source import Source
 from ._values import Candidate, Limits, Origin, Payload, Refusal, Refused, Resolved
 from ._wellknown import IndexEntry, IndexUnusable, ParsedIndex, index_urls, parse_index
 
 FETCH_WORKERS = 8
-"""Index entries fetched and verified at once."""
+"""Index entries fetched and verified at once (from a server that is not on loopback)."""
 
 
 @dataclass(kw_only=True)
@@ -193,9 +193,14 @@ def _resolve_site(source: Source, request: Request, *, limits: Limits, fetcher: 
                 message=f"{entry.name}: {error} Nothing of it was installed.",
             )
 
-    # Downloads overlap with the verification of what already arrived.
-    with ThreadPoolExecutor(max_workers=max(1, min(FETCH_WORKERS, len(selected)))) as pool:
-        results = list(pool.map(take, selected))
+    # Far servers: downloads overlap with each other and with verification. A loopback
+    # server has no latency to hide, and threads would only contend for the GIL.
+    workers = 1 if is_loopback(urlsplit(index_url).hostname or "") else FETCH_WORKERS
+    if workers == 1 or len(selected) < 2:
+        results = [take(entry) for entry in selected]
+    else:
+        with ThreadPoolExecutor(max_workers=min(workers, len(selected))) as pool:
+            results = list(pool.map(take, selected))
     candidates = [r for r in results if isinstance(r, Candidate)]
     refusals = [r for r in results if isinstance(r, Refusal)]
     return Offer(
