@@ -17,18 +17,18 @@ with no name and mtime 0 — the form the `skills` npm CLI reads.
 
 from __future__ import annotations
 
-import gzip
 import io
 import posixpath
 import stat
-import tarfile
 import unicodedata
-import zipfile
-import zlib
 from collections.abc import Mapping
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ._values import Limits, Payload, Refused
+
+if TYPE_CHECKING:
+    import gzip
+    import zipfile
 
 ArchiveKind = Literal["tar.gz", "zip"]
 
@@ -57,6 +57,10 @@ def read_archive(data: bytes, kind: ArchiveKind, *, limits: Limits, label: str) 
         Refused: `unsafe-entry`, `too-large` or `archive-invalid`, with a
             message naming `label` (the archive's URL or path) and the entry.
     """
+    import tarfile
+    import zipfile
+    import zlib
+
     reader = _Collector(limits=limits, label=label)
     try:
         if kind == "zip":
@@ -228,6 +232,9 @@ class _BoundedReader(io.RawIOBase):
 
 
 def _read_targz(data: bytes, reader: _Collector) -> None:
+    import gzip
+    import tarfile
+
     limits = reader.limits
     # Headers and padding cost at most ~1.5 KiB per entry on top of the file bytes.
     budget = limits.max_unpacked_bytes + 4 * limits.max_files * 1536 + 65536
@@ -262,6 +269,8 @@ def _read_targz(data: bytes, reader: _Collector) -> None:
 
 
 def _read_zip(data: bytes, reader: _Collector) -> None:
+    import zipfile
+
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         for info in archive.infolist():
             raw = info.filename
@@ -315,6 +324,9 @@ def make_targz(files: Mapping[str, bytes], executable: frozenset[str] = frozense
         ValueError: a path does not fit a ustar header (over 255 bytes, or a final
             component over 100 bytes).
     """
+    import gzip
+    import tarfile
+
     raw = io.BytesIO()
     with tarfile.open(fileobj=raw, mode="w", format=tarfile.USTAR_FORMAT) as archive:
         for path in sorted(files, key=lambda p: p.encode("utf-8")):

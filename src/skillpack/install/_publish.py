@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import secrets
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -131,7 +130,7 @@ def _check_paths(name: str, payload: Payload) -> None:
 
 def _write_tree(out: Path, built: list[tuple[str, str, Payload]]) -> PublishReport:
     well_known = out / WELL_KNOWN_PATHS[0]
-    staging = well_known.parent / f".{well_known.name}.new-{secrets.token_hex(4)}"
+    staging = well_known.parent / f".{well_known.name}.new-{os.urandom(4).hex()}"
     entries: list[dict[str, Any]] = []
     published: list[PublishedSkill] = []
     try:
@@ -188,7 +187,7 @@ def _write_tree(out: Path, built: list[tuple[str, str, Payload]]) -> PublishRepo
 
 
 def _swap_in(staging: Path, live: Path) -> None:
-    old = live.parent / f".{live.name}.old-{secrets.token_hex(4)}"
+    old = live.parent / f".{live.name}.old-{os.urandom(4).hex()}"
     if live.exists():
         os.rename(live, old)
     os.rename(staging, live)

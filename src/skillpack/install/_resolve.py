@@ -20,9 +20,7 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from collections.abc import Collection, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -32,7 +30,6 @@ from ._archive import archive_kind, read_archive
 from ._candidate import SKILL_FILE, make_candidate
 from ._collect import FoundSkill, find_skill_dirs, nested_dirs, read_folder
 from ._digest import file_digests, legacy_index_digest, sha256_digest, skill_digest
-from ._git import clone
 from ._http import Fetcher, FetchError, is_loopback
 from ._source import Source
 from ._values import Candidate, Limits, Origin, Payload, Refusal, Refused, Resolved
@@ -199,6 +196,8 @@ def _resolve_site(source: Source, request: Request, *, limits: Limits, fetcher: 
     if workers == 1 or len(selected) < 2:
         results = [take(entry) for entry in selected]
     else:
+        from concurrent.futures import ThreadPoolExecutor
+
         with ThreadPoolExecutor(max_workers=min(workers, len(selected))) as pool:
             results = list(pool.map(take, selected))
     candidates = [r for r in results if isinstance(r, Candidate)]
@@ -304,6 +303,10 @@ def _verify_files(entry: IndexEntry, payload: Payload) -> None:
 
 
 def _resolve_git(source: Source, request: Request, *, limits: Limits) -> Offer:
+    import tempfile
+
+    from ._git import clone
+
     scratch = Path(tempfile.mkdtemp(prefix="skillpack-git-"))
     try:
         checkout = scratch / "repo"
@@ -377,6 +380,8 @@ def _resolve_archive(
             resolved=Resolved(candidates=(candidate,) if taken else ()),
             offered=(candidate.name,),
         )
+    import tempfile
+
     scratch = Path(tempfile.mkdtemp(prefix="skillpack-archive-"))
     try:
         for path, content in payload.files.items():

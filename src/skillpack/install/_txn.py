@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import secrets
 import shutil
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -108,7 +107,7 @@ def commit(target: Target, changes: Sequence[Change], lock: Mapping[str, Any]) -
     Raises:
         SkillIOError: a file could not be written or moved; the scope is as it was.
     """
-    txn = target.skills_dir / f"{TXN_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
+    txn = target.skills_dir / f"{TXN_PREFIX}{os.getpid()}-{os.urandom(4).hex()}"
     try:
         (txn / "new").mkdir(parents=True)
         (txn / "old").mkdir()
@@ -152,31 +151,59 @@ def stage(folder: Path, candidate: Candidate) -> None:
     """Write the candidate's files (verified in memory) into the new folder `folder`.
 
     Files are created exclusively (`O_EXCL`, never through a symlink), executable
-    ones 0755. They are not fsynced one by one: the commit is the lock file's atomic,
-    fsynced rename, and a skill whose files did not reach the disk before a power
-    loss shows up in `doctor` as modified.
+    ones 0755, relative to descriptors of their folders where the OS allows it (fewer
+    path walks, and no later path component can be swapped for a link). They are not
+    fsynced one by one: the commit is the lock file's atomic, fsynced rename, and a
+    skill whose files did not reach the disk before a power loss shows up in `doctor`
+    as modified.
     """
     payload = candidate.payload
-    folder.mkdir(parents=True)
-    made = {""}
-    for path, data in payload.files.items():
-        parent = path.rpartition("/")[0]
-        if parent not in made:
-            (folder / parent).mkdir(parents=True, exist_ok=True)
-            made.add(parent)
-        mode = 0o755 if path in payload.executable else 0o644
-        fd = os.open(folder / path, _CREATE, mode)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-        finally:
+    os.mkdir(folder)
+    if not _DIR_FD:
+        for path, data in payload.files.items():
+            target = os.path.join(folder, *path.split("/"))
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            _write_new(target, data, path in payload.executable, None)
+        return
+    top = os.open(folder, _DIRECTORY)
+    folders = {"": top}
+    try:
+        for path, data in payload.files.items():
+            parent, _, name = path.rpartition("/")
+            _write_new(name, data, path in payload.executable, _folder_fd(folders, parent))
+    finally:
+        for fd in folders.values():
             os.close(fd)
 
 
-_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(
-    os, "O_BINARY", 0
-)
+def _folder_fd(folders: dict[str, int], parent: str) -> int:
+    """The descriptor of `parent` (relative to the staged folder), made as needed."""
+    fd = folders.get(parent)
+    if fd is not None:
+        return fd
+    above, _, name = parent.rpartition("/")
+    base = _folder_fd(folders, above)
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(name, dir_fd=base)
+    fd = os.open(name, _DIRECTORY | _NOFOLLOW, dir_fd=base)
+    folders[parent] = fd
+    return fd
+
+
+def _write_new(name: str, data: bytes, executable: bool, dir_fd: int | None) -> None:
+    fd = os.open(name, _CREATE, 0o755 if executable else 0o644, dir_fd=dir_fd)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | getattr(os, "O_BINARY", 0)
+_DIR_FD = os.open in os.supports_dir_fd and os.mkdir in os.supports_dir_fd
 
 
 def _write_journal(txn: Path, journal: Mapping[str, str | None]) -> None:
