@@ -16,9 +16,11 @@ httpx is the `install` extra; without it a `UsageError` says how to install it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import ipaddress
 import json
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -268,8 +270,6 @@ class Fetcher:
             body = fetched.body.decode("utf-8")
         except UnicodeDecodeError:
             return
-        from ..config._config import write_atomic
-
         record = {
             "url": url,
             "final_url": fetched.url,
@@ -277,10 +277,15 @@ class Fetcher:
             "content_type": fetched.content_type,
             "body": body,
         }
+        # Replaced whole (never read half-written), but not fsynced: a cache.
+        temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
-            write_atomic(path, json.dumps(record))
-        except SkillIOError:
-            return
+            path.parent.mkdir(parents=True, exist_ok=True)
+            temp.write_text(json.dumps(record), encoding="utf-8")
+            os.replace(temp, path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                temp.unlink()
 
 
 class _Retry(Exception):

@@ -207,9 +207,9 @@ _DIR_FD = os.open in os.supports_dir_fd and os.mkdir in os.supports_dir_fd
 
 
 def _write_journal(txn: Path, journal: Mapping[str, str | None]) -> None:
-    from ..config._config import write_atomic
-
-    write_atomic(txn / "journal.json", json.dumps({"skills": dict(journal)}))
+    # A plain write: a journal cut short by a kill means the kill came before any swap,
+    # which is what recovery assumes of a journal it cannot read.
+    (txn / "journal.json").write_text(json.dumps({"skills": dict(journal)}), encoding="utf-8")
 
 
 def pending(target: Target) -> list[Path]:
