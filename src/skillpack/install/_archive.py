@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Literal
 from ._values import Limits, Payload, Refused
 
 if TYPE_CHECKING:
-    import gzip
     import zipfile
 
 ArchiveKind = Literal["tar.gz", "zip"]
@@ -211,39 +210,35 @@ class _Collector:
             )
 
 
-class _BoundedReader(io.RawIOBase):
-    """A stream that raises once more than `limit` bytes have been read from it."""
+def _gunzip(data: bytes, limit: int, on_over: Refused) -> bytes:
+    """All members of a gzip stream, decompressed, refusing past `limit` bytes (the
+    bound holds before anything is parsed: a bomb never fills memory)."""
+    import zlib
 
-    def __init__(self, inner: io.BufferedIOBase | gzip.GzipFile, limit: int, on_over: Refused):
-        self.inner = inner
-        self.left = limit
-        self.on_over = on_over
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
-        data = self.inner.read(min(len(buffer), max(self.left, 0) + 1))
-        self.left -= len(data)
-        if self.left < 0:
-            raise self.on_over
-        buffer[: len(data)] = data
-        return len(data)
+    out: list[bytes] = []
+    size = 0
+    rest = data
+    while rest:
+        inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+        chunk = inflater.decompress(rest, limit - size + 1)
+        size += len(chunk)
+        if size > limit or inflater.unconsumed_tail:
+            raise on_over
+        out.append(chunk)
+        if not inflater.eof:
+            raise zlib.error("the gzip stream is truncated")
+        rest = inflater.unused_data
+    return b"".join(out)
 
 
 def _read_targz(data: bytes, reader: _Collector) -> None:
-    import gzip
     import tarfile
 
     limits = reader.limits
     # Headers and padding cost at most ~1.5 KiB per entry on top of the file bytes.
     budget = limits.max_unpacked_bytes + 4 * limits.max_files * 1536 + 65536
-    stream = _BoundedReader(
-        gzip.GzipFile(fileobj=io.BytesIO(data)),
-        budget,
-        reader.too_large("decompresses to more bytes than allowed"),
-    )
-    with tarfile.open(fileobj=io.BufferedReader(stream), mode="r|") as archive:
+    unpacked = _gunzip(data, budget, reader.too_large("decompresses to more bytes than allowed"))
+    with tarfile.open(fileobj=io.BytesIO(unpacked), mode="r:") as archive:
         for member in archive:
             raw = member.name
             path = reader.entry(raw)

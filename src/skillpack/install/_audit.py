@@ -72,13 +72,24 @@ class Finding:
 class _Rule:
     code: str
     severity: Severity
-    pattern: re.Pattern[str]
+    source: str
+    """The pattern (case-insensitive), compiled the first time a line needs it."""
     message: str
     anchors: tuple[str, ...]
     """Lowercase text one of which every match contains: only lines holding one are
     searched (a literal `find` is far cheaper than the pattern at every position)."""
     prose: bool = False
     """A rule about wording: skipped where the line describes the pattern."""
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        compiled = _COMPILED.get(self.code)
+        if compiled is None:
+            compiled = _COMPILED[self.code] = re.compile(self.source, re.IGNORECASE)
+        return compiled
+
+
+_COMPILED: dict[str, re.Pattern[str]] = {}
 
 
 _FETCH = r"(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)"
@@ -98,14 +109,13 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "remote-code-execution",
         "high",
-        re.compile(
+        (
             rf"\b{_FETCH}\b[^\n|;&]*{_REMOTE}[^\n|;&]*\|\s*{_RUNNER}\b"
             rf"|\b(?:(?:ba|z)?sh|source)\s+<\(\s*{_FETCH}\b"
             rf"|\b(?:ba|z)?sh\s+-c\s+[\"']?\$\(\s*{_FETCH}\b"
             rf"|\b(?:iex|invoke-expression)\b[\s(]*(?:\(\s*)?"
             rf"(?:iwr|irm|invoke-webrequest|invoke-restmethod|new-object\s+net\.webclient)\b"
-            rf"|\beval\s+[\"']?\$\(\s*{_FETCH}\b",
-            re.IGNORECASE,
+            rf"|\beval\s+[\"']?\$\(\s*{_FETCH}\b"
         ),
         "Downloads code and runs it in one step: whatever the server sends runs with the "
         "agent's permissions, unreviewed.",
@@ -114,7 +124,7 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "data-exfiltration",
         "high",
-        re.compile(
+        (
             r"\bcurl\b[^\n]*?\s(?:-d|--data(?:-binary|-raw|-urlencode)?|-F|--form)\s*"
             r"[\"']?(?:[\w.-]+=)?@(?!-\s)[^\s\"']"
             r"|\bcurl\b[^\n]*?\s(?:-T|--upload-file)\s"
@@ -125,8 +135,7 @@ _RULES: tuple[_Rule, ...] = (
             r"|(?-i:\b(?:nc|ncat|netcat|socat)\s)[^\n<]*<\s*[~/$.\w]"
             r"|/dev/tcp/"
             r"|\brequests\.(?:post|put)\([^\n]*\b(?:data|json|files)\s*=\s*"
-            r"(?:dict\(\s*)?(?:os\.environ\s*[,)]|\{?[^\n]*\bopen\()",
-            re.IGNORECASE,
+            r"(?:dict\(\s*)?(?:os\.environ\s*[,)]|\{?[^\n]*\bopen\()"
         ),
         "Sends local files or environment variables to another machine.",
         ("curl", "wget", "/dev/tcp/", "requests.", "nc ", "|nc", "| nc", "ncat", "netcat",
@@ -135,14 +144,13 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "instruction-override",
         "high",
-        re.compile(
+        (
             r"\b(?:ignore|disregard|forget|override)\s+(?:(?:all|any|of|the|your)\s+)*"
             r"(?:previous|prior|above|earlier|preceding|system|original|your|safety)\s+"
             r"(?:\w+\s+)?(?:instructions?|rules|guidelines|prompts?|directives|polic(?:y|ies))\b"
             r"|\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|notify|alert|mention\s+(?:this\s+)?to"
             r"|reveal\s+(?:this\s+)?to)\s+(?:the\s+)?(?:user|human|operator)\b"
-            r"|\byou\s+are\s+(?:now\s+)?(?:no\s+longer|not)\s+(?:bound|restricted|limited)\b",
-            re.IGNORECASE,
+            r"|\byou\s+are\s+(?:now\s+)?(?:no\s+longer|not)\s+(?:bound|restricted|limited)\b"
         ),
         "Tells the agent to drop its rules or to hide what it does from the user.",
         ("ignore", "disregard", "forget", "override", "tell", "inform", "notify", "alert",
@@ -152,13 +160,12 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "safety-bypass",
         "medium",
-        re.compile(
+        (
             r"\b(?:bypass|disable|skip|turn\s+off|circumvent|ignore)\s+(?:the\s+|all\s+|any\s+)?"
             r"(?:safety|security|permission|approval|confirmation|sandbox|guardrail)s?\b"
             r"|\bwithout\s+(?:asking|telling|informing|notifying)\s+(?:the\s+)?(?:user|human)\b"
             r"|--dangerously-skip-permissions\b|--no-sandbox\b"
-            r"|\bauto-?approve\s+(?:all|every)\b",
-            re.IGNORECASE,
+            r"|\bauto-?approve\s+(?:all|every)\b"
         ),
         "Tells the agent to skip confirmations, permission checks or the sandbox.",
         ("bypass", "disable", "skip", "turn off", "circumvent", "ignore", "without asking",
@@ -169,13 +176,12 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "obfuscated-payload",
         "high",
-        re.compile(
+        (
             rf"\bbase64\s+(?:-d|--decode|-D)\b[^\n]*\|\s*{_RUNNER}\b"
             r"|\bxxd\s+-r\b[^\n]*\|\s*(?:ba|z)?sh\b"
             r"|\beval\s*\(\s*(?:atob|base64_decode|Buffer\.from|unescape)\s*\("
             r"|\bexec\s*\(\s*(?:base64\.b64decode|codecs\.decode|bytes\.fromhex|zlib\.decompress"
-            r"|marshal\.loads|__import__\(\s*['\"]base64)",
-            re.IGNORECASE,
+            r"|marshal\.loads|__import__\(\s*['\"]base64)"
         ),
         "Decodes hidden content and runs it: what runs cannot be read in the skill.",
         ("base64", "xxd", "eval", "exec"),
@@ -183,13 +189,12 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "destructive-command",
         "high",
-        re.compile(
+        (
             r"\brm\s+(?:-[a-z]*r[a-z]*f[a-z]*|-[a-z]*f[a-z]*r[a-z]*|-r\s+-f|-f\s+-r)\s+"
             r"(?:--no-preserve-root\s+)?(?:/|~/?|\$HOME/?|/\*)(?=\s|$|[;&|\"'])"
             r"|\bmkfs(?:\.\w+)?\s+/dev/"
             r"|\bdd\b[^\n]*\bof=/dev/(?:sd|nvme|hd|disk|xvd)"
-            r"|:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:",
-            re.IGNORECASE,
+            r"|:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:"
         ),
         "Destroys data beyond the task: a whole disk or home folder.",
         ("rm -", "rm\t", "mkfs", "of=/dev/", ":()"),
