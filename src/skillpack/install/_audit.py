@@ -76,8 +76,9 @@ class _Rule:
     """The pattern (case-insensitive), compiled the first time a line needs it."""
     message: str
     anchors: tuple[str, ...]
-    """Lowercase text one of which every match contains: only lines holding one are
-    searched (a literal `find` is far cheaper than the pattern at every position)."""
+    """Every match holds one of these (lowercase): a word (as split by `_WORD_BREAKS`)
+    or, with a leading `~`, a fragment found anywhere. Only lines holding one are
+    searched: the patterns are far costlier than finding a word."""
     prose: bool = False
     """A rule about wording: skipped where the line describes the pattern."""
 
@@ -119,7 +120,8 @@ _RULES: tuple[_Rule, ...] = (
         ),
         "Downloads code and runs it in one step: whatever the server sends runs with the "
         "agent's permissions, unreviewed.",
-        ("curl", "wget", "iwr", "irm", "invoke-", "net.webclient"),
+        ("curl", "wget", "iwr", "irm", "iex", "invoke-expression", "invoke-webrequest",
+         "invoke-restmethod"),
     ),
     _Rule(
         "data-exfiltration",
@@ -138,8 +140,8 @@ _RULES: tuple[_Rule, ...] = (
             r"(?:dict\(\s*)?(?:os\.environ\s*[,)]|\{?[^\n]*\bopen\()"
         ),
         "Sends local files or environment variables to another machine.",
-        ("curl", "wget", "/dev/tcp/", "requests.", "nc ", "|nc", "| nc", "ncat", "netcat",
-         "socat", "telnet", "scp ", "rsync", "ftp"),
+        ("curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "scp", "rsync", "ftp",
+         "requests.post", "requests.put", "~/dev/tcp/"),
     ),
     _Rule(
         "instruction-override",
@@ -168,9 +170,8 @@ _RULES: tuple[_Rule, ...] = (
             r"|\bauto-?approve\s+(?:all|every)\b"
         ),
         "Tells the agent to skip confirmations, permission checks or the sandbox.",
-        ("bypass", "disable", "skip", "turn off", "circumvent", "ignore", "without asking",
-         "without telling", "without informing", "without notifying", "--dangerously",
-         "--no-sandbox", "approve"),
+        ("bypass", "disable", "skip", "turn", "circumvent", "ignore", "without",
+         "--dangerously-skip-permissions", "--no-sandbox", "auto-approve", "autoapprove"),
         prose=True,
     ),
     _Rule(
@@ -197,9 +198,13 @@ _RULES: tuple[_Rule, ...] = (
             r"|:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:"
         ),
         "Destroys data beyond the task: a whole disk or home folder.",
-        ("rm -", "rm\t", "mkfs", "of=/dev/", ":()"),
+        ("rm", "dd", "~mkfs", "~:()"),
     ),
 )
+
+_WORD_BREAKS = bytes.maketrans(b"|;&()[]{}<>'\"`$=,:*!?", b" " * 21)
+"""Punctuation that splits words for the anchors (with whitespace): `$(curl` holds the
+word `curl`, `env|nc` the word `nc`."""
 
 _DESCRIBING = re.compile(
     r"\b(?:look(?:ing)?\s+for|watch\s+(?:out\s+)?for|such\s+as|e\.g\.|for\s+example|like|"
@@ -252,8 +257,16 @@ def audit_text(path: str, text: str) -> tuple[Finding, ...]:
     if len(lower) != len(scan):  # a few characters change length when lowercased
         parts = lower.split("\n")
         lower_starts = list(itertools.accumulate((len(p) + 1 for p in parts[:-1]), initial=0))
+    words = set(lower.encode("utf-8", "surrogatepass").translate(_WORD_BREAKS).split())
     for rule in _RULES:
-        for index in _anchored_lines(lower, lower_starts, rule.anchors):
+        present = [
+            anchor[1:] if anchor[0] == "~" else anchor
+            for anchor in rule.anchors
+            if (anchor[1:] in lower if anchor[0] == "~" else anchor.encode() in words)
+        ]
+        if not present:
+            continue
+        for index in _anchored_lines(lower, lower_starts, present):
             line = lines[index]
             match = rule.pattern.search(line)
             if match is None:
@@ -261,7 +274,13 @@ def audit_text(path: str, text: str) -> tuple[Finding, ...]:
             if rule.prose and _DESCRIBING.search(line, 0, match.start()):
                 continue
             add(rule.code, rule.severity, numbers[index], rule.message, match.group(0))
-    for token in {token for token in scan.split() if len(token) >= _MIN_BLOB}:
+    tokens = scan.split()
+    long = (
+        {token for token in tokens if len(token) >= _MIN_BLOB}
+        if max(map(len, tokens), default=0) >= _MIN_BLOB
+        else ()
+    )
+    for token in long:
         at = scan.find(token)
         for match in _BASE64_BLOB.finditer(token):
             blob = match.group(0)
@@ -366,7 +385,7 @@ def _scan_lines(text: str) -> tuple[Sequence[int], list[str]]:
     return numbers, lines
 
 
-def _anchored_lines(lower: str, starts: list[int], anchors: tuple[str, ...]) -> list[int]:
+def _anchored_lines(lower: str, starts: list[int], anchors: list[str]) -> list[int]:
     """Indexes of the lines of `lower` (line offsets `starts`) holding any anchor."""
     found: set[int] = set()
     for anchor in anchors:
