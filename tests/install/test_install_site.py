@@ -398,3 +398,18 @@ def test_the_progress_hook_sees_every_download_grow_and_end(site: Path) -> None:
     archive = f"{server.url}/.well-known/agent-skills/toolbox.tar.gz"
     size = (well_known(site) / "toolbox.tar.gz").stat().st_size
     assert (archive, size, size) in calls and (archive, -1, None) in calls
+
+
+def test_a_far_server_is_read_by_worker_threads_with_the_same_outcome(
+    site: Path, tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillpack.install import _resolve
+
+    monkeypatch.setattr(_resolve, "is_loopback", lambda host: False)
+    with serve(site) as server:
+        outcome = install(server.url, all_skills=True, approve=approve_all, limits=FAST)
+    assert outcome.ok
+    assert [i.candidate.name for i in outcome.written] == ["hello-md", "toolbox"]
+    assert tree_files(user_skills(isolated_home) / "toolbox") == tree_files(
+        tmp_path / "src" / "toolbox"
+    )

@@ -168,19 +168,9 @@ def _resolve_site(source: Source, request: Request, *, limits: Limits, fetcher: 
         else:
             selected.append(entry)
 
-    def take(entry: IndexEntry) -> Candidate | Refusal:
+    def fetch(entry: IndexEntry) -> tuple[Payload, str | None] | Refusal:
         try:
-            payload, artifact_digest = _fetch_entry(entry, fetcher, limits)
-            origin = Origin(
-                source_type="well-known",
-                source=host,
-                source_url=source.location,
-                index_url=index_url,
-                artifact_url=entry.url,
-                artifact_digest=artifact_digest,
-                well_known_digest=entry.digest or legacy_index_digest(payload.files),
-            )
-            return make_candidate(payload, origin, name=entry.name)
+            return _fetch_entry(entry, fetcher, limits)
         except Refused as refused:
             return Refusal(name=entry.name, code=refused.code, message=refused.message)
         except FetchError as error:
@@ -190,16 +180,40 @@ def _resolve_site(source: Source, request: Request, *, limits: Limits, fetcher: 
                 message=f"{entry.name}: {error} Nothing of it was installed.",
             )
 
-    # Far servers: downloads overlap with each other and with verification. A loopback
-    # server has no latency to hide, and threads would only contend for the GIL.
-    workers = 1 if is_loopback(urlsplit(index_url).hostname or "") else FETCH_WORKERS
-    if workers == 1 or len(selected) < 2:
-        results = [take(entry) for entry in selected]
+    def take(
+        entry: IndexEntry, fetched: tuple[Payload, str | None] | Refusal
+    ) -> Candidate | Refusal:
+        if isinstance(fetched, Refusal):
+            return fetched
+        payload, artifact_digest = fetched
+        origin = Origin(
+            source_type="well-known",
+            source=host,
+            source_url=source.location,
+            index_url=index_url,
+            artifact_url=entry.url,
+            artifact_digest=artifact_digest,
+            well_known_digest=entry.digest or legacy_index_digest(payload.files),
+        )
+        try:
+            return make_candidate(payload, origin, name=entry.name)
+        except Refused as refused:
+            return Refusal(name=entry.name, code=refused.code, message=refused.message)
+
+    # From a far server, downloads run on worker threads (their latency overlaps) while
+    # this thread validates and audits what has arrived. A loopback server has no
+    # latency to hide: threads would only contend for the GIL (measured slower).
+    loopback = is_loopback(urlsplit(index_url).hostname or "")
+    if loopback or len(selected) < 2:
+        results = [take(entry, fetch(entry)) for entry in selected]
     else:
         from concurrent.futures import ThreadPoolExecutor
 
-        with ThreadPoolExecutor(max_workers=min(workers, len(selected))) as pool:
-            results = list(pool.map(take, selected))
+        with ThreadPoolExecutor(max_workers=min(FETCH_WORKERS, len(selected))) as pool:
+            pending = [pool.submit(fetch, entry) for entry in selected]
+            results = [
+                take(entry, job.result()) for entry, job in zip(selected, pending, strict=True)
+            ]
     candidates = [r for r in results if isinstance(r, Candidate)]
     refusals = [r for r in results if isinstance(r, Refusal)]
     return Offer(
