@@ -151,43 +151,37 @@ def stage(folder: Path, candidate: Candidate) -> None:
     """Write the candidate's files (verified in memory) into the new folder `folder`.
 
     Files are created exclusively (`O_EXCL`, never through a symlink), executable
-    ones 0755, relative to descriptors of their folders where the OS allows it (fewer
-    path walks, and no later path component can be swapped for a link). They are not
-    fsynced one by one: the commit is the lock file's atomic, fsynced rename, and a
-    skill whose files did not reach the disk before a power loss shows up in `doctor`
-    as modified.
+    ones 0755, relative to a descriptor of `folder` where the OS allows it (shorter
+    path walks). They are not fsynced one by one: the commit is the lock file's
+    atomic, fsynced rename, and a skill whose files did not reach the disk before a
+    power loss shows up in `doctor` as modified.
     """
     payload = candidate.payload
     os.mkdir(folder)
-    if not _DIR_FD:
-        for path, data in payload.files.items():
-            target = os.path.join(folder, *path.split("/"))
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            _write_new(target, data, path in payload.executable, None)
-        return
-    top = os.open(folder, _DIRECTORY)
-    folders = {"": top}
+    top = os.open(folder, _DIRECTORY) if _DIR_FD else None
+    made = {""}
     try:
         for path, data in payload.files.items():
-            parent, _, name = path.rpartition("/")
-            _write_new(name, data, path in payload.executable, _folder_fd(folders, parent))
+            parent = path.rpartition("/")[0]
+            if parent not in made:
+                _make_folders(folder, parent, made, top)
+            name = path if top is not None else os.path.join(folder, *path.split("/"))
+            _write_new(name, data, path in payload.executable, top)
     finally:
-        for fd in folders.values():
-            os.close(fd)
+        if top is not None:
+            os.close(top)
 
 
-def _folder_fd(folders: dict[str, int], parent: str) -> int:
-    """The descriptor of `parent` (relative to the staged folder), made as needed."""
-    fd = folders.get(parent)
-    if fd is not None:
-        return fd
-    above, _, name = parent.rpartition("/")
-    base = _folder_fd(folders, above)
-    with contextlib.suppress(FileExistsError):
-        os.mkdir(name, dir_fd=base)
-    fd = os.open(name, _DIRECTORY | _NOFOLLOW, dir_fd=base)
-    folders[parent] = fd
-    return fd
+def _make_folders(folder: Path, parent: str, made: set[str], top: int | None) -> None:
+    """Create `parent` and the folders above it (relative to the staged folder)."""
+    above = parent.rpartition("/")[0]
+    if above not in made:
+        _make_folders(folder, above, made, top)
+    if top is not None:
+        os.mkdir(parent, dir_fd=top)
+    else:
+        os.mkdir(os.path.join(folder, *parent.split("/")))
+    made.add(parent)
 
 
 def _write_new(name: str, data: bytes, executable: bool, dir_fd: int | None) -> None:
@@ -201,7 +195,7 @@ def _write_new(name: str, data: bytes, executable: bool, dir_fd: int | None) -> 
 
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
+_DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | getattr(os, "O_BINARY", 0)
 _DIR_FD = os.open in os.supports_dir_fd and os.mkdir in os.supports_dir_fd
 
