@@ -7,7 +7,9 @@ with strong ETags (`If-None-Match` gets a 304). Every request is appended to LOG
 `<status> <path>`. Paths under two prefixes misbehave on purpose:
 
 - `/hang/...`: the connection is accepted and never answered;
-- `/slow/...`: the file under the rest of the path, sent 512 bytes every 0.2 s.
+- `/slow/...`: the file under the rest of the path, sent 512 bytes every 0.2 s;
+- `/status/<code>/...`: that HTTP status, every time;
+- `/redirect-to/<url>`: a 302 to `<url>`.
 """
 
 from __future__ import annotations
@@ -40,6 +42,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self._log(0)
             time.sleep(600)
             return
+        if path.startswith(("/status/", "/redirect-to/")):
+            self._answer_special(path)
+            return
         if path.startswith("/slow/"):
             slow, path = True, path[len("/slow") :]
         target = (ROOT / path.lstrip("/")).resolve()
@@ -70,6 +75,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(body[start : start + 512])
             self.wfile.flush()
             time.sleep(0.2)
+
+
+    def _answer_special(self, path: str) -> None:
+        if path.startswith("/status/"):
+            status = int(path.split("/")[2])
+            self._log(status)
+            self.send_response(status)
+        else:
+            self._log(302)
+            self.send_response(302)
+            self.send_header("Location", self.path[len("/redirect-to/") :])
+        self.send_header("Content-Length", "0")
+        self.end_headers()
 
 
 def _content_type(name: str) -> str:

@@ -413,3 +413,34 @@ def test_a_far_server_is_read_by_worker_threads_with_the_same_outcome(
     assert tree_files(user_skills(isolated_home) / "toolbox") == tree_files(
         tmp_path / "src" / "toolbox"
     )
+
+
+def test_server_errors_and_insecure_redirects_refuse_that_skill(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    root = tmp_path / "site"
+    with serve(root) as server:
+        for name in ("good", "broken", "bounced"):
+            write_skill(well_known(root), name)
+        urls = {
+            "good": "good/SKILL.md",
+            "broken": f"{server.url}/status/503/broken/SKILL.md",
+            "bounced": f"{server.url}/redirect-to/http://example.com/bounced/SKILL.md",
+        }
+        index = {"$schema": SCHEMA_V2, "skills": [
+            {"name": name, "type": "skill-md", "description": "D.", "url": url,
+             "digest": sha256_digest((well_known(root) / name / "SKILL.md").read_bytes())}
+            for name, url in urls.items()
+        ]}
+        (well_known(root) / "index.json").write_text(json.dumps(index))
+        outcome = install(server.url, all_skills=True, approve=approve_all,
+                          limits=Limits(timeout=2.0, retries=1))
+        requests = server.requests()
+    refused = {r.name: r for r in outcome.refusals}
+    assert {name: r.code for name, r in refused.items()} == {
+        "broken": "fetch-failed", "bounced": "fetch-failed"
+    }
+    assert "HTTP 503" in refused["broken"].message and "tried 2 times" in refused["broken"].message
+    assert "only https" in refused["bounced"].message
+    assert requests.count("503 /status/503/broken/SKILL.md") == 2
+    assert [i.candidate.name for i in outcome.written] == ["good"]

@@ -95,10 +95,14 @@ def check_url(url: str) -> None:
     Raises:
         UsageError: the scheme is not allowed, with the fix.
     """
-    parts = urlsplit(url)
-    if parts.scheme == "https" and parts.hostname:
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        raise UsageError(f"{url!r} is not a valid URL.") from None
+    if parts.scheme == "https" and host:
         return
-    if parts.scheme == "http" and parts.hostname and is_loopback(parts.hostname):
+    if parts.scheme == "http" and host and is_loopback(host):
         return
     raise UsageError(
         f"Refusing to fetch {url}: only https URLs are allowed (plain http only on "
@@ -140,7 +144,12 @@ class Fetcher:
 
     @staticmethod
     def _check_request(request: httpx.Request) -> None:
-        check_url(str(request.url))
+        # `get` checked the URL it was given; this sees the redirects.
+        url = str(request.url)
+        try:
+            check_url(url)
+        except UsageError as error:
+            raise FetchError(f"A redirect led to a refused address. {error}", url=url) from None
 
     def get(
         self, url: str, *, max_bytes: int, cache: bool = False, missing_ok: bool = False
@@ -163,12 +172,13 @@ class Fetcher:
             headers = {"If-None-Match": cached[0]} if cached else {}
             try:
                 result = self._once(url, headers, max_bytes, cached)
-            except (lib.TransportError, _Retry) as error:
-                if attempt >= self.limits.retries:
+            except (lib.HTTPError, lib.InvalidURL, _Retry) as error:
+                retryable = isinstance(error, lib.TransportError | _Retry)
+                if not retryable or attempt >= self.limits.retries:
+                    tries = f" (tried {attempt + 1} times)" if retryable else ""
                     raise FetchError(
-                        f"Cannot download {url}: {_describe(error)} (tried "
-                        f"{attempt + 1} times). Check the address and your network, then "
-                        "retry.",
+                        f"Cannot download {url}: {_describe(error)}{tries}. Check the address "
+                        "and your network, then retry.",
                         url=url,
                         status=getattr(error, "status", None),
                     ) from None
