@@ -1,9 +1,10 @@
 """`skillpack install`, `update`, `remove`, `doctor`, `publish` and `audit`.
 
 Exit codes: 0 done; 1 something was refused or declined, drift (`doctor`) or a
-high-severity finding (`audit`); 2 the command line is wrong. With `--json`, a
-failing command prints its usual document plus `"error": {"code", "message"}` (or
-only the error when there is no document) on stdout.
+high-severity finding (`audit`); 2 the command line is wrong. With `--json`, an
+outcome that failed prints its usual document plus `"error": {"code", "message"}`
+(`REFUSED`, `APPROVAL_REQUIRED`, `DRIFT`, `AUDIT_HIGH`); an exception is the group's
+one JSON error (`cli/_errors.py`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .. import _errors as errors
-from ._output import console, emit_json
+from ._errors import error_fields
+from ._output import console, emit_json, visible
 
 if TYPE_CHECKING:
     from ..install._audit import Finding
@@ -43,7 +45,7 @@ _timeout_option = click.option(
 )
 _cwd_option = click.option(
     "--cwd",
-    type=click.Path(file_okay=False, path_type=str),
+    type=click.Path(exists=True, file_okay=False, path_type=str),
     default=None,
     help="Directory that relative paths and the project root are taken from.",
 )
@@ -82,21 +84,20 @@ def install_command(
     """
     from ..install._installer import install, install_system
 
-    with _json_errors(as_json):
-        if system:
-            if source or project or skills or all_skills:
-                raise errors.UsageError("--system takes no SOURCE, --skill, --all or --project.")
-            outcome = install_system(approve=_approver(yes, as_json))
-        else:
-            if not source:
-                raise errors.UsageError("Give a SOURCE to install from (or --system).")
-            with _progress(as_json) as progress:
-                outcome = install(
-                    source,
-                    skills=skills,
-                    all_skills=all_skills,
-                    **_change_options(project, cwd, yes, timeout, as_json, progress),
-                )
+    if system:
+        if source or project or skills or all_skills:
+            raise errors.UsageError("--system takes no SOURCE, --skill, --all or --project.")
+        outcome = install_system(approve=_approver(yes, as_json))
+    else:
+        if not source:
+            raise errors.UsageError("Give a SOURCE to install from (or --system).")
+        with _progress(as_json) as progress:
+            outcome = install(
+                source,
+                skills=skills,
+                all_skills=all_skills,
+                **_change_options(project, cwd, yes, timeout, as_json, progress),
+            )
     _report(outcome, as_json)
 
 
@@ -122,7 +123,7 @@ def update_command(
     """
     from ..install._installer import update
 
-    with _json_errors(as_json), _progress(as_json) as progress:
+    with _progress(as_json) as progress:
         outcome = update(names, **_change_options(project, cwd, yes, timeout, as_json, progress))
     _report(outcome, as_json)
 
@@ -136,8 +137,7 @@ def remove_command(names: tuple[str, ...], project: bool, cwd: str | None, as_js
     """Delete installed skills and their lock entries."""
     from ..install._installer import remove
 
-    with _json_errors(as_json):
-        outcome = remove(names, scope="project" if project else "user", cwd=cwd)
+    outcome = remove(names, scope="project" if project else "user", cwd=cwd)
     _report(outcome, as_json)
 
 
@@ -150,10 +150,9 @@ def doctor_command(project: bool, cwd: str | None, as_json: bool) -> None:
     and skills the lock does not record. Exit 1 on any drift."""
     from ..install._doctor import doctor
 
-    with _json_errors(as_json):
-        report = doctor(scope="project" if project else "user", cwd=cwd)
+    report = doctor(scope="project" if project else "user", cwd=cwd)
     if as_json:
-        drift = {"code": "drift", "message": "Installed skills differ from the lock."}
+        drift = error_fields("DRIFT", "Installed skills differ from the lock file.")
         _emit(report.to_dict(), None if report.clean else drift)
     else:
         out = console()
@@ -193,8 +192,7 @@ def publish_command(directory: str, out: str, as_json: bool) -> None:
     """
     from ..install._publish import publish
 
-    with _json_errors(as_json):
-        report = publish(directory, out)
+    report = publish(directory, out)
     if as_json:
         emit_json(report.to_dict())
         return
@@ -210,8 +208,8 @@ def publish_command(directory: str, out: str, as_json: bool) -> None:
 
 @click.command("audit")
 @click.argument("ref")
-@click.option("--cwd", type=click.Path(file_okay=False, path_type=str), default=None,
-              help="Directory to discover skills from when REF is a name.")
+@click.option("--cwd", type=click.Path(exists=True, file_okay=False, path_type=str),
+              default=None, help="Directory to discover skills from when REF is a name.")
 @_json_option
 def audit_command(ref: str, cwd: str | None, as_json: bool) -> None:
     """Scan a skill (a folder, or an installed skill's NAME) for risky content.
@@ -224,14 +222,13 @@ def audit_command(ref: str, cwd: str | None, as_json: bool) -> None:
     from ..install._collect import audit_tree
     from ..install._values import Refused
 
-    with _json_errors(as_json):
-        path = os.path.abspath(os.path.join(cwd or os.getcwd(), os.path.expanduser(ref)))
-        if not os.path.isdir(path):
-            path = _installed_dir(ref, cwd)
-        try:
-            results = audit_tree(path)
-        except Refused as refused:
-            raise errors.SkillPermissionError(refused.message) from None
+    path = os.path.abspath(os.path.join(cwd or os.getcwd(), os.path.expanduser(ref)))
+    if not os.path.isdir(path):
+        path = _installed_dir(ref, cwd)
+    try:
+        results = audit_tree(path)
+    except Refused as refused:
+        raise errors.SkillPermissionError(refused.message) from None
     every = tuple(f for _name, _folder, findings in results for f in findings)
     worst = worst_severity(every)
     if as_json:
@@ -242,7 +239,7 @@ def audit_command(ref: str, cwd: str | None, as_json: bool) -> None:
             ],
             "worst": worst,
         }
-        high = {"code": "audit-high", "message": "High-severity findings."}
+        high = error_fields("AUDIT_HIGH", "The audit found high-severity content.")
         _emit(data, high if worst == "high" else None)
     else:
         out = console()
@@ -375,16 +372,16 @@ def _report(outcome: Outcome, as_json: bool) -> None:
             out.print(f"unchanged: {_clean(', '.join(outcome.plan.unchanged))}")
         for refusal in outcome.refusals:
             sys.stderr.write(
-                f"skillpack: refused {_clean_plain(refusal.name)} [{refusal.code}]: "
-                f"{_clean_plain(refusal.message)}\n"
+                f"skillpack: refused {visible(refusal.name)} [{refusal.code}]: "
+                f"{visible(refusal.message)}\n"
             )
         for warning in outcome.warnings:
-            sys.stderr.write(f"skillpack: warning: {_clean_plain(warning)}\n")
+            sys.stderr.write(f"skillpack: warning: {visible(warning)}\n")
     if not outcome.ok:
         raise SystemExit(1)
 
 
-def _emit(data: dict[str, Any], error: dict[str, str] | None) -> None:
+def _emit(data: dict[str, Any], error: dict[str, Any] | None) -> None:
     """A command's JSON document, with `error` added when it failed."""
     if error is not None:
         data["error"] = error
@@ -397,41 +394,16 @@ def _print_recovered(out: Any, names: Sequence[str]) -> None:
                   "rolled back")
 
 
-def _outcome_error(outcome: Outcome) -> dict[str, str]:
+def _outcome_error(outcome: Outcome) -> dict[str, Any]:
     if not outcome.approved:
-        return {"code": "approval-required",
-                "message": "Nothing was written: the plan was not approved (use --yes)."}
+        return error_fields(
+            "APPROVAL_REQUIRED", "Nothing was written: the plan was not approved (use --yes)."
+        )
     names = ", ".join(f"{r.name} ({r.code})" for r in outcome.refusals)
-    return {"code": "refused", "message": f"Refused: {names}."}
+    return error_fields("REFUSED", f"Refused: {names}.")
 
 
 # --- errors, progress, escaping -------------------------------------------------------
-
-_ERROR_CODES: tuple[tuple[type[errors.SkillpackError], str], ...] = (
-    (errors.UsageError, "usage-error"),
-    (errors.SkillPermissionError, "permission-denied"),
-    (errors.SkillError, "skill-invalid"),
-    (errors.SkillIOError, "io-error"),
-    (errors.SkillpackError, "error"),
-)
-
-
-@contextlib.contextmanager
-def _json_errors(as_json: bool) -> Iterator[None]:
-    """With --json, a failure also prints `{"error": {code, message}}` on stdout; the
-    group's handler then prints the message on stderr and sets the exit code."""
-    try:
-        yield
-    except errors.SkillpackError as error:
-        if as_json:
-            from ..install._http import FetchError
-
-            code = "fetch-failed" if isinstance(error, FetchError) else next(
-                name for cls, name in _ERROR_CODES if isinstance(error, cls)
-            )
-            emit_json({"error": {"code": code, "message": str(error)}})
-        raise
-
 
 @contextlib.contextmanager
 def _progress(as_json: bool) -> Iterator[Callable[[str, int, int | None], None] | None]:
@@ -457,34 +429,14 @@ def _progress(as_json: bool) -> Iterator[Callable[[str, int, int | None], None] 
                     bar.remove_task(task)
                 return
             if url not in tasks:
-                tasks[url] = bar.add_task(_clean_plain(url.rsplit("/", 1)[-1])[:40], total=total)
+                tasks[url] = bar.add_task(visible(url.rsplit("/", 1)[-1])[:40], total=total)
             bar.update(tasks[url], completed=done, total=total)
 
         yield hook
 
 
-_INVISIBLE = {
-    *range(0x00, 0x20),
-    0x7F,
-    *range(0x80, 0xA0),
-    0x200B, 0x200C, 0x200D, 0x200E, 0x200F,
-    *range(0x202A, 0x202F),
-    *range(0x2060, 0x2065),
-    *range(0x2066, 0x206A),
-    0xFEFF,
-}
-
-
-def _clean_plain(text: str) -> str:
-    """Control, bidi and zero-width characters made visible (`\\u202e`), for terminals."""
-    return "".join(
-        f"\\u{ord(c):04x}" if ord(c) in _INVISIBLE or 0xE0000 <= ord(c) <= 0xE007F else c
-        for c in text
-    )
-
-
 def _clean(text: str) -> str:
-    """`_clean_plain` plus rich markup escaped."""
+    """`visible` text with rich markup escaped."""
     from rich.markup import escape
 
-    return escape(_clean_plain(text))
+    return escape(visible(text))
