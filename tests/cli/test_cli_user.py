@@ -51,6 +51,12 @@ FAILING: dict[str, tuple[str, ...]] = {
     "new": ("Not A Valid Name!",),
     "context": ("--context-window", "1000", "--budget-chars", "10"),
     "serve": ("--http", "--port", "70000"),
+    "install": ("./no/such/folder", "--cwd", "/"),
+    "update": ("no-such-skill", "--cwd", "/"),
+    "remove": ("no-such-skill", "--cwd", "/"),
+    "doctor": ("--cwd", "/no/such/folder"),
+    "publish": ("{broken}", "--out", "{broken}"),
+    "audit": ("no-such-skill", "--cwd", "/"),
 }
 """A failing input per command; a command missing here still gets the generic case."""
 
@@ -64,7 +70,7 @@ def test_every_command_fails_with_a_json_error_on_stdout(
         if command not in FAILING:
             pytest.skip(f"no specific failing input listed for `{command}`")
         args = [a.format(broken=skills / "broken") for a in FAILING[command]]
-        if "--cwd" not in args and command not in ("validate",):
+        if "--cwd" not in args and command not in ("validate", "publish"):
             args += ["--root", str(skills), "--no-user"]
     else:
         args = ["--no-such-option"]

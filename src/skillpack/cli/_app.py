@@ -29,6 +29,12 @@ COMMANDS: dict[str, str] = {
     "new": "_declare_cmds:new_command",
     "serve": "_serve_cmds:serve_command",
     "context": "_serve_cmds:context_command",
+    "install": "_install_cmds:install_command",
+    "update": "_install_cmds:update_command",
+    "remove": "_install_cmds:remove_command",
+    "doctor": "_install_cmds:doctor_command",
+    "publish": "_install_cmds:publish_command",
+    "audit": "_install_cmds:audit_command",
 }
 """Command name -> `module:function` in this package."""
 

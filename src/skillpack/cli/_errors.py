@@ -13,6 +13,10 @@ some, and the fields a `CommandFailed` carries). The codes are stable:
     IO_ERROR            a file or folder could not be read or written
     DECIDED_ELSEWHERE   `enable`/`disable` wrote its file, but another file decides
     TRIGGERS_FAILED     `triggers`: a listed request picks another skill
+    REFUSED             `install`/`update`/`remove`: a skill was refused (the document lists why)
+    APPROVAL_REQUIRED   `install`/`update`: the plan was not approved, nothing written
+    DRIFT               `doctor`: installed skills differ from the lock file
+    AUDIT_HIGH          `audit`: a high-severity finding
     INTERNAL_ERROR      anything else
 """
 
