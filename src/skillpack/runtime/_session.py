@@ -23,7 +23,7 @@ import threading
 import time
 import uuid
 import weakref
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
@@ -69,6 +69,7 @@ from ._live import (
 from ._permissions import AskCallback, PermissionGate
 
 if TYPE_CHECKING:
+    from ..discovery._discover import SkillDelta
     from ..discovery._watch import RootWatcher
     from ._create import CreatedSkill
     from ._hooks import Hook, HookResult, HookState
@@ -367,6 +368,11 @@ class Session:
         Raises:
             SkillIOError: the session has no loader to re-discover with.
         """
+        return self._refresh(None)
+
+    def _refresh(self, touched: Collection[str] | None) -> CatalogChange | None:
+        """`refresh()`; `touched` are the paths a watcher saw change (None: any), so
+        that only the roots holding them are scanned again."""
         source = self._source
         if source is None:
             raise SkillIOError(
@@ -374,8 +380,8 @@ class Session:
                 "pass the new catalog to reload(catalog) or open it with Session.open()."
             )
         with self._refreshing:
-            catalog, config = source.load()
-            change = self._swap(catalog, config)
+            catalog, config = source.load(touched)
+            change = self._swap(catalog, config, source.known_change(self._catalog, catalog))
             self._notify(change)
         return change
 
@@ -451,14 +457,19 @@ class Session:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def _swap(self, catalog: Catalog, config: Config | None) -> CatalogChange | None:
-        """Put `catalog` (and `config`) in place unless nothing differs; the change.
+    def _swap(
+        self, catalog: Catalog, config: Config | None, known: SkillDelta | None = None
+    ) -> CatalogChange | None:
+        """Put `catalog` (and `config`) in place unless nothing differs; the change
+        (`known`: the skills' change, when the source worked it out).
 
         Callers hold `_refreshing`, so the catalog cannot change meanwhile: the
         comparison runs outside `_lock` and readers are held up only by the swap.
         """
         config_changed = config is not None and config != self._config
-        change = diff_catalogs(self._catalog, catalog, config_changed=config_changed)
+        change = diff_catalogs(
+            self._catalog, catalog, config_changed=config_changed, known=known
+        )
         if change is None:
             return None  # the catalog in place stays (searches keyed on it stay warm)
         with self._lock:
@@ -1115,11 +1126,11 @@ def _start_watcher(session: Session) -> RootWatcher:
             return None
         return live._source.watch_paths(live._catalog)
 
-    def on_change() -> bool:
+    def on_change(touched: Collection[str] | None) -> bool:
         live = ref()
         if live is None or live._closed:
             return False
-        live.refresh()
+        live._refresh(touched)
         return True
 
     def probe() -> object:
