@@ -104,6 +104,20 @@ def names(skills: Sequence[Any]) -> list[str]:
     return [s.name for s in skills]
 
 
+def two_roots(
+    tmp_path: Path, write_skill: WriteSkill, in_a: str | None, in_b: str | None
+) -> tuple[Path, Path, list[Root], Discovered]:
+    """Roots `a` then `b`, each holding the skill folder named (None: empty), discovered."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    for root, skill in ((a, in_a), (b, in_b)):
+        if skill is None:
+            root.mkdir()
+        else:
+            write_skill(skill, base=root)
+    roots = extra_roots(a, b)
+    return a, b, roots, discover_roots(roots)
+
+
 def test_an_event_in_one_root_scans_that_root_only(
     tmp_path: Path, write_skill: WriteSkill, scans: Scans
 ) -> None:
@@ -154,10 +168,7 @@ def test_nothing_changed_keeps_the_catalog_object(tmp_path: Path, write_skill: W
 def test_a_new_skill_shadowing_another_root_changes_that_skill_without_scanning_it(
     tmp_path: Path, write_skill: WriteSkill, scans: Scans
 ) -> None:
-    a, b = tmp_path / "a", tmp_path / "b"
-    write_skill("shared", base=b)
-    roots = extra_roots(a, b)
-    first = discover_roots(roots)
+    a, b, roots, first = two_roots(tmp_path, write_skill, None, "shared")
     scans.clear()
     new = write_skill("shared", base=a)
     run = again(first, roots, new)
@@ -263,11 +274,7 @@ def test_a_new_root_is_scanned_and_a_gone_one_dropped(
 def test_a_root_that_vanished_or_was_replaced_is_scanned_without_an_event(
     tmp_path: Path, write_skill: WriteSkill, scans: Scans
 ) -> None:
-    a, b = tmp_path / "a", tmp_path / "b"
-    write_skill("in-a", base=a)
-    write_skill("old", base=b)
-    roots = extra_roots(a, b)
-    first = discover_roots(roots)
+    _a, b, roots, first = two_roots(tmp_path, write_skill, "in-a", "old")
     scans.clear()
     shutil.rmtree(b)
     run = again(first, roots)
@@ -307,11 +314,7 @@ def test_a_root_gives_up_a_file_an_overlapping_root_then_claims(
 def test_other_limits_rescan_every_root(
     tmp_path: Path, write_skill: WriteSkill, scans: Scans
 ) -> None:
-    a, b = tmp_path / "a", tmp_path / "b"
-    write_skill("x/y/deep", base=a)
-    write_skill("flat", base=b)
-    roots = extra_roots(a, b)
-    first = discover_roots(roots)
+    _a, _b, roots, first = two_roots(tmp_path, write_skill, "x/y/deep", "flat")
     scans.clear()
     run = again(first, roots, max_depth=1)
     assert scans.scanned == {"a": 1, "b": 1}
@@ -321,11 +324,7 @@ def test_other_limits_rescan_every_root(
 def test_touched_none_scans_every_root(
     tmp_path: Path, write_skill: WriteSkill, scans: Scans
 ) -> None:
-    a, b = tmp_path / "a", tmp_path / "b"
-    write_skill("in-a", base=a)
-    write_skill("in-b", base=b)
-    roots = extra_roots(a, b)
-    first = discover_roots(roots)
+    _a, _b, roots, first = two_roots(tmp_path, write_skill, "in-a", "in-b")
     scans.clear()
     run = discover_roots(roots, previous=first)
     assert scans.scanned == {"a": 1, "b": 1}
@@ -336,11 +335,7 @@ def test_touched_none_scans_every_root(
 def test_the_index_stays_consistent_for_the_next_process(
     tmp_path: Path, write_skill: WriteSkill, scans: Scans
 ) -> None:
-    a, b = tmp_path / "a", tmp_path / "b"
-    write_skill("in-a", base=a)
-    write_skill("in-b", base=b)
-    roots = extra_roots(a, b)
-    run = discover_roots(roots)
+    a, _b, roots, run = two_roots(tmp_path, write_skill, "in-a", "in-b")
     new = write_skill("new", base=a)
     run = again(run, roots, new)
     scans.clear()
@@ -503,10 +498,7 @@ def test_a_root_reached_through_a_link_is_touched_by_its_real_paths_too(
 def test_a_skill_whose_rival_comes_in_a_scanned_root_is_changed_though_it_is_not(
     tmp_path: Path, write_skill: WriteSkill
 ) -> None:
-    a, b = tmp_path / "a", tmp_path / "b"
-    write_skill("shared", base=b)
-    roots = extra_roots(a, b)
-    first = discover_roots(roots)
+    a, b, roots, first = two_roots(tmp_path, write_skill, None, "shared")
     rival = write_skill("shared", base=a)
     unrelated = write_skill("unrelated", base=b)
     run = again(first, roots, rival, unrelated)  # both roots scanned, b's "shared" as it was

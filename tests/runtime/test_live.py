@@ -10,7 +10,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -265,9 +266,9 @@ def test_watch_sees_an_edit_and_a_removal(project: Path, write_skill: WriteSkill
     with Session.open(cwd=str(project), refresh="watch") as session:
         session.subscribe(changes.put)
         write_skill("alpha", base=base, description="Changed. Use when changed.")
-        wait_for(changes, lambda c: [s.description for s in c.changed] == [
-            "Changed. Use when changed."
-        ])
+        wait_for(
+            changes, lambda c: [s.description for s in c.changed] == ["Changed. Use when changed."]
+        )
         (folder / "SKILL.md").unlink()
         wait_for(changes, lambda c: [s.name for s in c.removed] == ["alpha"])
         assert "alpha" not in names(session.catalog)
@@ -404,6 +405,16 @@ def fresh_catalog(project: Path) -> Catalog:
     return Session.open(cwd=str(project), include_user=False, include_system=False).catalog
 
 
+@contextmanager
+def project_watch(project: Path, changes: queue.Queue[CatalogChange]) -> Iterator[Session]:
+    """A session watching the project's own roots, its changes going to `changes`."""
+    with Session.open(
+        cwd=str(project), include_user=False, include_system=False, refresh="watch"
+    ) as session:
+        session.subscribe(changes.put)
+        yield session
+
+
 def test_watch_rescans_only_the_root_an_event_is_in(
     project: Path, write_skill: WriteSkill, runs: Runs
 ) -> None:
@@ -411,10 +422,7 @@ def test_watch_rescans_only_the_root_an_event_is_in(
     write_skill("alpha", base=agents)
     write_skill("beta", base=claude)
     changes: queue.Queue[CatalogChange] = queue.Queue()
-    with Session.open(
-        cwd=str(project), include_user=False, include_system=False, refresh="watch"
-    ) as session:
-        session.subscribe(changes.put)
+    with project_watch(project, changes) as session:
         runs.caught_up()
         new = write_skill("gamma", base=agents)
         change = wait_for(changes, lambda c: any(s.name == "gamma" for s in c.added))
@@ -430,10 +438,7 @@ def test_watch_sees_a_skill_moved_between_roots(project: Path, write_skill: Writ
     folder = write_skill("mover", base=agents)
     write_skill("stay", base=claude)
     changes: queue.Queue[CatalogChange] = queue.Queue()
-    with Session.open(
-        cwd=str(project), include_user=False, include_system=False, refresh="watch"
-    ) as session:
-        session.subscribe(changes.put)
+    with project_watch(project, changes) as session:
         folder.rename(claude / "mover")
         wait_for(
             changes,
@@ -446,10 +451,7 @@ def test_watch_drops_a_skill_root_that_is_removed(project: Path, write_skill: Wr
     write_skill("alpha", base=project / ".agents" / "skills")
     write_skill("beta", base=project / ".claude" / "skills")
     changes: queue.Queue[CatalogChange] = queue.Queue()
-    with Session.open(
-        cwd=str(project), include_user=False, include_system=False, refresh="watch"
-    ) as session:
-        session.subscribe(changes.put)
+    with project_watch(project, changes) as session:
         shutil.rmtree(project / ".claude")
         wait_for(changes, lambda c: [s.name for s in c.removed] == ["beta"])
         assert names(session.catalog) == {"alpha"}
@@ -462,10 +464,7 @@ def test_watch_rescans_every_root_when_the_config_changes_the_walk(
     write_skill("top", base=project / ".agents" / "skills")
     write_skill("a/b/deep", base=project / ".claude" / "skills")
     changes: queue.Queue[CatalogChange] = queue.Queue()
-    with Session.open(
-        cwd=str(project), include_user=False, include_system=False, refresh="watch"
-    ) as session:
-        session.subscribe(changes.put)
+    with project_watch(project, changes) as session:
         config = project / ".skillpack" / "config.toml"
         config.parent.mkdir()
         config.write_text("[discovery]\nmax_depth = 1\n", encoding="utf-8")

@@ -121,41 +121,6 @@ def discover(
         `shadowed_by` set), the problems of every file, root and the index, and the
         roots searched in precedence order.
     """
-    chosen = choose_roots(
-        cwd=cwd,
-        roots=roots,
-        extra_roots=extra_roots,
-        include_user=include_user,
-        include_system=include_system,
-        include_repo=include_repo,
-        include_admin=include_admin,
-        repo_skills_dir=repo_skills_dir,
-        note_paths=note_paths,
-    )
-    return discover_roots(
-        chosen,
-        strict=strict,
-        use_cache=use_cache,
-        cache_dir=cache_dir,
-        max_depth=max_depth,
-        max_dirs=max_dirs,
-        max_file_bytes=max_file_bytes,
-    ).catalog
-
-
-def choose_roots(
-    *,
-    cwd: str | None = None,
-    roots: Sequence[Root] | None = None,
-    extra_roots: Sequence[str] = (),
-    include_user: bool = True,
-    include_system: bool = True,
-    include_repo: bool = True,
-    include_admin: bool = True,
-    repo_skills_dir: bool = False,
-    note_paths: Sequence[str] = (),
-) -> tuple[Root, ...]:
-    """The roots `discover` searches (its arguments of the same names), in precedence order."""
     if roots is None:
         chosen = default_roots(
             cwd=cwd,
@@ -174,7 +139,15 @@ def choose_roots(
             Root(path=os.path.abspath(os.path.expanduser(p)), scope="extra", rank=base + i)
             for i, p in enumerate(extra_roots)
         )
-    return _ordered_roots(chosen)
+    return discover_roots(
+        chosen,
+        strict=strict,
+        use_cache=use_cache,
+        cache_dir=cache_dir,
+        max_depth=max_depth,
+        max_dirs=max_dirs,
+        max_file_bytes=max_file_bytes,
+    ).catalog
 
 
 class SkillDelta(NamedTuple):
@@ -251,7 +224,7 @@ def discover_roots(
     """Discover `roots` (as `discover` does), reusing what `previous` found where it stands.
 
     Args:
-        roots: The roots to search (`choose_roots` gives `discover`'s).
+        roots: The roots to search (`default_roots` gives the usual ones), in any order.
         previous: An earlier run over these roots (or some of them).
         touched: Paths that changed since `previous` (files or folders, e.g. a
             watcher's events); None: anything may have changed, scan every root.

@@ -77,12 +77,12 @@ def open_workspace(
         touched: Paths that changed since `previous` (see `discover_roots`); None:
             scan every root.
     """
-    from ..discovery._discover import choose_roots, discover_roots
+    from ..discovery._discover import default_roots, discover_roots
 
     start = os.path.abspath(cwd or os.getcwd())
     config, config_problems = load_config(cwd=start, user=include_user)
     extra = [os.path.abspath(r) for r in roots] + [str(r) for r in config.roots]
-    chosen = choose_roots(
+    chosen = default_roots(
         cwd=start,
         extra_roots=extra,
         include_user=include_user,
