@@ -18,6 +18,7 @@ from conftest import WriteSkill
 from skillpack._model import Catalog, Root
 from skillpack.discovery import _discover, _scan
 from skillpack.discovery._discover import Discovered, SkillDelta, discover_roots
+from skillpack.index._cache import SkillCache
 
 
 def extra_roots(*paths: Path) -> list[Root]:
@@ -530,3 +531,29 @@ def test_a_command_root_is_rescanned_for_a_new_command_alone(
     assert [(s.name, s.shadowed_by) for s in run.delta.added] == [
         ("deploy", str(skills / "deploy" / "SKILL.md"))
     ]
+
+
+def test_a_root_scanned_again_looks_its_new_file_up_in_its_own_snapshot_only(
+    tmp_path: Path, write_skill: WriteSkill, parses: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, _b, roots, first = two_roots(tmp_path, write_skill, "in-a", "in-b")
+    everywhere: list[bool] = []
+    monkeypatch.setattr(SkillCache, "_load_all", lambda cache: everywhere.append(True))
+    parses.clear()
+    new = write_skill("new", base=a)
+    run = discover_roots(roots, previous=first, touched=[str(new)])
+    assert parses == [str(new / "SKILL.md")]
+    assert everywhere == []  # b's snapshot was not decoded for it
+    checked(run, first, roots)
+
+
+def test_a_root_whose_rank_moved_still_finds_its_parses_in_the_index(
+    tmp_path: Path, write_skill: WriteSkill, parses: list[str]
+) -> None:
+    a, b, roots, first = two_roots(tmp_path, write_skill, "in-a", "in-b")
+    moved = [roots[0], Root(path=str(b), scope="extra", rank=7)]
+    parses.clear()
+    run = discover_roots(moved, previous=first, touched=[])
+    assert [r.path for r in run.rescanned] == [str(b)]
+    assert parses == []  # served from the snapshot stored under its old rank
+    checked(run, first, moved)

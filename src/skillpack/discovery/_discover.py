@@ -265,9 +265,11 @@ def discover_roots(
                 from ..index._cache import SkillCache
 
                 cache = SkillCache.open(cache_dir, strict=strict, problems=problems)
-                # A few roots of many: a file new to its root is parsed rather than
-                # looked for in every other root's snapshot (all decoded for it).
-                cache.search_others = not earlier
+            if cache is not None:
+                # A root scanned last run has its own snapshot: a file new to it is
+                # parsed rather than looked for in every other root's (all decoded
+                # for it). A new root (or one whose rank moved) may find its files there.
+                cache.search_others = scan is None
             scans.append(scan_root(root, limits, cache=cache, claimed=claimed))
             rescanned.append(root)
         if cache is not None:
