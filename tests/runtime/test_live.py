@@ -485,3 +485,23 @@ def test_a_refresh_after_events_equals_a_full_one_and_reports_nothing_more(
     before = session.catalog
     assert session.refresh() is None
     assert session.catalog is before
+
+
+def test_a_host_loader_is_reloaded_whole_after_events(
+    tmp_path: Path, write_skill: WriteSkill
+) -> None:
+    from skillpack._model import Root
+    from skillpack.discovery._discover import discover
+
+    root = tmp_path / "skills"
+    write_skill("alpha", base=root)
+
+    def loader() -> Catalog:
+        return discover(roots=[Root(path=str(root), scope="extra")], use_cache=False)
+
+    changes: queue.Queue[CatalogChange] = queue.Queue()
+    with Session(loader(), loader=loader, refresh="watch") as session:
+        session.subscribe(changes.put)
+        write_skill("beta", base=root)
+        wait_for(changes, lambda c: [s.name for s in c.added] == ["beta"])
+        assert names(session.catalog) == {"alpha", "beta"}

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Collection, Hashable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from .._model import Catalog, Skill
 from ..config._config import Config
@@ -95,17 +95,8 @@ def diff_catalogs(
 class CatalogSource(Protocol):
     """Where a live session gets a fresh catalog, and what its watcher should watch."""
 
-    def load(self, touched: Collection[str] | None = None) -> tuple[Catalog, Config | None]:
-        """Discover again: the catalog, and the config when the source reads one.
-
-        `touched`: the paths file events named since the last load (a watcher's);
-        a source may then rescan only what they touch. None: anything may have changed.
-        """
-        ...
-
-    def known_change(self, old: Catalog, new: Catalog) -> SkillDelta | None:
-        """The skills' change from `old` to `new` when the load that returned `new`
-        worked it out (`old` is the catalog the source returned before); None: unknown."""
+    def load(self) -> tuple[Catalog, Config | None]:
+        """Discover again: the catalog, and the config when the source reads one."""
         ...
 
     def watch_paths(self, catalog: Catalog) -> tuple[str, ...]:
@@ -118,6 +109,25 @@ class CatalogSource(Protocol):
 
     def note_paths(self, paths: Sequence[str]) -> bool:
         """Remember paths the host works on; True when the roots may have changed."""
+        ...
+
+
+@runtime_checkable
+class IncrementalSource(CatalogSource, Protocol):
+    """A source that can rediscover only what file events touched, and say what changed.
+
+    A session uses these methods when its source has them (`WorkspaceSource` does);
+    any other `CatalogSource` is reloaded whole and its catalogs compared.
+    """
+
+    def load_changed(self, touched: Collection[str]) -> tuple[Catalog, Config | None]:
+        """`load()` after file events named `touched` (a watcher's paths since the last
+        load): only what they touch (and what a probe would notice) is scanned again."""
+        ...
+
+    def known_change(self, old: Catalog, new: Catalog) -> SkillDelta | None:
+        """The skills' change from `old` to `new` when the load that returned `new`
+        worked it out (`old` is the catalog the source returned before); None: unknown."""
         ...
 
 
@@ -134,11 +144,8 @@ class LoaderSource:
 
     loader: Callable[[], Catalog]
 
-    def load(self, touched: Collection[str] | None = None) -> tuple[Catalog, Config | None]:
+    def load(self) -> tuple[Catalog, Config | None]:
         return self.loader(), None
-
-    def known_change(self, old: Catalog, new: Catalog) -> SkillDelta | None:
-        return None
 
     def watch_paths(self, catalog: Catalog) -> tuple[str, ...]:
         return existing_roots(catalog)

@@ -62,6 +62,7 @@ from ._live import (
     REFRESH_MODES,
     CatalogChange,
     CatalogSource,
+    IncrementalSource,
     LoaderSource,
     RefreshMode,
     diff_catalogs,
@@ -380,8 +381,14 @@ class Session:
                 "pass the new catalog to reload(catalog) or open it with Session.open()."
             )
         with self._refreshing:
-            catalog, config = source.load(touched)
-            change = self._swap(catalog, config, source.known_change(self._catalog, catalog))
+            known = None
+            if not isinstance(source, IncrementalSource):
+                catalog, config = source.load()
+            else:
+                loaded = source.load() if touched is None else source.load_changed(touched)
+                catalog, config = loaded
+                known = source.known_change(self._catalog, catalog)
+            change = self._swap(catalog, config, known)
             self._notify(change)
         return change
 

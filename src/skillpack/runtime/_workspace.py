@@ -112,7 +112,7 @@ def open_workspace(
 
 @dataclass(kw_only=True)
 class WorkspaceSource:
-    """A `_live.CatalogSource` that re-opens the workspace: config and every scope.
+    """A `_live.IncrementalSource` that re-opens the workspace: config and every scope.
 
     `Session.open` uses one. Its probe (polled by a watcher, see `discovery._watch`)
     notices what folder events cannot: a skill root appearing in the repo chain or
@@ -195,7 +195,11 @@ class WorkspaceSource:
             self.noted = (*self.noted, *sorted(new))
         return True
 
-    def load(self, touched: Collection[str] | None = None) -> tuple[Catalog, Config | None]:
+    def load(self) -> tuple[Catalog, Config | None]:
+        ws = self.open()
+        return ws.catalog, ws.config
+
+    def load_changed(self, touched: Collection[str]) -> tuple[Catalog, Config | None]:
         ws = self.open(touched)
         return ws.catalog, ws.config
 
