@@ -58,9 +58,9 @@ def _stat_floor(roots: list[Path]) -> list[str]:
 class _Modes:
     """Which path each watch refresh takes, and what each one cost.
 
-    The bench wraps `WorkspaceSource.load` (the watcher's re-discovery) so that one
-    watching session measures both paths: `full` drops the events' paths, as the
-    watcher did before refreshes were incremental.
+    The bench wraps `WorkspaceSource.open` (behind every re-discovery of a session) so
+    that one watching session measures both paths: `full` drops the events' paths, as
+    the watcher did before refreshes were incremental.
     """
 
     def __init__(self) -> None:
@@ -73,7 +73,7 @@ class _Modes:
         from skillpack.runtime._workspace import WorkspaceSource
 
         modes = self
-        load = WorkspaceSource.load
+        open_ = WorkspaceSource.open
         discover_roots = _discover.discover_roots
         scanned: list[tuple[int, int]] = []
 
@@ -84,14 +84,14 @@ class _Modes:
             scanned.append((len(fresh), skills))
             return run
 
-        def timed_load(source: Any, touched: Any = None) -> Any:
+        def timed_open(source: Any, touched: Any = None) -> Any:
             start = time.perf_counter()
-            result = load(source, None if modes.full else touched)
+            result = open_(source, None if modes.full else touched)
             modes.loads.append((time.perf_counter() - start, *scanned[-1]))
             return result
 
         _discover.discover_roots = counting  # type: ignore[assignment]
-        WorkspaceSource.load = timed_load  # type: ignore[method-assign]
+        WorkspaceSource.open = timed_open  # type: ignore[method-assign]
 
 
 def _watch(
