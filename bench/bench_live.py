@@ -106,8 +106,10 @@ def _watch(
         for mode in ("incremental", "full")
     }
     deadline = time.perf_counter() + 30.0
-    while not modes.loads and time.perf_counter() < deadline:
-        time.sleep(0.01)  # the watcher's catch-up: from now on, changes come as events
+    while len(modes.loads) < 2 and time.perf_counter() < deadline:
+        # The session's own discovery, then the watcher's catch-up: from now on,
+        # changes come as events.
+        time.sleep(0.01)
     for i in range(2 * writes + 1):
         mode = "full" if i % 2 else "incremental"
         modes.full = mode == "full"
