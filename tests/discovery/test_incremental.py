@@ -4,7 +4,6 @@ equals a fresh discovery (also on random edit sequences)."""
 from __future__ import annotations
 
 import json
-import os
 import random
 import shutil
 from collections import Counter
@@ -243,9 +242,9 @@ def test_a_root_holding_a_symlink_is_scanned_on_every_run(
     roots = extra_roots(a, b)
     first = discover_roots(roots)
     scans.clear()
-    # The linked file changes where no root is: no event names a root.
+    # The linked file changes where no root is, and no event says so.
     write_skill("target", base=elsewhere, description="Changed behind a link. Use when linked.")
-    run = again(first, roots, target / "SKILL.md")
+    run = again(first, roots)
     assert scans.scanned == {"b": 1}
     assert run.delta is not None
     assert [s.description for s in run.delta.changed] == ["Changed behind a link. Use when linked."]
@@ -467,17 +466,41 @@ def test_incremental_runs_without_the_index_agree_too(tmp_path: Path) -> None:
         checked(run, previous, roots)
 
 
-def test_a_relative_event_path_matches_nothing_and_an_absolute_one_its_root(
-    tmp_path: Path,
+def test_event_paths_touch_the_roots_they_are_in_or_above(tmp_path: Path) -> None:
+    a, inner, ab = tmp_path / "a", tmp_path / "a" / "inner", tmp_path / "ab"
+    roots = extra_roots(a, inner, ab)
+    touched = _discover._touched_roots
+    assert touched(roots, [str(a / "x" / "SKILL.md")]) == {roots[0]}
+    assert touched(roots, [str(inner / "x")]) == {roots[0], roots[1]}  # nested: both
+    assert touched(roots, [str(tmp_path)]) == set(roots)  # a folder holding them all
+    assert touched(roots, [str(ab), str(a)]) == {roots[0], roots[1], roots[2]}
+    assert touched(roots, []) == set()
+    # A path in no root: the caller cannot tell which roots it touched.
+    assert touched(roots, [str(a) + "-sibling"]) is None
+    assert touched(roots, ["a/x"]) is None
+
+
+def test_an_event_path_in_no_root_rescans_every_root(
+    tmp_path: Path, write_skill: WriteSkill, scans: Scans
 ) -> None:
-    a = tmp_path / "a"
-    a.mkdir()
-    roots = extra_roots(a, tmp_path / "ab")
-    hit = _discover._touched_roots(roots, [str(a / "x" / "SKILL.md"), "a/x", str(tmp_path)])
-    assert hit == set(roots)  # tmp_path holds both roots
-    hit = _discover._touched_roots(roots, [str(a) + "b-sibling"])
-    assert hit == set()
-    assert _discover._touched_roots(roots, [os.fspath(a)]) == {roots[0]}
+    a, _b, roots, first = two_roots(tmp_path, write_skill, "in-a", "in-b")
+    scans.clear()
+    new = write_skill("new", base=a)
+    spelled_otherwise = str(tmp_path / "elsewhere" / "new")
+    run = again(first, roots, Path(spelled_otherwise))
+    assert scans.scanned == {"a": 1, "b": 1}
+    assert run.delta is not None and [s.path for s in run.delta.added] == [str(new / "SKILL.md")]
+
+
+def test_an_event_in_a_root_that_is_gone_is_no_mystery(
+    tmp_path: Path, write_skill: WriteSkill, scans: Scans
+) -> None:
+    a, b, roots, first = two_roots(tmp_path, write_skill, "in-a", "in-b")
+    scans.clear()
+    shutil.rmtree(b)
+    run = again(first, roots[:1], b)
+    assert scans.scanned == {}
+    assert run.delta is not None and names(run.delta.removed) == ["in-b"]
 
 
 def test_a_root_reached_through_a_link_is_touched_by_its_real_paths_too(

@@ -182,30 +182,40 @@ class Discovered:
     is `previous.catalog` itself."""
 
 
-def _touched_roots(roots: Sequence[Root], paths: Iterable[str]) -> set[Root]:
-    """The roots a changed path is in (or above: a removed folder holding a root).
+def _touched_roots(roots: Iterable[Root], paths: Iterable[str]) -> set[Root] | None:
+    """The roots a changed path is in (or above: a removed folder holding a root); None
+    when a path is in none of them, so the caller cannot tell what it touched.
 
     A root is matched by its path and by its real path (a watcher may report either).
+    A watcher reports only paths under the folders it watches, so a path in no root
+    means it spells them another way (letter case, a link): then every root counts.
+    Each path costs a dictionary look-up per folder level.
     """
     sep = os.sep
-    spans: list[tuple[str, Root]] = []
+    at: dict[str, set[Root]] = {}
+    above: dict[str, set[Root]] = {}
     for root in roots:
-        spans.append((root.path, root))
-        real = os.path.realpath(root.path)
-        if real != root.path:
-            spans.append((real, root))
+        for base in {root.path, os.path.realpath(root.path)}:
+            at.setdefault(base, set()).add(root)
+            folder = base.rpartition(sep)[0]
+            while folder:
+                above.setdefault(folder, set()).add(root)
+                folder = folder.rpartition(sep)[0]
     hit: set[Root] = set()
     for path in paths:
-        for base, root in spans:
-            if root in hit:
-                continue
-            if path.startswith(base):
-                if len(path) == len(base) or path[len(base)] == sep:
-                    hit.add(root)
-            elif base.startswith(path) and base[len(path)] == sep:
-                hit.add(root)
-        if len(hit) == len(roots):
-            break
+        below = above.get(path)
+        matched = below is not None
+        if below is not None:
+            hit.update(below)
+        folder = path
+        while folder:
+            held = at.get(folder)
+            if held is not None:
+                hit.update(held)  # nested roots: every one holding the path
+                matched = True
+            folder = folder.rpartition(sep)[0]
+        if not matched:
+            return None
     return hit
 
 
@@ -232,7 +242,7 @@ def discover_roots(
             folder is the same one, it holds no symbolic link or unlistable folder,
             the walk limits are the same, and the files earlier roots claim split
             its files as before. Every other root is scanned (the index replays an
-            unchanged one).
+            unchanged one), and every root when a path is in no root, old or new.
         strict, use_cache, cache_dir, max_depth, max_dirs, max_file_bytes: as for
             `discover`.
 
@@ -242,9 +252,13 @@ def discover_roots(
     ordered = _ordered_roots(roots)
     limits: Limits = (max_depth, max_dirs, max_file_bytes, strict)
     earlier: dict[Root, RootScan] = {}
+    hit: set[Root] = set()
     if previous is not None and touched is not None and previous.limits == limits:
-        earlier = {scan.root: scan for scan in previous.scans}
-    hit = _touched_roots(ordered, touched) if earlier and touched is not None else set()
+        # Roots of the last run count: a path in a root that is gone is no mystery.
+        known = {scan.root: scan for scan in previous.scans}
+        found = _touched_roots((*ordered, *known), touched)
+        if found is not None:
+            earlier, hit = known, found
     problems: list[Problem] = []
     cache: SkillCache | None = None
     claimed: set[str] = set()
