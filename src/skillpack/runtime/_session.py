@@ -10,8 +10,9 @@ snapshot of the catalog, so a concurrent `reload` is seen whole or not at all.
 A session can keep its catalog live (`refresh=`, see `_live.py`): `"manual"` changes
 it only on `reload()`/`refresh()`, `"on_call"` re-discovers before a tool call or a
 turn at most every `refresh_interval` seconds, and `"watch"` runs a `watchfiles`
-thread (`discovery._watch`) that re-discovers after file events. Each new catalog is
-swapped in whole, and subscribers get a `CatalogChange`.
+thread (`discovery._watch`) that re-discovers after file events, scanning only the
+roots they touch (`discovery.discover_roots`). Each new catalog is swapped in whole,
+and subscribers get a `CatalogChange`.
 """
 
 from __future__ import annotations
@@ -237,7 +238,7 @@ class Session:
             refresh: How the catalog stays current: `"manual"` (only `reload()` and
                 `refresh()`), `"on_call"` (re-discover before each tool call and
                 turn, at most every `refresh_interval` seconds) or `"watch"` (a
-                `watchfiles` thread re-discovers after file events; needs
+                `watchfiles` thread re-discovers the roots file events touch; needs
                 `pip install 'skillpack[watch]'`; stop it with `close()`).
             refresh_interval: Seconds between two `"on_call"` re-discoveries at most.
             source: Re-discovers the catalog, and the config with it, and tells the
