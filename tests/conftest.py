@@ -49,6 +49,22 @@ def isolated_home(
 WriteSkill = Callable[..., Path]
 
 
+@pytest.fixture
+def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Paths handed to the parser, in order (the parser itself still runs)."""
+    from skillpack.parse import _frontmatter
+
+    seen: list[str] = []
+    real = _frontmatter.parse_skill_bytes
+
+    def counting(data: bytes, **kwargs: object) -> _frontmatter.ParsedSkill:
+        seen.append(str(kwargs["path"]))
+        return real(data, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_frontmatter, "parse_skill_bytes", counting)
+    return seen
+
+
 def root_session(root: Path, **kwargs: Any) -> Any:
     """A `Session` over the skills under `root` only (no user, system or cache)."""
     from skillpack.runtime._session import Session

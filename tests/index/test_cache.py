@@ -19,21 +19,6 @@ from skillpack.discovery._discover import discover
 from skillpack.index import _cache as _index
 from skillpack.index._cache import SCHEMA_VERSION, SkillCache, connect, index_path
 from skillpack.index._snapshot import skill_values
-from skillpack.parse import _frontmatter
-
-
-@pytest.fixture
-def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Paths handed to the parser, in order (the parser itself still runs)."""
-    seen: list[str] = []
-    real = _frontmatter.parse_skill_bytes
-
-    def counting(data: bytes, **kwargs: object) -> _frontmatter.ParsedSkill:
-        seen.append(str(kwargs["path"]))
-        return real(data, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(_frontmatter, "parse_skill_bytes", counting)
-    return seen
 
 
 def run(root: Path, cache: Path, **kwargs: object) -> Catalog:

@@ -5,17 +5,22 @@ from __future__ import annotations
 import gc
 import os
 import queue
+import shutil
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from conftest import WriteSkill, rewrite_keeping_mtime_and_size
 from skillpack._errors import SkillIOError, UsageError
 from skillpack._model import Catalog
+from skillpack.discovery import _discover
 from skillpack.discovery._memory import MemorySkills
 from skillpack.runtime._live import CatalogChange, diff_catalogs
 from skillpack.runtime._session import Session
@@ -261,9 +266,9 @@ def test_watch_sees_an_edit_and_a_removal(project: Path, write_skill: WriteSkill
     with Session.open(cwd=str(project), refresh="watch") as session:
         session.subscribe(changes.put)
         write_skill("alpha", base=base, description="Changed. Use when changed.")
-        wait_for(changes, lambda c: [s.description for s in c.changed] == [
-            "Changed. Use when changed."
-        ])
+        wait_for(
+            changes, lambda c: [s.description for s in c.changed] == ["Changed. Use when changed."]
+        )
         (folder / "SKILL.md").unlink()
         wait_for(changes, lambda c: [s.name for s in c.removed] == ["alpha"])
         assert "alpha" not in names(session.catalog)
@@ -347,3 +352,156 @@ def test_a_reload_after_an_edit_that_keeps_mtime_and_size_sends_the_new_body(
     again = session.inject(skill)
     assert not again.reminder
     assert "Body two." in again.text
+
+
+# -- incremental refreshes -------------------------------------------------------------
+
+
+class Runs:
+    """Every discovery a session makes: (the paths it was told changed, roots scanned)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.runs: list[tuple[Collection[str] | None, list[str]]] = []
+
+    def caught_up(self) -> None:
+        """Wait for a watcher's first, full refresh (after the session's own discovery):
+        from then on, changes reach it as events."""
+        deadline = time.monotonic() + DEADLINE
+        while time.monotonic() < deadline:
+            with self.lock:
+                if sum(touched is None for touched, _scanned in self.runs) >= 2:
+                    return
+            time.sleep(0.01)
+        raise AssertionError("the watcher never caught up")
+
+    def after(self, folder: Path) -> list[list[str]]:
+        """Roots scanned by each run told that `folder` or a path in it changed."""
+        inside = (str(folder), str(folder) + os.sep)
+        with self.lock:
+            return [
+                scanned
+                for touched, scanned in self.runs
+                if touched and any(p == inside[0] or p.startswith(inside[1]) for p in touched)
+            ]
+
+
+@pytest.fixture
+def runs(monkeypatch: pytest.MonkeyPatch) -> Runs:
+    seen = Runs()
+    discover_roots = _discover.discover_roots
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        run = discover_roots(*args, **kwargs)
+        with seen.lock:
+            seen.runs.append((kwargs.get("touched"), [r.path for r in run.rescanned]))
+        return run
+
+    monkeypatch.setattr(_discover, "discover_roots", spy)
+    return seen
+
+
+def fresh_catalog(project: Path) -> Catalog:
+    return Session.open(cwd=str(project), include_user=False, include_system=False).catalog
+
+
+@contextmanager
+def project_watch(project: Path, changes: queue.Queue[CatalogChange]) -> Iterator[Session]:
+    """A session watching the project's own roots, its changes going to `changes`."""
+    with Session.open(
+        cwd=str(project), include_user=False, include_system=False, refresh="watch"
+    ) as session:
+        session.subscribe(changes.put)
+        yield session
+
+
+def test_watch_rescans_only_the_root_an_event_is_in(
+    project: Path, write_skill: WriteSkill, runs: Runs
+) -> None:
+    agents, claude = project / ".agents" / "skills", project / ".claude" / "skills"
+    write_skill("alpha", base=agents)
+    write_skill("beta", base=claude)
+    changes: queue.Queue[CatalogChange] = queue.Queue()
+    with project_watch(project, changes) as session:
+        runs.caught_up()
+        new = write_skill("gamma", base=agents)
+        change = wait_for(changes, lambda c: any(s.name == "gamma" for s in c.added))
+        assert [s.name for s in change.added] == ["gamma"]
+        assert not change.removed and not change.changed
+        assert session.catalog == fresh_catalog(project)
+    scanned = runs.after(new)
+    assert scanned and all(roots == [str(agents)] for roots in scanned)
+
+
+def test_watch_sees_a_skill_moved_between_roots(project: Path, write_skill: WriteSkill) -> None:
+    agents, claude = project / ".agents" / "skills", project / ".claude" / "skills"
+    folder = write_skill("mover", base=agents)
+    write_skill("stay", base=claude)
+    changes: queue.Queue[CatalogChange] = queue.Queue()
+    with project_watch(project, changes) as session:
+        folder.rename(claude / "mover")
+        wait_for(
+            changes,
+            lambda c: [s.root for s in session.catalog.named("mover")] == [str(claude)],
+        )
+        assert session.catalog == fresh_catalog(project)
+
+
+def test_watch_drops_a_skill_root_that_is_removed(project: Path, write_skill: WriteSkill) -> None:
+    write_skill("alpha", base=project / ".agents" / "skills")
+    write_skill("beta", base=project / ".claude" / "skills")
+    changes: queue.Queue[CatalogChange] = queue.Queue()
+    with project_watch(project, changes) as session:
+        shutil.rmtree(project / ".claude")
+        wait_for(changes, lambda c: [s.name for s in c.removed] == ["beta"])
+        assert names(session.catalog) == {"alpha"}
+        assert session.catalog == fresh_catalog(project)
+
+
+def test_watch_rescans_every_root_when_the_config_changes_the_walk(
+    project: Path, write_skill: WriteSkill
+) -> None:
+    write_skill("top", base=project / ".agents" / "skills")
+    write_skill("a/b/deep", base=project / ".claude" / "skills")
+    changes: queue.Queue[CatalogChange] = queue.Queue()
+    with project_watch(project, changes) as session:
+        config = project / ".skillpack" / "config.toml"
+        config.parent.mkdir()
+        config.write_text("[discovery]\nmax_depth = 1\n", encoding="utf-8")
+        change = wait_for(changes, lambda c: [s.name for s in c.removed] == ["deep"])
+        assert change.config_changed
+        assert session.catalog == fresh_catalog(project)
+
+
+def test_a_refresh_after_events_equals_a_full_one_and_reports_nothing_more(
+    project: Path, write_skill: WriteSkill
+) -> None:
+    base = project / ".agents" / "skills"
+    write_skill("alpha", base=base)
+    session = Session.open(cwd=str(project), include_user=False, include_system=False)
+    new = write_skill("beta", base=base)
+    change = session._refresh(frozenset({str(new / "SKILL.md")}))
+    assert change is not None and [s.name for s in change.added] == ["beta"]
+    before = session.catalog
+    assert session.refresh() is None
+    assert session.catalog is before
+
+
+def test_a_host_loader_is_reloaded_whole_after_events(
+    tmp_path: Path, write_skill: WriteSkill
+) -> None:
+    from skillpack._model import Root
+    from skillpack.discovery._discover import discover
+
+    root = tmp_path / "skills"
+    write_skill("alpha", base=root)
+
+    def loader() -> Catalog:
+        return discover(roots=[Root(path=str(root), scope="extra")], use_cache=False)
+
+    changes: queue.Queue[CatalogChange] = queue.Queue()
+    with Session(loader(), loader=loader, refresh="watch") as session:
+        session.subscribe(changes.put)
+        write_skill("beta", base=root)
+        wait_for(changes, lambda c: [s.name for s in c.added] == ["beta"])
+        assert names(session.catalog) == {"alpha", "beta"}

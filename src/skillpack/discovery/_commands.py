@@ -68,7 +68,7 @@ def walk_commands(
         folder, depth = queue.popleft()
         scanned += 1
         try:
-            if record is not None:
+            if record is not None and record.timed:
                 st = os.stat(folder)
                 record.dirs.append((folder, st.st_mtime_ns, st.st_ctime_ns))
             files, dirs, links = _listing(folder, follow)

@@ -1,12 +1,20 @@
 """Discovery: roots in, a `Catalog` out. The filesystem seam, composed.
 
-`discover()` orders the roots (`_roots.py`), then per root either replays the
-index's snapshot when no folder in it changed (`_replay.py`, one `stat` per folder
-and per SKILL.md) or walks it afresh (`_walk.py`: one `os.scandir` per folder) and
-loads each SKILL.md found (`_load.py`: a read and parse only when the persistent
-index, `index/_cache.py`, has no result for that exact file version). Collisions
-between names are resolved last (`select/_collisions.py`). Bad input never aborts
-discovery: every failure becomes a `Problem` and the rest still loads.
+`discover()` orders the roots (`_roots.py`) and scans each one (`_scan.py`): it
+replays the index's snapshot when no folder in it changed (`_replay.py`, one `stat`
+per folder and per SKILL.md) or walks it afresh (`_walk.py`: one `os.scandir` per
+folder) and loads each SKILL.md found (`_load.py`: a read and parse only when the
+persistent index, `index/_cache.py`, has no result for that exact file version).
+Collisions between names are resolved last, over every root
+(`select/_collisions.py`). Bad input never aborts discovery: every failure becomes
+a `Problem` and the rest still loads.
+
+`discover_roots()` is the same run over given roots, and can start from an earlier
+run (`Discovered`): told which paths changed (a watcher's file events), it scans only
+the roots those paths are in, plus any root that is new, moved, or whose files an
+earlier root now claims or gives up, and reuses every other root's scan as it was. The
+result equals a fresh run's (`tests/discovery/test_incremental.py` checks it on random
+edits); what changed comes with it, worked out from the scanned roots alone.
 
 Later layers read skill content through `read_body`, `list_skill_files` and
 `read_skill_file` (`_skill_files.py`, re-exported here with `default_roots`, as
@@ -16,23 +24,21 @@ the seam's public-ish surface), which keep every access inside the skill's folde
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from dataclasses import replace
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from itertools import chain
+from typing import TYPE_CHECKING, NamedTuple
 
 from .._errors import UsageError
 from .._limits import MAX_DEPTH, MAX_DIRS, MAX_SKILL_FILE_BYTES
 from .._model import SCOPE_RANK, Catalog, Problem, Root, Skill
 from ..select._collisions import resolve_collisions
-from ._commands import walk_commands
-from ._found import Found, WalkRecord, problem
-from ._load import load_skill_md
-from ._replay import replay_root, snapshot_key
+from ._replay import Limits
 from ._roots import default_roots as default_roots
+from ._scan import RootScan, root_identity, scan_root
 from ._skill_files import list_skill_files as list_skill_files
 from ._skill_files import read_body as read_body
 from ._skill_files import read_skill_file as read_skill_file
-from ._walk import walk_root
 
 if TYPE_CHECKING:
     from ..index._cache import SkillCache
@@ -133,109 +139,262 @@ def discover(
             Root(path=os.path.abspath(os.path.expanduser(p)), scope="extra", rank=base + i)
             for i, p in enumerate(extra_roots)
         )
-    return _discover(
-        _ordered_roots(chosen),
+    return discover_roots(
+        chosen,
         strict=strict,
         use_cache=use_cache,
         cache_dir=cache_dir,
         max_depth=max_depth,
         max_dirs=max_dirs,
         max_file_bytes=max_file_bytes,
-    )
+    ).catalog
 
 
-def _discover(
-    ordered: tuple[Root, ...],
+class SkillDelta(NamedTuple):
+    """What changed between two runs' catalogs, each in catalog order."""
+
+    added: tuple[Skill, ...]
+    """Skills whose SKILL.md (by real path) the earlier catalog did not have."""
+    removed: tuple[Skill, ...]
+    """Skills of the earlier catalog that are gone (as they were)."""
+    changed: tuple[Skill, ...]
+    """Skills with the same real path and another value (version, content, shadowing)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Discovered:
+    """One discovery run: the catalog, and per root the scan it was built from.
+
+    Pass it as `previous` to `discover_roots` to reuse the scans no change touched.
+    """
+
+    catalog: Catalog
+    scans: tuple[RootScan, ...]
+    """One per root of `catalog.roots`, in that order."""
+    resolved: tuple[tuple[Skill, ...], ...]
+    """Per scan, its skills with collisions applied (`shadowed_by` set): as in `catalog`."""
+    limits: Limits
+    """(max_depth, max_dirs, max_file_bytes, strict) of the run."""
+    rescanned: tuple[Root, ...]
+    """The roots scanned in this run; the others' scans came from `previous`."""
+    delta: SkillDelta | None
+    """What changed since `previous` (None without one). When nothing did, `catalog`
+    is `previous.catalog` itself."""
+
+
+def _touched_roots(roots: Iterable[Root], paths: Iterable[str]) -> set[Root] | None:
+    """The roots a changed path is in (or above: a removed folder holding a root); None
+    when a path is in none of them, so the caller cannot tell what it touched.
+
+    A root is matched by its path and by its real path (a watcher may report either).
+    A watcher reports only paths under the folders it watches, so a path in no root
+    means it spells them another way (letter case, a link): then every root counts.
+    Each path costs a dictionary look-up per folder level.
+    """
+    sep = os.sep
+    at: dict[str, set[Root]] = {}
+    above: dict[str, set[Root]] = {}
+    for root in roots:
+        for base in {root.path, os.path.realpath(root.path)}:
+            at.setdefault(base, set()).add(root)
+            folder = base.rpartition(sep)[0]
+            while folder:
+                above.setdefault(folder, set()).add(root)
+                folder = folder.rpartition(sep)[0]
+    hit: set[Root] = set()
+    for path in paths:
+        below = above.get(path)
+        matched = below is not None
+        if below is not None:
+            hit.update(below)
+        folder = path
+        while folder:
+            held = at.get(folder)
+            if held is not None:
+                hit.update(held)  # nested roots: every one holding the path
+                matched = True
+            folder = folder.rpartition(sep)[0]
+        if not matched:
+            return None
+    return hit
+
+
+def discover_roots(
+    roots: Sequence[Root],
     *,
-    strict: bool,
-    use_cache: bool,
-    cache_dir: str | None,
-    max_depth: int,
-    max_dirs: int,
-    max_file_bytes: int,
-) -> Catalog:
+    previous: Discovered | None = None,
+    touched: Iterable[str] | None = None,
+    strict: bool = False,
+    use_cache: bool = True,
+    cache_dir: str | None = None,
+    max_depth: int = MAX_DEPTH,
+    max_dirs: int = MAX_DIRS,
+    max_file_bytes: int = MAX_SKILL_FILE_BYTES,
+) -> Discovered:
+    """Discover `roots` (as `discover` does), reusing what `previous` found where it stands.
+
+    Args:
+        roots: The roots to search (`default_roots` gives the usual ones), in any order.
+        previous: An earlier run over these roots (or some of them).
+        touched: Paths that changed since `previous` (files or folders, e.g. a
+            watcher's events); None: anything may have changed, scan every root.
+            A root of `previous` is reused when no touched path is in it, its
+            folder is the same one, it holds no symbolic link or unlistable folder,
+            the walk limits are the same, and the files earlier roots claim split
+            its files as before. Every other root is scanned (the index replays an
+            unchanged one), and every root when a path is in no root, old or new.
+        strict, use_cache, cache_dir, max_depth, max_dirs, max_file_bytes: as for
+            `discover`.
+
+    Returns:
+        The run, whose catalog equals what a fresh `discover` over `roots` returns.
+    """
+    ordered = _ordered_roots(roots)
+    limits: Limits = (max_depth, max_dirs, max_file_bytes, strict)
+    earlier: dict[Root, RootScan] = {}
+    hit: set[Root] = set()
+    if previous is not None and touched is not None and previous.limits == limits:
+        # Roots of the last run count: a path in a root that is gone is no mystery.
+        known = {scan.root: scan for scan in previous.scans}
+        found = _touched_roots((*ordered, *known), touched)
+        if found is not None:
+            earlier, hit = known, found
     problems: list[Problem] = []
     cache: SkillCache | None = None
-    if use_cache:
-        from ..index._cache import SkillCache
-
-        cache = SkillCache.open(cache_dir, strict=strict, problems=problems)
     claimed: set[str] = set()
-    skills: list[Skill] = []
+    scans: list[RootScan] = []
+    rescanned: list[Root] = []
     try:
         for root in ordered:
-            try:
-                is_dir = os.path.isdir(root.path)
-                exists = is_dir or os.path.lexists(root.path)
-            except OSError:
-                is_dir = exists = False
-            if not is_dir:
-                what = "is not a folder" if exists else "does not exist"
-                problems.append(
-                    problem(
-                        root.path,
-                        "warning",
-                        "root-missing",
-                        f"Skill root {root.path} ({root.scope} scope) {what}; nothing was "
-                        "loaded from it. Check the path given with --root or `roots`, or "
-                        "create the folder.",
-                    )
-                )
-                continue
-            limits = (max_depth, max_dirs, max_file_bytes, strict)
-            if cache is not None and replay_root(
-                root,
-                limits,
-                cache=cache,
-                claimed=claimed,
-                skills=skills,
-                problems=problems,
+            scan = earlier.get(root)
+            if (
+                scan is not None
+                and root not in hit
+                and scan.still_valid(root_identity(root.path), claimed)
             ):
+                claimed.update(scan.claimed)
+                scans.append(scan)
                 continue
-            found: list[Found] = []
-            record = WalkRecord() if cache is not None else None
-            walk_start = len(problems)
-            (walk_commands if root.kind == "commands" else walk_root)(
-                root,
-                max_depth=max_depth,
-                max_dirs=max_dirs,
-                found=found,
-                problems=problems,
-                record=record,
-            )
-            if record is not None:
-                record.problems.extend(problems[walk_start:])
-            for item in found:
-                if item.real_path in claimed:
-                    if record is not None:
-                        record.reusable = False  # its parse belongs to an earlier root
-                    continue
-                claimed.add(item.real_path)
-                loaded, skill, file_problems = load_skill_md(
-                    item, cache=cache, strict=strict, max_file_bytes=max_file_bytes
-                )
-                if loaded is None:
-                    if record is not None:
-                        record.reusable = False  # it changed while we walked
-                    continue
-                item = loaded
-                if skill is not None:
-                    skills.append(skill)
-                problems.extend(file_problems)
-                if record is not None:
-                    record.items.append((item, skill, file_problems))
-            if cache is not None and record is not None:
-                # Stored even when it cannot be replayed: its parses still serve.
-                cache.store_snapshot(
-                    snapshot_key(root, limits),
-                    root.path,
-                    record.freeze(),
-                    replay=record.reusable,
-                )
+            if cache is None and use_cache:
+                from ..index._cache import SkillCache
+
+                cache = SkillCache.open(cache_dir, strict=strict, problems=problems)
+            if cache is not None:
+                # A root scanned last run has its own snapshot: a file new to it is
+                # parsed rather than looked for in every other root's (all decoded
+                # for it). A new root (or one whose rank moved) may find its files there.
+                cache.search_others = scan is None
+            scans.append(scan_root(root, limits, cache=cache, claimed=claimed))
+            rescanned.append(root)
         if cache is not None:
             cache.commit()
     finally:
         if cache is not None:
             cache.close()
-    skills = resolve_collisions(skills, problems)
-    return Catalog(skills=tuple(skills), problems=tuple(problems), roots=ordered)
+    return _compose(previous, ordered, scans, problems, limits, tuple(rescanned))
+
+
+def _compose(
+    previous: Discovered | None,
+    ordered: tuple[Root, ...],
+    scans: list[RootScan],
+    problems: list[Problem],
+    limits: Limits,
+    rescanned: tuple[Root, ...],
+) -> Discovered:
+    """The catalog of `scans`: collisions resolved over every root, and the delta."""
+    problems.extend(chain.from_iterable(scan.problems for scan in scans))
+    skills = list(chain.from_iterable(scan.skills for scan in scans))
+    resolved = resolve_collisions(skills, problems)
+    per_root: list[tuple[Skill, ...]] = []
+    start = 0
+    for scan in scans:
+        end = start + len(scan.skills)
+        per_root.append(tuple(resolved[start:end]))
+        start = end
+    delta = None
+    catalog: Catalog | None = None
+    if previous is not None:
+        delta = _delta(previous, scans, per_root, rescanned)
+        old = previous.catalog
+        if not any(delta) and old.roots == ordered and old.problems == tuple(problems):
+            catalog = old  # nothing differs: keep the object (caches keyed on it stay)
+    if catalog is None:
+        catalog = Catalog(skills=tuple(resolved), problems=tuple(problems), roots=ordered)
+    return Discovered(
+        catalog=catalog,
+        scans=tuple(scans),
+        resolved=tuple(per_root),
+        limits=limits,
+        rescanned=rescanned,
+        delta=delta,
+    )
+
+
+def _catalog_order(skills: Iterable[Skill]) -> tuple[Skill, ...]:
+    return tuple(sorted(skills, key=lambda s: (SCOPE_RANK[s.scope], s.name, s.path)))
+
+
+def _delta(
+    previous: Discovered,
+    scans: list[RootScan],
+    resolved: list[tuple[Skill, ...]],
+    rescanned: tuple[Root, ...],
+) -> SkillDelta:
+    """What changed since `previous`, looking only at the rescanned roots (and the
+    roots they no longer hold) and at skills sharing a name with a skill that changed.
+
+    A reused root holds the same files as before, so a skill of it can change only
+    through collisions: when a skill of its name came, went or changed elsewhere.
+    """
+    current = {scan.root for scan in scans}
+    fresh = set(rescanned)
+    old_before: dict[str, Skill] = {}
+    old_after: dict[str, Skill] = {}
+    for scan, after in zip(previous.scans, previous.resolved, strict=True):
+        if scan.root in fresh or scan.root not in current:
+            for skill, shown in zip(scan.skills, after, strict=True):
+                old_before[skill.key] = skill
+                old_after[skill.key] = shown
+    new_before: dict[str, Skill] = {}
+    new_after: dict[str, Skill] = {}
+    for scan, after in zip(scans, resolved, strict=True):
+        if scan.root in fresh:
+            for skill, shown in zip(scan.skills, after, strict=True):
+                new_before[skill.key] = skill
+                new_after[skill.key] = shown
+    added: list[Skill] = []
+    removed: list[Skill] = []
+    changed: list[Skill] = []
+    # Names whose group of candidates differs: only their collisions can have moved.
+    names: set[str] = set()
+    # Keys whose skill is as it was before collisions: it changed only if its name did.
+    settled: list[str] = []
+    for key, skill in new_before.items():
+        old = old_before.get(key)
+        if old is None:
+            added.append(new_after[key])
+            names.add(skill.name)
+        elif old is skill or old == skill:
+            settled.append(key)
+        else:
+            names.update((skill.name, old.name))
+            if old_after[key] != new_after[key]:
+                changed.append(new_after[key])
+    for key, old in old_before.items():
+        if key not in new_before:
+            removed.append(old_after[key])
+            names.add(old.name)
+    for key in settled:
+        now = new_after[key]
+        if now.name in names and old_after[key] != now:
+            changed.append(now)
+    if names:
+        kept = dict(zip((s.root for s in previous.scans), previous.resolved, strict=True))
+        for scan, after in zip(scans, resolved, strict=True):
+            if scan.root in fresh or scan.names.isdisjoint(names):
+                continue
+            for before, now in zip(kept[scan.root], after, strict=True):
+                if before is not now and before.name in names and before != now:
+                    changed.append(now)
+    return SkillDelta(_catalog_order(added), _catalog_order(removed), _catalog_order(changed))

@@ -45,11 +45,14 @@ class WalkRecord:
 
     Not reusable when a symlink was involved (its target can change while no
     folder does), a folder could not be listed, or a file belonged to an earlier root.
+    `timed=False` records no folder times (no `stat` per folder): for a walk whose
+    record is never stored, only read for what it found and whether it is reusable.
     """
 
-    __slots__ = ("dirs", "items", "manifests", "problems", "reusable")
+    __slots__ = ("dirs", "items", "manifests", "problems", "reusable", "timed")
 
-    def __init__(self) -> None:
+    def __init__(self, *, timed: bool = True) -> None:
+        self.timed = timed
         self.dirs: list[tuple[str, int, int]] = []
         self.manifests: list[tuple[str, tuple[int, int, int] | None]] = []
         self.problems: list[Problem] = []

@@ -93,8 +93,9 @@ def replay_root(
     claimed: set[str],
     skills: list[Skill],
     problems: list[Problem],
-) -> bool:
-    """Serve one root from its snapshot when no folder in it changed; else False.
+) -> list[str] | None:
+    """Serve one root from its snapshot when no folder in it changed: the real paths
+    of its files (added to `claimed`); None when it must be walked.
 
     Each file is still `stat`ed: a changed one is loaded (parsed if the parse cache
     misses too) and the snapshot rewritten. Nothing is added to `skills`,
@@ -103,13 +104,13 @@ def replay_root(
     key = snapshot_key(root, limits)
     snapshot = cache.snapshot(key)
     if snapshot is None:
-        return False
+        return None
     try:
         dirs, manifests, walk_problems, entries = snapshot
     except (ValueError, TypeError):
-        return False
+        return None
     if not _folders_unchanged(dirs, manifests):
-        return False
+        return None
     max_file_bytes, strict = limits[2], limits[3]
     out_skills: list[Skill] = []
     out_problems = list(problems_from_values(walk_problems))
@@ -124,13 +125,13 @@ def replay_root(
         item_values, values, file_values = entry
         real = item_values[ITEM_REAL]
         if real in claimed:
-            return False  # an earlier root now holds this file: walk afresh
+            return None  # an earlier root now holds this file: walk afresh
         try:
             st = stat_(item_values[ITEM_PATH])
         except OSError:
-            return False
+            return None
         if not is_regular(st.st_mode):
-            return False
+            return None
         codex = codex_sidecar(item_values[ITEM_DIR]) if item_values[ITEM_AGENTS] else (None, "")
         reals.append(real)
         if (
@@ -153,7 +154,7 @@ def replay_root(
             max_file_bytes=max_file_bytes,
         )
         if loaded is None:
-            return False  # gone since the `stat`: walk afresh
+            return None  # gone since the `stat`: walk afresh
         if skill is not None:
             out_skills.append(skill)
         out_problems.extend(file_problems)
@@ -170,4 +171,4 @@ def replay_root(
     problems.extend(out_problems)
     if changed:
         cache.store_snapshot(key, root.path, (dirs, manifests, walk_problems, tuple(kept)))
-    return True
+    return reals

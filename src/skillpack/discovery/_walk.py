@@ -334,7 +334,7 @@ def _list_folder(
 ) -> Listing | None:
     """`_scan(folder)`, its times noted in `record`; None when it cannot be listed."""
     try:
-        if record is not None:
+        if record is not None and record.timed:
             # stat before listing: a change during the scan makes the stored
             # times stale, so the next run walks the folder again.
             st = os.stat(folder)

@@ -1,14 +1,17 @@
 """Watching skill roots for changes: one `watchfiles` thread, debounced.
 
 `RootWatcher` runs one daemon thread over every folder `paths()` names (recursively)
-and calls `on_change()` once per burst of file events, after `debounce_ms` of quiet.
-Folders that do not exist yet cannot be watched, so every `poll_ms` the thread also
-calls `probe()`, a cheap check of what a watch would not see (a new `.claude/skills`,
-an edited config file); when its answer changes, `on_change()` runs too. After each
-`on_change()` the watched folders are read again, and the watch restarts when they
-differ. A watch misses what changed before it took hold, so the first poll after
-each (re)start calls `on_change()` once to catch up. `stop()` ends the thread
-within about `step_ms`.
+and calls `on_change(touched)` once per burst of file events, after `debounce_ms` of
+quiet, with the paths the events named (so the owner can rescan only the roots they
+are in: `discover_roots`). Folders that do not exist yet cannot be watched, so every
+`poll_ms` the thread also calls `probe()`, a cheap check of what a watch would not see
+(a new `.claude/skills`, an edited config file); when its answer changes,
+`on_change(touched)` runs too, with the burst's paths (often none: the owner sees the
+new roots and the config itself). After each `on_change` the watched folders are
+read again, and the watch restarts when they differ. A watch misses what changed
+before it took hold, so the first poll after each (re)start calls `on_change(None)`
+(anything may have changed) once to catch up. `stop()` ends the thread within about
+`step_ms`.
 
 `watchfiles` is an optional dependency (`pip install 'skillpack[watch]'`), imported
 when a watcher starts and never otherwise: a session that does not watch costs nothing.
@@ -22,6 +25,9 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from .._errors import UsageError
+
+Touched = frozenset[str] | None
+"""Paths file events named since the last `on_change` (None: anything may have changed)."""
 
 log = logging.getLogger("skillpack.watch")
 
@@ -58,7 +64,7 @@ class RootWatcher:
         self,
         *,
         paths: Callable[[], Sequence[str] | None],
-        on_change: Callable[[], bool | None],
+        on_change: Callable[[Touched], bool | None],
         probe: Callable[[], Hashable] | None = None,
         debounce_ms: int = DEBOUNCE_MS,
         step_ms: int = STEP_MS,
@@ -67,7 +73,8 @@ class RootWatcher:
     ) -> None:
         """Args:
         paths: The folders to watch now (missing ones are left out); None: owner gone.
-        on_change: Called on the watcher thread after a burst of events or a new probe.
+        on_change: Called on the watcher thread after a burst of events or a new probe,
+            with the paths the events named (None: catching up, anything may have changed).
         probe: A cheap fingerprint of what events cannot show (called every `poll_ms`).
         debounce_ms: Longest time events are grouped before `on_change()`.
         step_ms: How often the thread looks for events and `stop()`.
@@ -107,9 +114,9 @@ class RootWatcher:
 
     # -- the thread ---------------------------------------------------------------
 
-    def _call(self, function: Callable[[], Any]) -> Any:
+    def _call(self, function: Callable[..., Any], *args: Any) -> Any:
         try:
-            return function()
+            return function(*args)
         except Exception:  # noqa: BLE001 - a failing callback never ends the watcher
             log.exception("skillpack watcher: %s failed", getattr(function, "__name__", function))
             return None
@@ -139,7 +146,7 @@ class RootWatcher:
             while not self._stop.wait(self._poll_ms / 1000):
                 now = self._fingerprint()
                 if now != last_probe:
-                    if self._call(self._on_change) is False:
+                    if self._call(self._on_change, frozenset()) is False:
                         self._stop.set()
                     return now
             return last_probe
@@ -161,15 +168,17 @@ class RootWatcher:
                 if self._stop.is_set():
                     break
                 now = self._fingerprint()
+                touched: Touched = frozenset(path for _change, path in changes)
                 if first:
                     # Events before the watch took hold are lost: catch up once
                     # (a refresh that finds nothing new reports nothing).
                     first = False
+                    touched = None
                     self._ready.set()
                 elif not changes and now == last_probe:
                     continue
                 last_probe = now
-                if self._call(self._on_change) is False:
+                if self._call(self._on_change, touched) is False:
                     self._stop.set()
                     break
                 paths = self._call(self._paths)

@@ -207,6 +207,7 @@ _FINGERPRINTED: tuple[str, ...] = (
     "discovery/_commands.py",
     "discovery/_load.py",
     "discovery/_replay.py",
+    "discovery/_scan.py",
 )
 """Package-relative files (a folder: each of its modules) whose code shapes cached
 values; editing one invalidates the index. A path that does not exist is an error."""
@@ -297,6 +298,10 @@ class SkillCache:
         self._parses: dict[str, Any] = {}
         """real path -> snapshot entry."""
         self._all_loaded = False
+        self.search_others = True
+        """Whether a file missing from the snapshots decoded so far is looked for in
+        every other snapshot (decoding them all). False: it is parsed instead, which
+        suits a run that scans a few roots out of many (a watcher's refresh)."""
         self._writes: list[tuple[str, str, int, int, bytes]] = []
         self.hits = 0
         """Number of parses served from the index in this run."""
@@ -432,7 +437,7 @@ class SkillCache:
             self._index_pending()
         if real_path in self._parses:
             return True
-        if self._all_loaded:
+        if self._all_loaded or not self.search_others:
             return False
         self._load_all()
         return real_path in self._parses
@@ -446,7 +451,7 @@ class SkillCache:
         if self._pending:
             self._index_pending()
         entry = self._parses.get(key[0])
-        if entry is None and not self._all_loaded:
+        if entry is None and not self._all_loaded and self.search_others:
             self._load_all()
             entry = self._parses.get(key[0])
         if entry is None:

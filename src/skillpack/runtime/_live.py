@@ -9,12 +9,15 @@ atomically and tells subscribers with a `CatalogChange`.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Collection, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from .._model import Catalog, Skill
 from ..config._config import Config
+
+if TYPE_CHECKING:
+    from ..discovery._discover import SkillDelta
 
 RefreshMode = Literal["manual", "on_call", "watch"]
 """How a session keeps its catalog current (see `Session`)."""
@@ -47,21 +50,34 @@ class CatalogChange:
 
 
 def diff_catalogs(
-    old: Catalog, new: Catalog, *, config_changed: bool = False
+    old: Catalog,
+    new: Catalog,
+    *,
+    config_changed: bool = False,
+    known: SkillDelta | None = None,
 ) -> CatalogChange | None:
     """The change from `old` to `new`, None when nothing a caller can see differs.
 
     Skills are matched by `Skill.key` (the real path of the SKILL.md). Problems and
     roots count too: a file that broke, or a root that appeared, is a change with
-    no skill in it.
+    no skill in it. `known` is the skills' change when the caller already worked it
+    out (`discovery.discover_roots` does, from the roots it scanned): then the
+    catalogs' skills are not compared.
     """
     if old is new and not config_changed:
         return None
-    before = {s.key: s for s in old.skills}
-    after = {s.key: s for s in new.skills}
-    added = tuple(s for s in new.skills if s.key not in before)
-    removed = tuple(s for s in old.skills if s.key not in after)
-    changed = tuple(s for s in new.skills if s.key in before and before[s.key] != s)
+    if known is not None:
+        added, removed, changed = known
+    else:
+        before = {s.key: s for s in old.skills}
+        after = {s.key: s for s in new.skills}
+        added = tuple(s for s in new.skills if s.key not in before)
+        removed = tuple(s for s in old.skills if s.key not in after)
+        changed = tuple(
+            s
+            for s in new.skills
+            if (was := before.get(s.key)) is not None and was is not s and was != s
+        )
     if not (
         added
         or removed
@@ -93,6 +109,25 @@ class CatalogSource(Protocol):
 
     def note_paths(self, paths: Sequence[str]) -> bool:
         """Remember paths the host works on; True when the roots may have changed."""
+        ...
+
+
+@runtime_checkable
+class IncrementalSource(CatalogSource, Protocol):
+    """A source that can rediscover only what file events touched, and say what changed.
+
+    A session uses these methods when its source has them (`WorkspaceSource` does);
+    any other `CatalogSource` is reloaded whole and its catalogs compared.
+    """
+
+    def load_changed(self, touched: Collection[str]) -> tuple[Catalog, Config | None]:
+        """`load()` after file events named `touched` (a watcher's paths since the last
+        load): only what they touch (and what a probe would notice) is scanned again."""
+        ...
+
+    def known_change(self, old: Catalog, new: Catalog) -> SkillDelta | None:
+        """The skills' change from `old` to `new` when the load that returned `new`
+        worked it out (`old` is the catalog the source returned before); None: unknown."""
         ...
 
 

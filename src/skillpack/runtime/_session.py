@@ -10,8 +10,9 @@ snapshot of the catalog, so a concurrent `reload` is seen whole or not at all.
 A session can keep its catalog live (`refresh=`, see `_live.py`): `"manual"` changes
 it only on `reload()`/`refresh()`, `"on_call"` re-discovers before a tool call or a
 turn at most every `refresh_interval` seconds, and `"watch"` runs a `watchfiles`
-thread (`discovery._watch`) that re-discovers after file events. Each new catalog is
-swapped in whole, and subscribers get a `CatalogChange`.
+thread (`discovery._watch`) that re-discovers after file events, scanning only the
+roots they touch (`discovery.discover_roots`). Each new catalog is swapped in whole,
+and subscribers get a `CatalogChange`.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import threading
 import time
 import uuid
 import weakref
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
@@ -62,6 +63,7 @@ from ._live import (
     REFRESH_MODES,
     CatalogChange,
     CatalogSource,
+    IncrementalSource,
     LoaderSource,
     RefreshMode,
     diff_catalogs,
@@ -69,6 +71,7 @@ from ._live import (
 from ._permissions import AskCallback, PermissionGate
 
 if TYPE_CHECKING:
+    from ..discovery._discover import SkillDelta
     from ..discovery._watch import RootWatcher
     from ._create import CreatedSkill
     from ._hooks import Hook, HookResult, HookState
@@ -235,7 +238,7 @@ class Session:
             refresh: How the catalog stays current: `"manual"` (only `reload()` and
                 `refresh()`), `"on_call"` (re-discover before each tool call and
                 turn, at most every `refresh_interval` seconds) or `"watch"` (a
-                `watchfiles` thread re-discovers after file events; needs
+                `watchfiles` thread re-discovers the roots file events touch; needs
                 `pip install 'skillpack[watch]'`; stop it with `close()`).
             refresh_interval: Seconds between two `"on_call"` re-discoveries at most.
             source: Re-discovers the catalog, and the config with it, and tells the
@@ -367,6 +370,11 @@ class Session:
         Raises:
             SkillIOError: the session has no loader to re-discover with.
         """
+        return self._refresh(None)
+
+    def _refresh(self, touched: Collection[str] | None) -> CatalogChange | None:
+        """`refresh()`; `touched` are the paths a watcher saw change (None: any), so
+        that only the roots holding them are scanned again."""
         source = self._source
         if source is None:
             raise SkillIOError(
@@ -374,8 +382,14 @@ class Session:
                 "pass the new catalog to reload(catalog) or open it with Session.open()."
             )
         with self._refreshing:
-            catalog, config = source.load()
-            change = self._swap(catalog, config)
+            known = None
+            if not isinstance(source, IncrementalSource):
+                catalog, config = source.load()
+            else:
+                loaded = source.load() if touched is None else source.load_changed(touched)
+                catalog, config = loaded
+                known = source.known_change(self._catalog, catalog)
+            change = self._swap(catalog, config, known)
             self._notify(change)
         return change
 
@@ -451,14 +465,19 @@ class Session:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def _swap(self, catalog: Catalog, config: Config | None) -> CatalogChange | None:
-        """Put `catalog` (and `config`) in place unless nothing differs; the change.
+    def _swap(
+        self, catalog: Catalog, config: Config | None, known: SkillDelta | None = None
+    ) -> CatalogChange | None:
+        """Put `catalog` (and `config`) in place unless nothing differs; the change
+        (`known`: the skills' change, when the source worked it out).
 
         Callers hold `_refreshing`, so the catalog cannot change meanwhile: the
         comparison runs outside `_lock` and readers are held up only by the swap.
         """
         config_changed = config is not None and config != self._config
-        change = diff_catalogs(self._catalog, catalog, config_changed=config_changed)
+        change = diff_catalogs(
+            self._catalog, catalog, config_changed=config_changed, known=known
+        )
         if change is None:
             return None  # the catalog in place stays (searches keyed on it stay warm)
         with self._lock:
@@ -1115,11 +1134,11 @@ def _start_watcher(session: Session) -> RootWatcher:
             return None
         return live._source.watch_paths(live._catalog)
 
-    def on_change() -> bool:
+    def on_change(touched: Collection[str] | None) -> bool:
         live = ref()
         if live is None or live._closed:
             return False
-        live.refresh()
+        live._refresh(touched)
         return True
 
     def probe() -> object:

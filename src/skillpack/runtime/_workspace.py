@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Hashable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .._errors import AmbiguousSkillError, SkillNotFoundError
 from .._model import Catalog, Problem, Skill, best_of
@@ -23,6 +24,9 @@ from ..config._config import (
 )
 from ._live import existing_roots
 
+if TYPE_CHECKING:
+    from ..discovery._discover import Discovered, SkillDelta
+
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Workspace:
@@ -32,6 +36,8 @@ class Workspace:
     config: Config
     cwd: str
     """The directory repo discovery started from."""
+    discovered: Discovered | None = field(default=None, repr=False, compare=False)
+    """The discovery run behind `catalog` (a later run can start from it)."""
 
     @property
     def problems(self) -> tuple[Problem, ...]:
@@ -51,6 +57,8 @@ def open_workspace(
     use_cache: bool = True,
     strict: bool = False,
     note_paths: Sequence[str] = (),
+    previous: Discovered | None = None,
+    touched: Collection[str] | None = None,
 ) -> Workspace:
     """Load the user + project config, then discover every root they name.
 
@@ -64,37 +72,47 @@ def open_workspace(
         strict: Validate strictly (spec warnings become errors).
         note_paths: Paths the host works on; the repo roots between each and the
             project root join the repo scope (nested packages of a monorepo).
+        previous: An earlier workspace's discovery (`Workspace.discovered`) to start
+            from: roots no `touched` path is in are not scanned again.
+        touched: Paths that changed since `previous` (see `discover_roots`); None:
+            scan every root.
     """
-    from ..discovery._discover import discover
+    from ..discovery._discover import default_roots, discover_roots
 
     start = os.path.abspath(cwd or os.getcwd())
     config, config_problems = load_config(cwd=start, user=include_user)
     extra = [os.path.abspath(r) for r in roots] + [str(r) for r in config.roots]
-    catalog = discover(
+    chosen = default_roots(
         cwd=start,
         extra_roots=extra,
         include_user=include_user,
         include_system=include_system,
         include_repo=include_repo,
         repo_skills_dir=config.repo_skills_dir,
+        note_paths=note_paths,
+    )
+    discovered = discover_roots(
+        chosen,
+        previous=previous,
+        touched=touched,
         strict=strict,
         use_cache=use_cache,
         max_depth=config.max_depth,
         max_dirs=config.max_dirs,
-        note_paths=note_paths,
     )
+    catalog = discovered.catalog
     if config_problems:
         catalog = Catalog(
             skills=catalog.skills,
             problems=tuple(config_problems) + catalog.problems,
             roots=catalog.roots,
         )
-    return Workspace(catalog=catalog, config=config, cwd=start)
+    return Workspace(catalog=catalog, config=config, cwd=start, discovered=discovered)
 
 
 @dataclass(kw_only=True)
 class WorkspaceSource:
-    """A `_live.CatalogSource` that re-opens the workspace: config and every scope.
+    """A `_live.IncrementalSource` that re-opens the workspace: config and every scope.
 
     `Session.open` uses one. Its probe (polled by a watcher, see `discovery._watch`)
     notices what folder events cannot: a skill root appearing in the repo chain or
@@ -109,12 +127,22 @@ class WorkspaceSource:
     noted: tuple[str, ...] = ()
     """Paths the host reported (`note_paths`), in the order first seen."""
     _config: Config = field(default_factory=Config, init=False, repr=False)
+    _last: Workspace | None = field(default=None, init=False, repr=False)
+    """The workspace the last `open` returned: the next one starts from its discovery."""
+    _known: tuple[Catalog, Catalog, SkillDelta] | None = field(
+        default=None, init=False, repr=False
+    )
+    """(catalog before, catalog after, what changed) of the last `open` that knew it."""
     _folders: set[str] = field(default_factory=set, init=False, repr=False)
     """Folders whose paths need no new look (noted, or on cwd's chain)."""
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
-    def open(self) -> Workspace:
-        """`open_workspace` with this source's options."""
+    def open(self, touched: Collection[str] | None = None) -> Workspace:
+        """`open_workspace` with this source's options, starting from the last one's
+        discovery: with `touched` (paths changed since), only the roots they touch
+        (and new ones) are scanned; None scans every root."""
+        with self._lock:
+            last = self._last
         ws = open_workspace(
             cwd=self.cwd,
             roots=self.roots,
@@ -122,9 +150,23 @@ class WorkspaceSource:
             include_system=self.include_system,
             use_cache=self.use_cache,
             note_paths=self.noted,
+            previous=None if last is None else last.discovered,
+            touched=touched,
         )
+        known = None
+        found = ws.discovered
+        if last is not None and found is not None and found.delta is not None:
+            if (
+                last.discovered is not None
+                and found.catalog is last.discovered.catalog
+                and ws.catalog.problems == last.catalog.problems
+            ):
+                ws = replace(ws, catalog=last.catalog)  # nothing changed: the same object
+            known = (last.catalog, ws.catalog, found.delta)
         with self._lock:
             self._config = ws.config
+            self._last = ws
+            self._known = known
         return ws
 
     def note_paths(self, paths: Sequence[str]) -> bool:
@@ -156,6 +198,17 @@ class WorkspaceSource:
     def load(self) -> tuple[Catalog, Config | None]:
         ws = self.open()
         return ws.catalog, ws.config
+
+    def load_changed(self, touched: Collection[str]) -> tuple[Catalog, Config | None]:
+        ws = self.open(touched)
+        return ws.catalog, ws.config
+
+    def known_change(self, old: Catalog, new: Catalog) -> SkillDelta | None:
+        with self._lock:
+            known = self._known
+        if known is None or known[0] is not old or known[1] is not new:
+            return None
+        return known[2]
 
     def watch_paths(self, catalog: Catalog) -> tuple[str, ...]:
         return existing_roots(catalog)
