@@ -283,6 +283,31 @@ def test_a_request_no_skill_fits_gets_no_strong_result(query: str) -> None:
     assert [r for r in searcher().search(DEPLOY_CATALOG, query) if r.match == "strong"] == []
 
 
+def test_a_request_mostly_in_words_no_skill_holds_gets_no_strong_result() -> None:
+    # "zorblax" is in no skill: it weighs as much as the rest of the request, so
+    # the words the shipper holds, a strong match alone, are too small a share.
+    fits = searcher().search(DEPLOY_CATALOG, "deploy the web app to production")
+    unknown = searcher().search(DEPLOY_CATALOG, "deploy the web app to production from my zorblax")
+
+    assert (fits[0].skill.name, fits[0].match) == ("shipper", "strong")
+    assert [(r.skill.name, r.match) for r in unknown[:1]] == [("shipper", "weak")]
+
+
+@pytest.mark.parametrize(
+    ("relevance", "known", "match"),
+    [
+        (_query.STRONG_RELEVANCE, _query.KNOWN_SHARE, "strong"),
+        (_query.STRONG_RELEVANCE - 0.01, 1.0, "weak"),
+        (5.0, _query.KNOWN_SHARE - 0.01, "weak"),
+    ],
+)
+def test_a_text_match_is_strong_when_relevance_and_known_share_both_clear_their_bar(
+    relevance: float, known: float, match: str
+) -> None:
+    assert _query.match_of(_query.TIER_TEXT, relevance, known) == match
+    assert _query.match_of(_query.TIER_NAME_PREFIX, 0.0, 0.0) == "strong"
+
+
 def test_rule_matches_are_strong() -> None:
     results = searcher().search(DEPLOY_CATALOG, "deploy")
 
