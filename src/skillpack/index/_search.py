@@ -416,11 +416,11 @@ class SkillSearch:
             return {}, 0.0
         head_match = head_expression(terms)
         text_match = text_expression(terms)
-        weights = [idf(state.total, max(t.head_df, t.text_df)) for t in terms]
-        mass = sum(weights)
+        idfs = [idf(state.total, max(t.head_df, t.text_df)) for t in terms]
+        mass = sum(idfs)
         # The share of the query's IDF mass in words some skill holds: a request
         # made mostly of words no skill uses asks for something none covers.
-        known = sum(w for w, t in zip(weights, terms, strict=True) if t.head_df or t.text_df) / mass
+        known = sum(w for w, t in zip(idfs, terms, strict=True) if t.head_df or t.text_df) / mass
         found: dict[str, tuple[float, Skill]] = {}
         fetch = max(FETCH, limit * 4)
         while True:
