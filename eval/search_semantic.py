@@ -5,17 +5,18 @@
 
 An experiment, not a feature: it answers whether a small sentence-embedding model
 (all-MiniLM-L6-v2, 384 dimensions, loaded from the installed package, no network)
-on top of the lexical ranking is worth a `skillpack[semantic]` extra. Each skill is
+next to the lexical ranking is worth a `skillpack[semantic]` extra. Each skill is
 embedded once from its name, description and the first `BODY_CHARS` characters of
-its body; each request is embedded at query time. Candidates are the union of the
-lexical top `CANDIDATES` and the semantic top `CANDIDATES`; each is scored
+its body; each request is embedded at query time. Every skill is a candidate (dense
+retrieval over the whole catalog, not a rerank of the lexical top results), scored
 
-    WEIGHT * cosine + (1 - WEIGHT) * lexical score / best lexical score
+    WEIGHT * cosine (scaled to 0..1 over the catalog)
+        + (1 - WEIGHT) * lexical score / best lexical score
 
-and a result is strong when min(relevance, 5) + STRONG_COSINE * cosine reaches
-`STRONG_AT` (relevance: the lexical BM25 / query IDF mass; rule matches stay
-strong). `WEIGHT`, `BODY_CHARS`, `STRONG_COSINE` and `STRONG_AT` were chosen on the
-tuning half only (see eval/README.md).
+A result is strong when the lexical search marks it strong (`_query.match_of`):
+on the tuning half the cosine separates the no-fit requests less well than the
+lexical relevance and known share do (eval/README.md). `WEIGHT` and `BODY_CHARS`
+were chosen on the tuning half only.
 """
 
 from __future__ import annotations
@@ -33,14 +34,12 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import search_eval  # noqa: E402 - eval/search_eval.py
 
+from skillpack.index._search import MAX_LIMIT  # noqa: E402
+
 BODY_CHARS = 1000
 """Body characters embedded per skill (name and description come first)."""
-CANDIDATES = 30
-"""Lexical and semantic top results merged before reranking."""
 WEIGHT = 0.5
 """Share of the cosine in the fused score."""
-STRONG_COSINE = 1.5
-STRONG_AT = 1.05
 
 
 def _model() -> Any:
@@ -60,7 +59,6 @@ def run(corpus: Path = search_eval.DEFAULT_CORPUS) -> dict[str, Any]:
     catalog = search_eval.load_corpus(corpus)
     candidates = [s for s in catalog.skills if s.model_invocable]
     paths = [search_eval.relpath(s, corpus) for s in candidates]
-    index = {p: i for i, p in enumerate(paths)}
     model = _model()
     started = time.perf_counter()
     texts = [
@@ -74,29 +72,25 @@ def run(corpus: Path = search_eval.DEFAULT_CORPUS) -> dict[str, Any]:
     query_times: list[float] = []
 
     def ranker(query: str) -> search_eval.Ranked:
-        lexical = search.search(catalog, query, limit=CANDIDATES)
+        lexical = search.search(catalog, query, limit=MAX_LIMIT)
         started = time.perf_counter()
         cosines = skills @ model.encode([query], normalize_embeddings=True)[0]
         query_times.append(time.perf_counter() - started)
-        scores = {search_eval.relpath(r.skill, corpus): r for r in lexical}
+        by_path = {search_eval.relpath(r.skill, corpus): r for r in lexical}
         best = max((r.score for r in lexical), default=1.0) or 1.0
-        pool = set(scores) | {paths[i] for i in cosines.argsort()[::-1][:CANDIDATES]}
+        low, high = float(cosines.min()), float(cosines.max())
+        spread = (high - low) or 1.0
 
-        def fused(path: str) -> float:
-            result = scores.get(path)
+        def fused(i: int) -> float:
+            result = by_path.get(paths[i])
             lexical_share = result.score / best if result else 0.0
-            return WEIGHT * float(cosines[index[path]]) + (1 - WEIGHT) * lexical_share
+            return WEIGHT * (float(cosines[i]) - low) / spread + (1 - WEIGHT) * lexical_share
 
-        def strong(path: str) -> bool:
-            result = scores.get(path)
-            if result is not None and result.score >= 1:
-                return True  # a rule match
-            fraction = result.score if result else 0.0
-            relevance = fraction / (1 - fraction) if fraction < 1 else 5.0
-            return min(relevance, 5.0) + STRONG_COSINE * float(cosines[index[path]]) >= STRONG_AT
-
-        ranked = sorted(pool, key=fused, reverse=True)[: search_eval.TOP]
-        return [(path, strong(path)) for path in ranked]
+        ranked = sorted(range(len(paths)), key=fused, reverse=True)[: search_eval.TOP]
+        return [
+            (paths[i], by_path[paths[i]].match == "strong" if paths[i] in by_path else False)
+            for i in ranked
+        ]
 
     report = search_eval.score(requests, ranker)
     report["embed_skills_s"] = embed_s

@@ -34,13 +34,19 @@ words at the same cost.)"""
 Match = Literal["strong", "weak"]
 """How well a result fits: see `match_of`."""
 
-STRONG_RELEVANCE = 0.72
-"""A text match is `strong` when BM25 / (query IDF mass) reaches this; below it the
-result is `weak` (still returned). Chosen on the tuning half of the eval, where it
-is the value closest to both aims at once (tuning half: 0.869 of the answerable
-requests get a strong first result, 0.778 of the no-fit requests no strong
-result; 0.66 gives 0.898 / 0.704, 0.80 gives 0.807 / 0.778): a lexical score
-does not separate the two kinds of request further."""
+STRONG_RELEVANCE = 0.60
+"""A text match is `strong` when BM25 / (query IDF mass) reaches this and the
+query's known share reaches `KNOWN_SHARE`; otherwise it is `weak` (still
+returned). Both were chosen together on the tuning half of the eval, as the pair
+closest to both aims at once: 0.898 of the answerable requests get a strong first
+result and 0.815 of the no-fit requests no strong result (relevance 0.72 alone,
+before: 0.869 / 0.778; see `eval/README.md`)."""
+
+KNOWN_SHARE = 0.65
+"""A text match is `strong` only when at least this share of the query's IDF mass
+is in words some skill holds. A word no skill holds weighs the most (highest IDF),
+so a request made largely of them (a recipe, a tool no skill covers) is one no
+skill fits, however well its remaining words match."""
 
 TIER_EXACT_PATH = 3
 TIER_EXACT_NAME = 2
@@ -78,10 +84,11 @@ def norm_path(text: str) -> str:
     return stripped.rstrip("/\\") or stripped
 
 
-def match_of(tier: int, relevance: float) -> Match:
-    """`strong` when a name or path rule matched or the text relevance clears
-    `STRONG_RELEVANCE`; else `weak`."""
-    if tier > TIER_TEXT or relevance >= STRONG_RELEVANCE:
+def match_of(tier: int, relevance: float, known: float = 1.0) -> Match:
+    """`strong` when a name or path rule matched, or the text relevance clears
+    `STRONG_RELEVANCE` and `known` (the share of the query's IDF mass in words
+    some skill holds) clears `KNOWN_SHARE`; else `weak`."""
+    if tier > TIER_TEXT or (relevance >= STRONG_RELEVANCE and known >= KNOWN_SHARE):
         return "strong"
     return "weak"
 

@@ -25,7 +25,8 @@ ids back to skills through a dict built once per catalog.
 
 Every result is marked `strong` or `weak` (`_query.match_of`): a rule match, or
 a text match whose BM25 score divided by the query's total IDF mass (every
-informative word, matched or not) reaches `STRONG_RELEVANCE`, is strong. Weaker
+informative word, matched or not) reaches `STRONG_RELEVANCE` while words some
+skill holds make at least `KNOWN_SHARE` of that mass, is strong. Weaker
 text matches are still returned, ranked and explained, so the caller can judge;
 "no skill fits" is a list without a strong result, never an empty list for a
 request some words of which a skill holds.
@@ -185,7 +186,8 @@ class SearchResult:
     """Why it matched: `exact_path`, `exact_name`, `name_prefix`, then
     `text_match:<column>` for each column holding a query word."""
     match: Match
-    """`strong`: a rule matched, or the text relevance clears `STRONG_RELEVANCE`.
+    """`strong`: a rule matched, or the text relevance clears `STRONG_RELEVANCE`
+    and most of the query is in words some skill holds (`KNOWN_SHARE`).
     `weak`: some words match, too few to call it a fit; returned so the caller
     can judge. "No skill fits" is a list without a strong result."""
 
@@ -352,7 +354,7 @@ class SkillSearch:
             for skill in skills:
                 if skill.key not in tiers and accept(skill):
                     tiers[skill.key] = (tier, skill, [reason])
-        texts = self._text_matches(state, query, limit=limit, accept=accept, keep=tiers)
+        texts, known = self._text_matches(state, query, limit=limit, accept=accept, keep=tiers)
 
         ranked = []
         for key in tiers.keys() | texts.keys():
@@ -368,7 +370,7 @@ class SkillSearch:
                 skill=skill,
                 score=tier + relevance / (1.0 + relevance),
                 reasons=tuple(reasons) + tuple(f"text_match:{c}" for c in columns),
-                match=match_of(tier, relevance),
+                match=match_of(tier, relevance, known),
             )
             for _order, skill, tier, relevance, reasons, columns in ranked[:limit]
         )
@@ -406,13 +408,19 @@ class SkillSearch:
         limit: int,
         accept: Callable[[Skill], bool],
         keep: Mapping[str, object],
-    ) -> dict[str, tuple[float, Skill, tuple[str, ...]]]:
+    ) -> tuple[dict[str, tuple[float, Skill, tuple[str, ...]]], float]:
+        """Text matches by skill key (relevance, skill, matching columns), and the
+        share of the query's IDF mass in words some skill holds."""
         terms = self._terms(state, query_words(query))
         if not terms or state.total == 0:
-            return {}
+            return {}, 0.0
         head_match = head_expression(terms)
         text_match = text_expression(terms)
-        mass = sum(idf(state.total, max(t.head_df, t.text_df)) for t in terms)
+        idfs = [idf(state.total, max(t.head_df, t.text_df)) for t in terms]
+        mass = sum(idfs)
+        # The share of the query's IDF mass in words some skill holds: a request
+        # made mostly of words no skill uses asks for something none covers.
+        known = sum(w for w, t in zip(idfs, terms, strict=True) if t.head_df or t.text_df) / mass
         found: dict[str, tuple[float, Skill]] = {}
         fetch = max(FETCH, limit * 4)
         while True:
@@ -446,7 +454,8 @@ class SkillSearch:
                 break
             fetch *= 4
         columns = self._matched_columns(state, terms, [skill for _, skill in found.values()])
-        return {key: (rel, skill, columns.get(key, ())) for key, (rel, skill) in found.items()}
+        matches = {key: (rel, skill, columns.get(key, ())) for key, (rel, skill) in found.items()}
+        return matches, known
 
     def _terms(self, state: _State, words: list[str]) -> list[Term]:
         """The query's terms, one per distinct stem, first occurrence first.
