@@ -143,26 +143,26 @@ def test_flags_say_what_a_person_needs_to_know(project: Path) -> None:
     assert flags["repo:pdf-tools"] == ()
 
 
-class _Report:
-    def __init__(self, missing: tuple[dict[str, str], ...]) -> None:
-        self.missing = missing
-
-
-class _SessionWithDependencies(Session):
-    """A session with issue 12's `dependencies(skill)` report."""
-
-    def dependencies(self, skill: Any) -> _Report:
-        return _Report(({"type": "env_var", "name": "API_KEY"},) if skill.name == "pdf-tools"
-                       else ())  # fmt: skip
-
-
-def test_missing_dependencies_come_from_the_sessions_report(project: Path) -> None:
-    plain = open_session(project)
-    pdf = plain.catalog.winners("pdf-tools")[0]
-    assert missing_dependencies(plain, pdf) == ()  # no report yet: nothing missing
-    session = _SessionWithDependencies(plain.catalog, config=plain.config)
-    assert missing_dependencies(session, pdf) == ({"type": "env_var", "name": "API_KEY"},)
-    assert skill_flags(session, pdf, {}) == ("missing-deps",)
+def test_missing_dependencies_come_from_the_sessions_report(
+    project: Path, write_skill: WriteSkill, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_skill(
+        "needs-key",
+        base=project / ".agents" / "skills",
+        description="Calls the API.",
+        files={
+            "agents/openai.yaml": "dependencies:\n  tools:\n"
+            "    - type: env_var\n      value: PICKER_TEST_KEY\n"
+        },
+    )
+    monkeypatch.delenv("PICKER_TEST_KEY", raising=False)
+    session = open_session(project)
+    skill = session.catalog.winners("needs-key")[0]
+    assert missing_dependencies(session, skill) == ({"type": "env_var", "name": "PICKER_TEST_KEY"},)
+    assert skill_flags(session, skill, {}) == ("missing-deps",)
+    monkeypatch.setenv("PICKER_TEST_KEY", "set")
+    assert missing_dependencies(session, skill) == ()
+    assert skill_flags(session, skill, {}) == ()
 
 
 def test_costs_say_where_each_skill_stands_in_the_catalog(project: Path) -> None:
@@ -181,11 +181,22 @@ def test_costs_say_where_each_skill_stands_in_the_catalog(project: Path) -> None
                         "listed with a shortened description"}  # fmt: skip
 
 
-def test_scopes_offer_the_project_config_inside_a_project(tmp_path: Path, project: Path) -> None:
-    assert toggle_scopes(str(project)) == ("user", "project")
+def test_scopes_are_where_the_deciding_entry_lives_else_user_and_project(
+    tmp_path: Path, project: Path, write_skill: WriteSkill
+) -> None:
+    session = open_session(project)
+    skill = session.catalog.winners("pdf-tools")[0]
+    assert toggle_scopes(skill, str(project)) == ("user", "project")
+    assert toggle_scopes(skill, str(project), user=False) == ("project",)
+    write_enabled(session.catalog, skill, False, scope="project", cwd=str(project))
+    assert toggle_scopes(skill, str(project)) == ("project",)
+    write_enabled(session.catalog, skill, True, scope="project", cwd=str(project))
+    write_enabled(session.catalog, skill, False, scope="user", cwd=str(project))
+    assert toggle_scopes(skill, str(project)) == ("user",)
     loose = tmp_path / "loose"
-    loose.mkdir()
-    assert toggle_scopes(str(loose)) == ("user",)
+    write_skill("notes", base=loose / ".agents" / "skills", description="Notes.")
+    notes = open_session(loose).catalog.winners("notes")[0]
+    assert toggle_scopes(notes, str(loose)) == ("user",)
 
 
 def test_config_entry_names_the_skill_alone(project: Path) -> None:

@@ -99,6 +99,24 @@ def build_tree(base: Path) -> Path:
     return project
 
 
+FIXED_LENGTH = 160
+
+
+def fixed_length_dir(base: Path, length: int = FIXED_LENGTH) -> Path:
+    """A folder under `base` whose absolute path is exactly `length` characters.
+
+    The catalog the model gets lists SKILL.md paths, so its size (shown as each
+    skill's catalog cost) depends on the length of the temp folder's path; a
+    snapshot built under this folder does not.
+    """
+    room = length - len(str(base)) - 1
+    if room < 1:
+        raise ValueError(f"{base} is longer than {length - 2} characters")
+    folder = base / ("p" * room)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 def open_session(project: Path, **kwargs: object) -> Session:
     """The session `skillpack ui` opens, without the bundled skills (they change)."""
     return Session.open(cwd=str(project), include_system=False, **kwargs)  # type: ignore[arg-type]

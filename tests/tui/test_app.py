@@ -184,24 +184,34 @@ async def test_enter_reads_the_preview_full_screen_and_escape_comes_back(
 
 
 @sync
-async def test_toggle_asks_which_config_and_writes_it(session: Session, project: Path) -> None:
+async def test_toggle_asks_which_config_when_none_decides_and_writes_it(
+    session: Session, project: Path
+) -> None:
+    project_config = project / ".skillpack" / "config.toml"
     app = make_app(session, project)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press(*"code-review", "ctrl+t")
         assert isinstance(app.screen, ScopeScreen)
-        await pilot.press("u")
+        await pilot.press("p")
         await pilot.pause()
-        text = user_config().read_text("utf-8")
-        assert re.search(r'disabled = \[\s*"old-helper",\s*"code-review",?\s*\]', text), text
+        assert 'disabled = ["code-review"]' in project_config.read_text("utf-8")
         assert app.flags_of(app.current) == ("disabled",)  # type: ignore[arg-type]
-        await pilot.press("ctrl+t", "p")  # enable it in the project: it overrides the user's
+        # the project file decides now: enabling writes there without asking
+        await pilot.press("ctrl+t")
         await pilot.pause()
-        project_config = project / ".skillpack" / "config.toml"
-        assert 'enabled = ["code-review"]' in project_config.read_text("utf-8")
+        assert not isinstance(app.screen, ScopeScreen)
+        assert "code-review" not in project_config.read_text("utf-8")
         assert app.flags_of(app.current) == ()  # type: ignore[arg-type]
-        await pilot.press("ctrl+t", "escape")  # cancelled: nothing written
+        # the user's file decides old-helper: it is enabled there
+        await pilot.press("ctrl+u", *"old-helper", "ctrl+t")
         await pilot.pause()
-        assert 'enabled = ["code-review"]' in project_config.read_text("utf-8")
+        assert "old-helper" not in user_config().read_text("utf-8")
+        assert app.flags_of(app.current) == ()  # type: ignore[arg-type]
+        # cancelled: nothing written
+        await pilot.press("ctrl+t", "escape")
+        await pilot.pause()
+        assert "old-helper" not in user_config().read_text("utf-8")
+        assert "old-helper" not in project_config.read_text("utf-8")
 
 
 @sync

@@ -11,6 +11,7 @@ from typing import Literal
 import click
 
 from .. import _errors
+from ._errors import CommandFailed
 from ._options import CatalogOptions, catalog_options
 from ._output import emit_json
 
@@ -18,12 +19,25 @@ PICK_CANCELLED = 130
 """Exit code of `--pick` when nothing was chosen (esc, ctrl+c, ctrl+q), as fzf's."""
 
 
+def settle_heap() -> None:
+    """The collector for a picker's process, once its catalog is loaded.
+
+    The CLI runs without the cyclic collector (short runs); a picker runs for
+    minutes and makes garbage as it draws, so the collector comes back, but the
+    objects alive now (the catalog: tens of thousands at 10,000 skills) are frozen
+    out of its sight, or each full collection would rescan them: a pause of about
+    100 ms in the middle of a keystroke. Only this command's process does this.
+    """
+    gc.freeze()
+    gc.enable()
+
+
 @click.command("ui")
 @click.option(
     "--pick",
     is_flag=True,
     help="Choose one skill, print it on stdout and exit (for shells and editors, "
-    "like fzf). Exit 130 when nothing was chosen.",
+    "like fzf). Exit 130 (error CANCELLED) when nothing was chosen.",
 )
 @click.option(
     "--print",
@@ -67,7 +81,6 @@ def ui_command(
             "The picker draws on the terminal through stderr and reads keys from stdin; "
             "run it with both on a terminal (stdout may be a pipe)."
         )
-    gc.enable()  # a picker runs for minutes: the CLI's collector switch-off is for short runs
     from ..runtime._session import Session
     from ..select._resolve import mention_for
     from ..tui._app import PickerApp
@@ -79,20 +92,31 @@ def ui_command(
         include_user=not catalog.no_user,
         include_system=not catalog.no_system,
         use_cache=not catalog.no_cache,
-        refresh="watch",
     ) as session:
-        chosen = PickerApp(session, cwd=cwd, pick=pick, query=query).run()
+        settle_heap()
+        app = PickerApp(
+            session, cwd=cwd, pick=pick, query=query, user_config=not catalog.no_user, live=True
+        )
+        chosen = app.run()
         if not pick:
             return
         if chosen is None:
-            raise SystemExit(PICK_CANCELLED)
+            raise CommandFailed(
+                "No skill was picked (esc or ctrl+q).",
+                code="CANCELLED",
+                exit_code=PICK_CANCELLED,
+            )
         mention = mention_for(chosen, session.catalog, is_visible=session.is_visible)
         if as_json:
             from ._catalog_cmds import skill_summary
 
-            emit_json(
-                {**skill_summary(chosen, enabled=session.is_enabled(chosen)), "mention": mention}
+            summary = skill_summary(
+                chosen,
+                enabled=session.is_enabled(chosen),
+                missing=session.dependencies(chosen).missing,
+                permission=session.config.permissions.decide(chosen),
             )
+            emit_json({**summary, "mention": mention})
             return
         printed = mention if print_ == "name" else chosen.path
         if sys.stdout.isatty():  # exact for a shell's capture, safe on a screen

@@ -17,13 +17,18 @@ import sqlite3
 import threading
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import Literal, NamedTuple
 
 from .._errors import SkillpackError
 from .._limits import SEARCH_MAX_LIMIT
 from .._model import Catalog, Problem, Skill
 from .._paths import PROJECT_MARKERS, project_root
-from ..config._config import ConfigScope, set_skill_enabled
+from ..config._config import (
+    ConfigScope,
+    enable_decided_by,
+    project_config_path,
+    set_skill_enabled,
+)
 from ..index._search import SkillSearch
 from ..select._narrow import NameTier, SkillNames, typed_id
 from ..select._words import query_words
@@ -98,6 +103,8 @@ class SkillFilter:
         self._lock = threading.Lock()
         self._names: SkillNames | None = None
         self._names_of: Catalog | None = None
+        self._all: list[Hit] = []
+        self._all_of: Catalog | None = None
         self._search: SkillSearch | None = None
         self._search_failed = False
 
@@ -140,7 +147,11 @@ class SkillFilter:
         order, when the query is blank."""
         catalog = self._session.catalog
         if not query.strip():
-            return [Hit(skill, "all", True) for skill in catalog.skills]
+            with self._lock:
+                if self._all_of is not catalog:
+                    self._all = [Hit(skill, "all", True) for skill in catalog.skills]
+                    self._all_of = catalog
+                return list(self._all)
         names, search = self._state(catalog)
         hits = [Hit(skill, _NAME_REASONS[tier], True) for skill, tier in names.match(query)]
         seen = {hit.skill.key for hit in hits}
@@ -193,15 +204,9 @@ def _owner(catalog: Catalog, path: str) -> Skill | None:
 
 
 def missing_dependencies(session: Session, skill: Skill) -> tuple[Mapping[str, str], ...]:
-    """`{"type", "name"}` of each dependency `skill` declares that is missing now.
-
-    Read from `Session.dependencies(skill).missing` (issue 12's report); a session
-    without that report says nothing is missing.
-    """
-    report: Any = getattr(session, "dependencies", None)
-    if report is None:
-        return ()
-    return tuple(report(skill).missing)
+    """`{"type", "name"}` of each dependency `skill` declares that the session lacks
+    now (`Session.dependencies`: nobody is asked)."""
+    return tuple(session.dependencies(skill).missing)
 
 
 def skill_flags(
@@ -278,14 +283,24 @@ class CatalogCosts:
 # -- enable and disable ------------------------------------------------------------------
 
 
-def toggle_scopes(cwd: str) -> tuple[ConfigScope, ...]:
-    """The config files an enable or disable from `cwd` may go to: the user's, and the
-    project's when `cwd` is inside a project (a folder marked by `.git`, `.jj` or
-    `.skillpack`); otherwise only the user's."""
+def toggle_scopes(skill: Skill, cwd: str, *, user: bool = True) -> tuple[ConfigScope, ...]:
+    """The config files an enable or disable of `skill` may go to, from `cwd`.
+
+    Where an entry decides the skill's state now (`enable_decided_by`), only that
+    file: a change is written where the deciding setting lives. Otherwise the user's
+    (unless `user` is False: the session reads no user config) and, inside a project
+    (a folder marked by `.git`, `.jj` or `.skillpack`), the project's.
+    """
+    project = project_config_path(cwd)
+    decided = enable_decided_by(skill, cwd=cwd, user=user)
+    if decided is not None:
+        return ("project",) if decided == project else ("user",)
     root = project_root(cwd)
-    if any(os.path.exists(os.path.join(root, marker)) for marker in PROJECT_MARKERS):
-        return ("user", "project")
-    return ("user",)
+    inside = any(os.path.exists(os.path.join(root, marker)) for marker in PROJECT_MARKERS)
+    scopes: list[ConfigScope] = ["user"] if user else []
+    if inside or not user:
+        scopes.append("project")
+    return tuple(scopes)
 
 
 def config_entry(catalog: Catalog, skill: Skill) -> str:

@@ -16,7 +16,7 @@ import os
 import shlex
 import subprocess
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import ClassVar
 
 from rich.text import Text
@@ -29,7 +29,12 @@ from textual.widgets import Footer, Input, Static
 from .._errors import SkillpackError
 from .._model import Catalog, Problem, Skill
 from .._paths import home_dir
-from ..config._config import ConfigScope, project_config_path, user_config_path
+from ..config._config import (
+    ConfigScope,
+    enable_decided_by,
+    project_config_path,
+    user_config_path,
+)
 from ..render._render import RenderedCatalog
 from ..runtime._live import CatalogChange
 from ..runtime._picker import (
@@ -48,11 +53,12 @@ from ..select._resolve import mention_for
 from ._list import SkillList
 from ._preview import SkillPreview, SkillView
 from ._screens import CatalogScreen, HelpScreen, ProblemsScreen, ScopeScreen
-from ._text import PathDisplay
+from ._text import PathDisplay, counted
 
-PREVIEW_DELAY = 0.06
-"""Seconds the cursor rests on a skill before the preview renders it (holding a
-key down scrolls the list without rendering every body on the way)."""
+PREVIEW_DELAY = 0.15
+"""Seconds the cursor rests on a skill before the preview renders it. Typing or
+holding an arrow key moves faster than that, so the list answers every key and the
+preview (its layout pass costs about as much as a keystroke) follows when you pause."""
 
 _LIST_KEYS = frozenset(" eycprq/?")
 """Keys the list binds itself; other printable keys typed there go to the filter."""
@@ -147,6 +153,8 @@ class PickerApp(App[Skill | None]):
         query: str = "",
         skill_filter: SkillFilter | None = None,
         home: str | None = None,
+        user_config: bool = True,
+        live: bool = False,
     ) -> None:
         """Args:
         session: The workspace's session (live when opened with `refresh="watch"`).
@@ -155,11 +163,17 @@ class PickerApp(App[Skill | None]):
         query: The filter to start with.
         skill_filter: Ranks skills for the filter (default: one over `session`).
         home: Shown as `~` in paths (default: skillpack's home folder).
+        user_config: Whether the session reads the user config (enable and
+            disable write there only then).
+        live: Once the list is drawn and search is ready, switch the session to
+            `refresh="watch"` (so its start does not slow the first paint).
         """
         super().__init__()
         self.session = session
         self.cwd = os.path.abspath(cwd)
         self.pick = pick
+        self.user_config = user_config
+        self.live = live
         self._query = query
         self.skill_filter = skill_filter or SkillFilter(session)
         self.paths = PathDisplay(self.cwd, home if home is not None else str(home_dir()))
@@ -201,7 +215,9 @@ class PickerApp(App[Skill | None]):
         self.apply_filter(self._query)
         self.filter_input.focus()
         self._unsubscribe = self.session.subscribe(self._changed_elsewhere)
-        self._prepare()
+        # The first frame goes out before anything else: search's sync, the costs
+        # and the watcher's start all compete with it for the interpreter.
+        self.call_after_refresh(self._prepare, True)
 
     def on_unmount(self) -> None:
         if self._unsubscribe is not None:
@@ -217,11 +233,18 @@ class PickerApp(App[Skill | None]):
             body.set_class(width < self.NARROW, "-narrow")
 
     @work(thread=True, exclusive=True, group="prepare")
-    def _prepare(self) -> None:
-        """Off the UI thread: the search index's sync and the catalog's costs."""
+    def _prepare(self, first: bool = False) -> None:
+        """Off the UI thread: the search index's sync, the catalog's costs, and
+        (the first time, when live) the watcher's start."""
         self.skill_filter.prepare()
         costs = CatalogCosts(self.session)
         self.call_from_thread(self._costs_ready, costs)
+        if first and self.live:
+            try:
+                self.session.set_refresh("watch")
+            except SkillpackError as exc:
+                self.call_from_thread(self.notify, str(exc), severity="warning", timeout=8)
+            self.call_from_thread(self._show_status, self.skill_list.hits)
 
     def _costs_ready(self, costs: CatalogCosts) -> None:
         self._costs = costs
@@ -256,7 +279,7 @@ class PickerApp(App[Skill | None]):
         self._show_status(hits)
         self.filter_count += 1
 
-    def _show_status(self, hits: list[Hit]) -> None:
+    def _show_status(self, hits: Sequence[Hit]) -> None:
         total = len(self._catalog.skills)
         text = Text()
         if self._query.strip() and hits and all(hit.reason == "close" for hit in hits):
@@ -264,9 +287,10 @@ class PickerApp(App[Skill | None]):
         text.append(f"{len(hits):,} of {total:,} skills")
         problems = len(self._catalog.problems)
         if problems:
-            text.append(f" · {problems:,} problem{'s' if problems != 1 else ''} (ctrl+p)")
-        text.append(f" · {self.session.refresh_mode}")
-        self.status.update(text)
+            text.append(f" · {counted(problems, 'problem')} (ctrl+p)")
+        mode = self.session.refresh_mode
+        text.append(" · live" if mode == "watch" else f" · {mode} (ctrl+r reloads)")
+        self.status.update(text, layout=False)  # one line, always: no re-layout per key
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "filter":
@@ -412,7 +436,7 @@ class PickerApp(App[Skill | None]):
             self.bell()
             return
         enable = not self.session.is_enabled(skill)
-        scopes = toggle_scopes(self.cwd)
+        scopes = toggle_scopes(skill, self.cwd, user=self.user_config)
         if len(scopes) == 1:
             self.write_enabled(skill, enable, scopes[0])
             return
@@ -442,9 +466,11 @@ class PickerApp(App[Skill | None]):
         self.refresh_catalog()
         state = "enabled" if enable else "disabled"
         if self.session.is_enabled(skill) != enable:
+            decided = enable_decided_by(skill, cwd=self.cwd, user=self.user_config)
+            where = self.paths.path(str(decided)) if decided is not None else "another file"
             self.notify(
                 f"Wrote {self.paths.path(str(path))}, but {skill.qualified_name} is still "
-                f"{'disabled' if enable else 'enabled'}: another config file decides it.",
+                f"{'disabled' if enable else 'enabled'}: {where} decides it.",
                 severity="warning",
                 timeout=8,
             )

@@ -142,9 +142,23 @@ class SkillList(ScrollView, can_focus=True):
                 if hit.skill.key == keep:
                     cursor = index
                     break
-        self.virtual_size = Size(self.size.width, len(hits))
+        self._set_rows(len(hits))
         self._move(cursor, force=True)
         self.refresh()
+
+    def _set_rows(self, count: int) -> None:
+        """Make the scrollable height `count` rows. A new virtual size re-lays out the
+        whole screen (every widget measured and drawn again); a keystroke needs only
+        this widget redrawn, so unless the scrollbar appears or goes, the size is set
+        without a layout pass and the scrollbar is updated in place."""
+        size = Size(self.size.width, count)
+        height = self.size.height
+        scrollbar_stays = (self.virtual_size.height > height) == (count > height)
+        if self.is_mounted and height and scrollbar_stays:
+            self.set_reactive(SkillList.virtual_size, size)
+            self._scroll_update(size)
+        else:
+            self.virtual_size = size
 
     def redraw(self) -> None:
         """Draw every row again (flags or enable state changed; rows did not)."""
@@ -223,7 +237,14 @@ class SkillList(ScrollView, can_focus=True):
         hit = self._hits[index]
         skill = hit.skill
         base = self.rich_style
-        style = self.get_component_rich_style
+
+        def style(name: str) -> Style:
+            # A part's colour and text style over the row's background (the cursor's
+            # too). Colours such as $text-disabled are blended into the background,
+            # so they are taken from the full style, its background left out.
+            full = self.get_component_rich_style(name)
+            return Style(color=full.color, bold=full.bold, italic=full.italic)
+
         flags = self._flags(skill)
         off = any(flag in ("disabled", "denied", "shadowed") for flag in flags)
         marks = "".join(FLAG_MARKS[flag] for flag in flags)
@@ -252,6 +273,6 @@ class SkillList(ScrollView, can_focus=True):
             Segment(name.ljust(name_width) + " ", name_style),
             Segment(description, text_style),
         ]
-        row_style: Style = base + style("skill-list--cursor") if cursor else base
+        row_style = base + self.get_component_rich_style("skill-list--cursor") if cursor else base
         strip = Strip(Segment.apply_style(segments, row_style))
         return strip.crop_extend(0, width, row_style)

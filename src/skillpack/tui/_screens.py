@@ -17,7 +17,7 @@ from .._model import Problem
 from ..config._config import ConfigScope
 from ..render._render import RenderedCatalog
 from ._list import FLAG_MARKS
-from ._text import PathDisplay, clip, one_line, safe_text
+from ._text import PathDisplay, clip, counted, safe_text
 
 _KEYS: tuple[tuple[str, str], ...] = (
     ("type", "filter: names first (exact, prefix, inside), then search's ranking of words"),
@@ -93,11 +93,13 @@ class ProblemsScreen(Screen[str | None]):
     DEFAULT_CSS = """
     ProblemsScreen > #problems-title { height: 1; padding: 0 1; text-style: bold; }
     ProblemsScreen > DataTable { height: 1fr; }
-    ProblemsScreen > #problems-message { height: auto; max-height: 8; padding: 0 1; }
+    ProblemsScreen > #problems-message {
+        height: auto; max-height: 10; padding: 0 1; border-top: solid $accent;
+    }
     """
     BINDINGS = [
         Binding("escape,q", "app.pop_screen", "Back"),
-        Binding("enter", "go", "Go to skill"),
+        Binding("enter", "go", "Go to its skill", priority=True),
     ]
 
     def __init__(
@@ -114,9 +116,12 @@ class ProblemsScreen(Screen[str | None]):
 
     def compose(self) -> ComposeResult:
         errors = sum(1 for p in self._problems if p.severity == "error")
-        count = len(self._problems)
+        warnings = len(self._problems) - errors
         yield Static(
-            Text(f"{count} problems ({errors} errors, {count - errors} warnings)"),
+            Text(
+                f"{counted(len(self._problems), 'problem')} ({counted(errors, 'error')}, "
+                f"{counted(warnings, 'warning')}); the highlighted one in full below"
+            ),
             id="problems-title",
         )
         table: DataTable[Text] = DataTable(cursor_type="row", zebra_stripes=True)
@@ -126,15 +131,14 @@ class ProblemsScreen(Screen[str | None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns("severity", "code", "where", "message")
+        table.add_columns("severity", "code", "where")
         for problem in self._problems:
             where = self._paths.path(problem.path) + (f":{problem.line}" if problem.line else "")
             style = "bold red" if problem.severity == "error" else "yellow"
             table.add_row(
                 Text(problem.severity, style=style),
                 Text(problem.code),
-                Text(clip(where, 48)),
-                Text(clip(one_line(self._paths.text(problem.message)), 80)),
+                Text(clip(where, 60)),
             )
         table.focus()
         self._describe(0)

@@ -56,6 +56,11 @@ def clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def counted(n: int, noun: str) -> str:
+    """"1 problem", "3 problems"."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
 class PathDisplay:
     """Shows paths relative to a base folder when inside it, else from `~`."""
 
