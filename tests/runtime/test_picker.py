@@ -13,14 +13,14 @@ from skillpack.cli._app import cli
 from skillpack.runtime._picker import (
     CatalogCosts,
     SkillFilter,
-    config_entry,
     missing_dependencies,
     problems_by_skill,
+    ref_for,
     skill_flags,
     toggle_scopes,
-    write_enabled,
 )
 from skillpack.runtime._session import Session
+from skillpack.runtime._workspace import write_enabled
 
 
 @pytest.fixture
@@ -169,16 +169,21 @@ def test_costs_say_where_each_skill_stands_in_the_catalog(project: Path) -> None
     session = open_session(project)
     by_id = {s.qualified_name: s for s in session.catalog.skills}
     costs = CatalogCosts(session)
-    assert costs.describe(by_id["repo:pdf-tools"]).startswith("listed with its whole description")
+    entry = costs.entry(by_id["repo:pdf-tools"])
+    assert entry is not None and entry.shown == "full" and entry.chars > 0
+    assert costs.describe(by_id["repo:pdf-tools"]).startswith(
+        f"{entry.chars:,} chars (~{entry.tokens:,} tokens), listed whole; the whole catalog: "
+    )
     assert costs.describe(by_id["repo:release"]) == (
         "not in the model's catalog: only the user invokes it"
     )
     assert costs.describe(by_id["user:pdf-tools"]) == "not in the model's catalog: it is shadowed"
-    tight = open_session(project, env={"SKILLS_PROMPT_CHAR_BUDGET": "700"})
-    described = {CatalogCosts(tight).describe(by_id[n]).split(":")[0].split(" (")[0]
-                 for n in ("repo:deploy-app", "repo:pdf-tools", "repo:sidecar")}  # fmt: skip
-    assert described & {"omitted", "listed by name only, no description",
-                        "listed with a shortened description"}  # fmt: skip
+    tight = CatalogCosts(open_session(project, env={"SKILLS_PROMPT_CHAR_BUDGET": "700"}))
+    cut = [tight.entry(s) for s in session.catalog.skills if tight.entry(s) is not None]
+    assert {e.shown for e in cut} & {"shortened", "name_only", "omitted"}  # type: ignore[union-attr]
+    omitted = next((e for e in cut if e.shown == "omitted"), None)  # type: ignore[union-attr]
+    if omitted is not None:
+        assert "omitted" in tight.describe(by_id[omitted.qualified_name])
 
 
 def test_scopes_are_where_the_deciding_entry_lives_else_user_and_project(
@@ -188,10 +193,11 @@ def test_scopes_are_where_the_deciding_entry_lives_else_user_and_project(
     skill = session.catalog.winners("pdf-tools")[0]
     assert toggle_scopes(skill, str(project)) == ("user", "project")
     assert toggle_scopes(skill, str(project), user=False) == ("project",)
-    write_enabled(session.catalog, skill, False, scope="project", cwd=str(project))
+    ref = ref_for(session.catalog, skill)
+    write_enabled(session.catalog, ref, False, scope="project", cwd=str(project))
     assert toggle_scopes(skill, str(project)) == ("project",)
-    write_enabled(session.catalog, skill, True, scope="project", cwd=str(project))
-    write_enabled(session.catalog, skill, False, scope="user", cwd=str(project))
+    write_enabled(session.catalog, ref, True, scope="project", cwd=str(project))
+    write_enabled(session.catalog, ref, False, scope="user", cwd=str(project))
     assert toggle_scopes(skill, str(project)) == ("user",)
     loose = tmp_path / "loose"
     write_skill("notes", base=loose / ".agents" / "skills", description="Notes.")
@@ -199,20 +205,25 @@ def test_scopes_are_where_the_deciding_entry_lives_else_user_and_project(
     assert toggle_scopes(notes, str(loose)) == ("user",)
 
 
-def test_config_entry_names_the_skill_alone(project: Path) -> None:
+def test_the_ref_names_the_skill_alone(project: Path, write_skill: WriteSkill) -> None:
+    write_skill("twin", base=project / ".agents" / "skills" / "a", description="One.")
+    write_skill("twin", base=project / ".agents" / "skills" / "b", description="Two.")
     session = open_session(project)
     by_id = {s.qualified_name: s for s in session.catalog.skills}
     catalog = session.catalog
-    assert config_entry(catalog, by_id["repo:deploy-app"]) == "deploy-app"
-    assert config_entry(catalog, by_id["user:pdf-tools"]) == "user:pdf-tools"
-    assert config_entry(catalog, by_id["repo:pdf-tools"]) == "repo:pdf-tools"
+    assert ref_for(catalog, by_id["repo:deploy-app"]) == "deploy-app"
+    assert ref_for(catalog, by_id["user:pdf-tools"]) == "user:pdf-tools"
+    assert ref_for(catalog, by_id["repo:pdf-tools"]) == "repo:pdf-tools"
+    twins = catalog.named("twin")
+    assert [ref_for(catalog, s) for s in twins] == [s.dir for s in twins]
 
 
 @pytest.mark.parametrize("scope", ["user", "project"])
 def test_a_write_matches_what_skillpack_disable_writes(project: Path, scope: str) -> None:
     session = open_session(project)
     skill = session.catalog.winners("deploy-app")[0]
-    path = write_enabled(session.catalog, skill, False, scope=scope, cwd=str(project))  # type: ignore[arg-type]
+    ref = ref_for(session.catalog, skill)
+    _, path = write_enabled(session.catalog, ref, False, scope=scope, cwd=str(project))  # type: ignore[arg-type]
     ours = path.read_text(encoding="utf-8")
     path.unlink()
     args = ["disable", "deploy-app", "--cwd", str(project)]
@@ -221,5 +232,5 @@ def test_a_write_matches_what_skillpack_disable_writes(project: Path, scope: str
     assert result.exit_code == 0, result.output
     assert path.read_text(encoding="utf-8") == ours
     assert 'disabled = ["deploy-app"]' in ours
-    write_enabled(session.catalog, skill, True, scope=scope, cwd=str(project))  # type: ignore[arg-type]
+    write_enabled(session.catalog, ref, True, scope=scope, cwd=str(project))  # type: ignore[arg-type]
     assert open_session(project).is_enabled(skill)

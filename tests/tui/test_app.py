@@ -142,7 +142,7 @@ async def test_the_preview_shows_frontmatter_body_files_problems_and_cost(
         title = text_of(app, "#preview-title")
         assert "repo:deploy-app" in title and "$deploy-app" in title
         state = text_of(app, "#preview-state")
-        assert "listed with its whole description" in state
+        assert re.search(r"\d+ chars \(~\d+ tokens\), listed whole", state), state
         meta = app.screen.query_one("#preview-meta", Static)
         table = meta.visual
         rendered = str(app.export_screenshot())

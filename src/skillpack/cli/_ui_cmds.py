@@ -108,7 +108,7 @@ def ui_command(
             )
         mention = mention_for(chosen, session.catalog, is_visible=session.is_visible)
         if as_json:
-            from ._catalog_cmds import skill_summary
+            from ..runtime._summary import skill_summary
 
             summary = skill_summary(
                 chosen,

@@ -16,22 +16,17 @@ import os
 import sqlite3
 import threading
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Literal, NamedTuple
 
 from .._errors import SkillpackError
 from .._limits import SEARCH_MAX_LIMIT
 from .._model import Catalog, Problem, Skill
 from .._paths import PROJECT_MARKERS, project_root
-from ..config._config import (
-    ConfigScope,
-    enable_decided_by,
-    project_config_path,
-    set_skill_enabled,
-)
+from ..config._config import ConfigScope, enable_decided_by, project_config_path
 from ..index._search import SkillSearch
 from ..select._narrow import NameTier, SkillNames, typed_id
 from ..select._words import query_words
+from ._context import EntryCost, Shown, context_report
 from ._session import Session
 
 log = logging.getLogger("skillpack.picker")
@@ -239,45 +234,53 @@ def skill_flags(
 class CatalogCosts:
     """Each skill's place in the model's catalog as the session renders it now.
 
-    Built once per catalog and config (rendering 10,000 entries takes a while: build
-    it off the UI thread). A skill is in the catalog with its whole description,
-    shortened, as a name only, or omitted by the budget; or not in it at all, and
-    then `describe` says why (disabled, denied, shadowed, user-only).
+    Built once per catalog and config from the session's context report (rendering
+    10,000 entries takes a while: build it off the UI thread). A skill is in the
+    catalog with its whole description, shortened, as a name only, or omitted by the
+    budget; or not in it at all, and then `describe` says why (disabled, denied,
+    shadowed, user-only).
     """
 
     def __init__(self, session: Session) -> None:
         self._session = session
-        self.rendered = session.render_catalog()
-        report = self.rendered.report
-        self._shortened = frozenset(report.shortened)
-        self._names_only = frozenset(report.names_only)
-        self._omitted = frozenset(report.omitted)
-        self._model = {skill.key for skill in session.model_skills()}
+        self.report = context_report(session, include_skills=True)
+        self._entries = {entry.path: entry for entry in self.report.entries}
+
+    def entry(self, skill: Skill) -> EntryCost | None:
+        """`skill`'s entry in the catalog (None: the model's catalog leaves it out)."""
+        return self._entries.get(skill.path)
 
     def describe(self, skill: Skill) -> str:
-        """One line for people: where the skill stands in the catalog."""
+        """One line for people: what the skill costs the catalog, and how it is shown."""
+        entry = self.entry(skill)
+        if entry is None:
+            return f"not in the model's catalog: {self._why_not(skill)}"
+        budget = self.report.budget
+        shown = _SHOWN_WORDS[entry.shown]
+        return (
+            f"{entry.chars:,} chars (~{entry.tokens:,} tokens), {shown}; the whole "
+            f"catalog: {budget.used_chars:,} of {budget.budget_chars:,} chars"
+        )
+
+    def _why_not(self, skill: Skill) -> str:
         session = self._session
-        if skill.key not in self._model:
-            if not session.is_enabled(skill):
-                why = "it is disabled"
-            elif not session.is_visible(skill):
-                why = "a permission rule denies it"
-            elif skill.shadowed_by is not None:
-                why = "it is shadowed"
-            elif not skill.model_invocable:
-                why = "only the user invokes it"
-            else:
-                why = "the session does not list it"
-            return f"not in the model's catalog: {why}"
-        report = self.rendered.report
-        budget = f"(catalog {report.used_chars:,} of {report.budget_chars:,} chars)"
-        if skill.name in self._omitted:
-            return f"omitted: the budget left no room {budget}"
-        if skill.name in self._names_only:
-            return f"listed by name only, no description {budget}"
-        if skill.name in self._shortened:
-            return f"listed with a shortened description {budget}"
-        return f"listed with its whole description {budget}"
+        if not session.is_enabled(skill):
+            return "it is disabled"
+        if not session.is_visible(skill):
+            return "a permission rule denies it"
+        if skill.shadowed_by is not None:
+            return "it is shadowed"
+        if not skill.model_invocable:
+            return "only the user invokes it"
+        return "the session does not list it"
+
+
+_SHOWN_WORDS: Mapping[Shown, str] = {
+    "full": "listed whole",
+    "shortened": "its description shortened by the budget",
+    "name_only": "listed by name only (the budget cut its description)",
+    "omitted": "omitted: the budget left no room",
+}
 
 
 # -- enable and disable ------------------------------------------------------------------
@@ -303,24 +306,12 @@ def toggle_scopes(skill: Skill, cwd: str, *, user: bool = True) -> tuple[ConfigS
     return tuple(scopes)
 
 
-def config_entry(catalog: Catalog, skill: Skill) -> str:
-    """What a config entry names `skill` by: its bare name when no other skill has
-    that name (what `skillpack disable NAME` writes), else its qualified id when that
-    picks it alone, else its folder."""
+def ref_for(catalog: Catalog, skill: Skill) -> str:
+    """What names `skill` alone in a config entry (and to `lookup_skill`): its bare name
+    when no other skill has that name (what `skillpack disable NAME` writes), else its
+    qualified id when that picks it alone, else its folder."""
     if catalog.named(skill.name) == (skill,):
         return skill.name
     if catalog.qualified(skill.qualified_name) == (skill,):
         return skill.qualified_name
     return skill.dir
-
-
-def write_enabled(
-    catalog: Catalog, skill: Skill, enabled: bool, *, scope: ConfigScope, cwd: str
-) -> Path:
-    """Enable or disable `skill` in the user or project config file, as
-    `skillpack enable/disable` do; returns the file written.
-
-    Raises:
-        UsageError, SkillIOError: the config file is broken or cannot be written.
-    """
-    return set_skill_enabled(config_entry(catalog, skill), enabled, scope=scope, cwd=cwd)

@@ -44,11 +44,12 @@ from ..runtime._picker import (
     SkillFilter,
     missing_dependencies,
     problems_by_skill,
+    ref_for,
     skill_flags,
     toggle_scopes,
-    write_enabled,
 )
 from ..runtime._session import Session
+from ..runtime._workspace import write_enabled
 from ..select._resolve import mention_for
 from ._list import SkillList
 from ._preview import SkillPreview, SkillView
@@ -438,14 +439,14 @@ class PickerApp(App[Skill | None]):
         enable = not self.session.is_enabled(skill)
         scopes = toggle_scopes(skill, self.cwd, user=self.user_config)
         if len(scopes) == 1:
-            self.write_enabled(skill, enable, scopes[0])
+            self.write_choice(skill, enable, scopes[0])
             return
         verb = "Enable" if enable else "Disable"
         question = f"{verb} {skill.qualified_name} in which config file?"
 
         def answered(scope: ConfigScope | None) -> None:
             if scope is not None:
-                self.write_enabled(skill, enable, scope)
+                self.write_choice(skill, enable, scope)
 
         self.push_screen(
             ScopeScreen(
@@ -456,10 +457,12 @@ class PickerApp(App[Skill | None]):
             answered,
         )
 
-    def write_enabled(self, skill: Skill, enable: bool, scope: ConfigScope) -> None:
+    def write_choice(self, skill: Skill, enable: bool, scope: ConfigScope) -> None:
         """Write the config file, then re-read the workspace to show the result."""
         try:
-            path = write_enabled(self._catalog, skill, enable, scope=scope, cwd=self.cwd)
+            _skill, path = write_enabled(
+                self._catalog, ref_for(self._catalog, skill), enable, scope=scope, cwd=self.cwd
+            )
         except SkillpackError as exc:
             self.notify(str(exc), severity="error", timeout=8)
             return
