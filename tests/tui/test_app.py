@@ -129,6 +129,11 @@ async def test_arrows_move_the_cursor_while_typing_and_a_click_selects(
         assert app.skill_list.cursor == 6
         await pilot.press("up")
         assert app.skill_list.cursor == 5
+        # a new query puts the cursor on its best match (the click focused the list:
+        # a letter it does not bind goes to the filter)
+        await pilot.press(*"jo")
+        assert app.skill_list.cursor == 0 and app.current is not None
+        assert app.current.name == "journal"
 
 
 @sync

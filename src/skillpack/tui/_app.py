@@ -115,9 +115,10 @@ class PickerApp(App[Skill | None]):
     CSS = """
     Screen { layout: vertical; }
     #body { height: 1fr; layout: horizontal; }
-    #body > SkillList { width: 1fr; }
-    #body > SkillPreview { width: 1fr; border-left: solid $panel-lighten-2; }
+    #body > SkillList { width: 3fr; }
+    #body > SkillPreview { width: 2fr; border-left: solid $panel-lighten-2; }
     #body.-narrow { layout: vertical; }
+    #body.-narrow > SkillList, #body.-narrow > SkillPreview { width: 1fr; }
     #body.-narrow > SkillPreview { border-left: none; border-top: solid $panel-lighten-2; }
     #status { height: 1; padding: 0 1; background: $panel; color: $text-muted; }
     """
@@ -271,12 +272,15 @@ class PickerApp(App[Skill | None]):
             flags = self._flags[skill.key] = skill_flags(self.session, skill, self._problems)
         return flags
 
-    def apply_filter(self, query: str) -> None:
-        """Rank the skills for `query` and show them, keeping the cursor's skill."""
+    def apply_filter(self, query: str, *, keep: bool = False) -> None:
+        """Rank the skills for `query` and show them. The cursor goes to the best
+        match; it stays on its skill when `keep` (the catalog changed under it) or
+        when the filter is cleared (the skill just found is shown among all)."""
         self._query = query
         current = self.current
         hits = self.skill_filter.rank(query)
-        self.skill_list.set_hits(hits, keep=current.key if current is not None else None)
+        stay = current is not None and (keep or not query.strip())
+        self.skill_list.set_hits(hits, keep=current.key if stay and current else None)
         self._show_status(hits)
         self.filter_count += 1
 
@@ -382,7 +386,7 @@ class PickerApp(App[Skill | None]):
         self._problems = problems_by_skill(self._catalog)
         self._flags.clear()
         self._costs = None
-        self.apply_filter(self._query)
+        self.apply_filter(self._query, keep=True)
         self.skill_list.redraw()
         self._prepare()
         parts = [

@@ -2,47 +2,18 @@
 
 A skill's name, description, body, paths and problem messages may hold terminal
 controls (`ESC[2J`), bidi overrides (U+202E) or invisible format characters:
-`safe_text` shows each as a visible escape, the rule the CLI follows for what it
-prints (issue 9). Paths are shown relative to the folder the picker was opened in
-when they are inside it, else from `~`: shorter, and stable in snapshots.
+everything drawn goes through `safe_text` (issue 9). Paths are shown relative to the
+folder the picker was opened in when they are inside it, else from `~`: shorter,
+and stable in snapshots.
 """
 
 from __future__ import annotations
 
 import os
-import unicodedata
-from typing import Final
 
-_HIDDEN: Final = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
-"""Controls (C0, DEL, C1), format characters (bidi, zero-width, tags), lone
-surrogates, and the line and paragraph separators: a terminal obeys or hides them."""
+from .._text import safe_text
 
-_NAMED: Final = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
-
-
-def safe_text(text: str, *, multiline: bool = False) -> str:
-    """`text` with every character a terminal would obey or hide written as an escape
-    (`\\x1b`, `\\u202e`); `multiline` keeps newlines and tabs."""
-    if text.isprintable():
-        return text
-    keep = "\n\t" if multiline else ""
-    return "".join(
-        _escape(ch) if ch not in keep and unicodedata.category(ch) in _HIDDEN else ch
-        for ch in text
-    )
-
-
-def _escape(ch: str) -> str:
-    named = _NAMED.get(ch)
-    if named is not None:
-        return named
-    code = ord(ch)
-    if code <= 0xFF:
-        return f"\\x{code:02x}"
-    if code <= 0xFFFF:
-        return f"\\u{code:04x}"
-    return f"\\U{code:08x}"
-
+__all__ = ["PathDisplay", "clip", "counted", "one_line", "safe_text"]
 
 def one_line(text: str) -> str:
     """`text` on one line: whitespace runs collapsed, then made safe."""
