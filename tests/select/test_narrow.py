@@ -2,28 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
+from test_resolve import make
 
-from skillpack._model import Catalog, Scope, Skill
+from skillpack._model import Catalog, Skill
 from skillpack.select._narrow import SkillNames, typed_id
 from skillpack.select._resolve import mention_for
-
-
-def make(name: str, *, scope: Scope = "repo", plugin: str | None = None, **fields: Any) -> Skill:
-    directory = f"/{scope}/{plugin + '/' if plugin else ''}{name}"
-    return Skill(
-        name=name,
-        description=f"The {name} skill.",
-        path=f"{directory}/SKILL.md",
-        dir=directory,
-        real_path=f"{directory}/SKILL.md",
-        scope=scope,
-        plugin=plugin,
-        **fields,
-    )
-
 
 CATALOG = Catalog(
     skills=(
@@ -108,11 +92,6 @@ def test_mention_is_the_shortest_id_that_picks_the_skill() -> None:
 
 def test_mention_falls_back_to_a_link_when_only_the_path_tells_skills_apart() -> None:
     a = make("twin")
-    b = Skill(**{**_fields(a), "path": "/repo/b/twin/SKILL.md", "dir": "/repo/b/twin",
-                 "real_path": "/repo/b/twin/SKILL.md"})  # fmt: skip
+    b = make("twin", folder="b/twin")
     twins = Catalog(skills=(a, b))
-    assert mention_for(b, twins) == "[$twin](/repo/b/twin/SKILL.md)"
-
-
-def _fields(skill: Skill) -> dict[str, Any]:
-    return {f: getattr(skill, f) for f in skill.__dataclass_fields__}
+    assert mention_for(b, twins) == f"[$twin]({b.path})"

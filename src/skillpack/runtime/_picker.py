@@ -109,14 +109,9 @@ class SkillFilter:
                 self._names = SkillNames(catalog.skills)
                 self._names_of = catalog
             if self._search is None and not self._search_failed:
-                conn = self._connection
-                if conn is None:
-                    from ._tools import _open_search_connection
+                from ._tools import new_search
 
-                    conn = _open_search_connection()
-                reader = self._session.reader
-                read_head = getattr(reader, "read_body_head", None)
-                self._search = SkillSearch(conn, read_body=reader.read_body, read_head=read_head)
+                self._search = new_search(self._session.reader, self._connection)
             return self._names, self._search
 
     def prepare(self) -> None:
