@@ -45,7 +45,7 @@ def project(tmp_path: Path, write_skill: WriteSkill) -> Path:
         "user-invocable: false",
     )
     write_skill("wrong-name", base=skills, name="other-name", description="A mismatched skill.")
-    write_skill("broken", base=skills, frontmatter="name: broken")
+    write_skill("broken", base=skills, frontmatter="name: broken\ndescription: [unclosed")
     write_skill(
         "sidecar",
         base=skills,
@@ -118,8 +118,8 @@ def test_problems_belong_to_the_skill_they_are_about(project: Path) -> None:
     assert by_name["pdf-tools"].key not in owned
     # the broken SKILL.md loaded as no skill: its problem belongs to none
     listed = {p.code for problems in owned.values() for p in problems}
-    assert "description-missing" in {p.code for p in catalog.problems}
-    assert "description-missing" not in listed
+    assert "yaml-invalid" in {p.code for p in catalog.problems}
+    assert "yaml-invalid" not in listed
 
 
 def test_flags_say_what_a_person_needs_to_know(project: Path) -> None:

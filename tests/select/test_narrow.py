@@ -50,7 +50,7 @@ def shown(found: list[tuple[Skill, str]]) -> list[tuple[str, str]]:
         ("code review", [("repo:code_review", "exact")]),
         # a qualified id matches scope or plugin namespaces
         ("acme:lint", [("acme:lint", "exact")]),
-        ("repo:lint", [("acme:lint", "exact")]),
+        ("repo:lint", []),  # a plugin skill's qualified id is its plugin's
         ("user:p", [("user:pdf", "prefix")]),
         ("", []),
         ("   ", []),
@@ -63,9 +63,11 @@ def test_names_match_exact_then_prefix_then_inside(
     assert shown(NAMES.match(query)) == expected
 
 
-def test_a_plugin_skill_counts_its_best_qualified_match_once() -> None:
-    found = NAMES.match("acme:")
-    assert shown(found) == [("acme:lint", "prefix")]
+def test_a_qualified_prefix_names_the_namespace() -> None:
+    assert shown(NAMES.match("acme:")) == [("acme:lint", "prefix")]
+    assert [n for n, _ in shown(NAMES.match("repo:"))] == [  # catalog order
+        "repo:code_review", "repo:deploy-app", "repo:edit-pdf", "repo:pdf", "repo:pdf-tools"
+    ]
 
 
 def test_near_misses_are_the_resolvers_close_names() -> None:

@@ -80,7 +80,7 @@ def build_tree(base: Path) -> Path:
         skills / "data-viz",
         "name: charts\ndescription: Draw charts from CSV data with matplotlib.",
     )
-    _skill(skills / "broken", "name: broken")
+    _skill(skills / "broken", "name: broken\ndescription: [unclosed")
     home_skills = Path.home() / ".agents" / "skills"
     _skill(
         home_skills / "pdf-tools",

@@ -316,8 +316,8 @@ async def test_problems_view_lists_every_problem_and_goes_to_its_skill(
         table = app.screen.query_one(DataTable)
         assert table.row_count == len(session.catalog.problems)
         codes = [str(table.get_row_at(i)[1]) for i in range(table.row_count)]
-        assert "description-missing" in codes and "name-mismatch" in codes
-        await pilot.press(*["down"] * codes.index("description-missing"), "enter")
+        assert "yaml-invalid" in codes and "name-mismatch" in codes
+        await pilot.press(*["down"] * codes.index("yaml-invalid"), "enter")
         assert isinstance(app.screen, ProblemsScreen)  # the broken file is no skill
         await pilot.press("home", *["down"] * codes.index("name-mismatch"), "enter")
         await pilot.pause()

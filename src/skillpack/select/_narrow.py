@@ -1,7 +1,8 @@
 """Narrowing a list of skills as a person types its name (pure).
 
 The picker reads what is typed as the resolver reads a `$id`: a bare name, or a
-qualified id when it holds a `:` (`repo:lint`, `my-plugin:lint`); a leading `$` or
+qualified id when it holds a `:` (`repo:lint`, `my-plugin:lint`: a plugin skill is
+named by its plugin, `Skill.qualified_name`); a leading `$` or
 `/` is dropped, and names compare as search compares them (`norm_name`: case
 ignored, spaces and `_` read as `-`). Tiers, best first:
 
@@ -90,8 +91,6 @@ class _Keys:
             self.starts.append(offset)
             offset += len(key) + 1
         self.text = "\n" + "\n".join(key for key, _skill in self.keyed) + "\n"
-        # A plugin skill has two qualified keys; then a skill may match twice.
-        self.repeats = len({skill.key for _key, skill in self.keyed}) != len(self.keyed)
 
     def match(self, wanted: str) -> list[tuple[Skill, NameTier]]:
         text, starts, keyed = self.text, self.starts, self.keyed
@@ -111,13 +110,4 @@ class _Keys:
             # A key's first hit is its leftmost: later hits in it change nothing.
             at = text.find(needle, at + 1)
         ranked = sorted(best.items(), key=lambda item: (item[1], item[0]))
-        found: list[tuple[Skill, NameTier]] = []
-        seen: set[str] = set()
-        for index, rank in ranked:
-            skill = keyed[index][1]
-            if self.repeats:
-                if skill.key in seen:
-                    continue
-                seen.add(skill.key)
-            found.append((skill, _TIERS[rank]))
-        return found
+        return [(keyed[index][1], _TIERS[rank]) for index, rank in ranked]
