@@ -20,13 +20,15 @@ PICK_CANCELLED = 130
 
 
 def settle_heap() -> None:
-    """The collector for a picker's process, once its catalog is loaded.
+    """The collector for a picker's process, once a catalog is loaded (and again once
+    its search tables and costs are built).
 
     The CLI runs without the cyclic collector (short runs); a picker runs for
     minutes and makes garbage as it draws, so the collector comes back, but the
-    objects alive now (the catalog: tens of thousands at 10,000 skills) are frozen
-    out of its sight, or each full collection would rescan them: a pause of about
-    100 ms in the middle of a keystroke. Only this command's process does this.
+    objects alive now (the catalog and what is built for it: tens of thousands at
+    10,000 skills) are frozen out of its sight, or each full collection would
+    rescan them: a 30-100 ms pause in the middle of a keystroke. Only this
+    command's process does this.
     """
     gc.freeze()
     gc.enable()
@@ -95,7 +97,13 @@ def ui_command(
     ) as session:
         settle_heap()
         app = PickerApp(
-            session, cwd=cwd, pick=pick, query=query, user_config=not catalog.no_user, live=True
+            session,
+            cwd=cwd,
+            pick=pick,
+            query=query,
+            user_config=not catalog.no_user,
+            live=True,
+            on_ready=settle_heap,
         )
         chosen = app.run()
         if not pick:

@@ -17,7 +17,7 @@ import shlex
 import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import events, work
@@ -66,7 +66,21 @@ _LIST_KEYS = frozenset(" eycprq/?")
 
 
 class FilterInput(Input):
-    """The filter line. `?` on an empty filter opens the help instead of typing."""
+    """The filter line. `?` on an empty filter opens the help instead of typing.
+
+    The list is filtered from the value's watcher, in the same turn as the key: an
+    `Input.Changed` handler would run after the screen has drawn the frame the key
+    caused, and the new rows would wait for the next one.
+    """
+
+    def __init__(self, on_value: Callable[[str], None], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._on_value = on_value
+
+    def _watch_value(self, value: str) -> None:
+        super()._watch_value(value)
+        if self.is_mounted:
+            self._on_value(value)
 
     DEFAULT_CSS = """
     FilterInput { border: none; height: 1; padding: 0 1; background: $boost; }
@@ -157,6 +171,7 @@ class PickerApp(App[Skill | None]):
         home: str | None = None,
         user_config: bool = True,
         live: bool = False,
+        on_ready: Callable[[], None] | None = None,
     ) -> None:
         """Args:
         session: The workspace's session (live when opened with `refresh="watch"`).
@@ -169,6 +184,9 @@ class PickerApp(App[Skill | None]):
             disable write there only then).
         live: Once the list is drawn and search is ready, switch the session to
             `refresh="watch"` (so its start does not slow the first paint).
+        on_ready: Called (on a worker thread) each time what a catalog needs is
+            built: search synced, costs measured. `skillpack ui` freezes the heap
+            there (`settle_heap`).
         """
         super().__init__()
         self.session = session
@@ -176,6 +194,7 @@ class PickerApp(App[Skill | None]):
         self.pick = pick
         self.user_config = user_config
         self.live = live
+        self._on_ready = on_ready
         self._query = query
         self.skill_filter = skill_filter or SkillFilter(session)
         self.paths = PathDisplay(self.cwd, home if home is not None else str(home_dir()))
@@ -195,6 +214,7 @@ class PickerApp(App[Skill | None]):
         # The main screen's widgets, held: `query_one` would search whichever
         # screen is on top (help, problems), and late work still needs them.
         self.filter_input = FilterInput(
+            self.apply_filter,
             value=self._query,
             placeholder=f"Filter {len(self._catalog.skills):,} skills: a name, words or a path",
             id="filter",
@@ -240,6 +260,8 @@ class PickerApp(App[Skill | None]):
         (the first time, when live) the watcher's start."""
         self.skill_filter.prepare()
         costs = CatalogCosts(self.session)
+        if self._on_ready is not None:
+            self._on_ready()
         self.call_from_thread(self._costs_ready, costs)
         if first and self.live:
             try:
@@ -296,10 +318,6 @@ class PickerApp(App[Skill | None]):
         mode = self.session.refresh_mode
         text.append(" · live" if mode == "watch" else f" · {mode} (ctrl+r reloads)")
         self.status.update(text, layout=False)  # one line, always: no re-layout per key
-
-    def on_input_changed(self, event: Input.Changed) -> None:
-        if event.input.id == "filter":
-            self.apply_filter(event.value)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         skill = self.current
@@ -548,13 +566,8 @@ class PickerApp(App[Skill | None]):
         """Put the cursor on the skill whose key is `key` (the filter cleared)."""
         if key is None:
             return
-        typed = self.filter_input
-        with typed.prevent(Input.Changed):
-            typed.value = ""
-        self._query = ""
-        hits = self.skill_filter.rank("")
-        self.skill_list.set_hits(hits, keep=key)
-        self._show_status(hits)
+        self.filter_input.value = ""  # lists every skill
+        self.skill_list.set_hits(self.skill_list.hits, keep=key)
         self.skill_list.focus()
 
 
