@@ -238,8 +238,12 @@ class CatalogCosts:
 
     def __init__(self, session: Session) -> None:
         self._session = session
-        self.report = context_report(session, include_skills=True)
-        self._entries = {entry.path: entry for entry in self.report.entries}
+        report = context_report(session, include_skills=True)
+        self.budget = report.budget
+        """The catalog's budget and what it shortened, reduced to names, or omitted."""
+        # Only the entries are kept: the report's per-skill states would be
+        # thousands of objects for the collector to walk.
+        self._entries = {entry.path: entry for entry in report.entries}
 
     def entry(self, skill: Skill) -> EntryCost | None:
         """`skill`'s entry in the catalog (None: the model's catalog leaves it out)."""
@@ -250,7 +254,7 @@ class CatalogCosts:
         entry = self.entry(skill)
         if entry is None:
             return f"not in the model's catalog: {self._why_not(skill)}"
-        budget = self.report.budget
+        budget = self.budget
         shown = _SHOWN_WORDS[entry.shown]
         return (
             f"{entry.chars:,} chars (~{entry.tokens:,} tokens), {shown}; the whole "
