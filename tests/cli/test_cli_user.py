@@ -57,6 +57,7 @@ FAILING: dict[str, tuple[str, ...]] = {
     "doctor": ("--cwd", "/no/such/folder"),
     "publish": ("{broken}", "--out", "{broken}"),
     "audit": ("no-such-skill", "--cwd", "/"),
+    "ui": ("--pick",),  # the test runner is no terminal
 }
 """A failing input per command; a command missing here still gets the generic case."""
 

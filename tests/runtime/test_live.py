@@ -308,6 +308,28 @@ def test_close_stops_the_watcher_and_is_idempotent(project: Path) -> None:
     assert session.refresh_mode == "manual"
 
 
+def test_a_manual_session_can_start_and_stop_watching_later(
+    project: Path, write_skill: WriteSkill
+) -> None:
+    changes: queue.Queue[CatalogChange] = queue.Queue()
+    with Session.open(cwd=str(project)) as session:
+        session.subscribe(changes.put)
+        assert watcher_threads() == []
+        session.set_refresh("watch")
+        session.set_refresh("watch")  # already watching: still one watcher
+        assert session.refresh_mode == "watch" and len(watcher_threads()) == 1
+        write_skill("gamma", base=project / ".agents" / "skills")
+        wait_for(changes, lambda c: any(s.name == "gamma" for s in c.added))
+        session.set_refresh("on_call")
+        assert session.refresh_mode == "on_call" and watcher_threads() == []
+    with pytest.raises(UsageError, match="closed"):
+        session.set_refresh("watch")
+    with pytest.raises(UsageError, match="Unknown refresh mode"):
+        Session.open(cwd=str(project)).set_refresh("sometimes")  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match="needs a way to re-discover"):
+        Session(Catalog()).set_refresh("watch")
+
+
 def test_a_session_dropped_without_close_stops_its_watcher(project: Path) -> None:
     session = Session.open(cwd=str(project), refresh="watch")
     assert len(watcher_threads()) == 1

@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "doctor": "_install_cmds:doctor_command",
     "publish": "_install_cmds:publish_command",
     "audit": "_install_cmds:audit_command",
+    "ui": "_ui_cmds:ui_command",
 }
 """Command name -> `module:function` in this package."""
 

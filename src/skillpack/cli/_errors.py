@@ -17,6 +17,7 @@ some, and the fields a `CommandFailed` carries). The codes are stable:
     APPROVAL_REQUIRED   `install`/`update`: the plan was not approved, nothing written
     DRIFT               `doctor`: installed skills differ from the lock file
     AUDIT_HIGH          `audit`: a high-severity finding
+    CANCELLED           `ui --pick`: nothing was picked (exit 130, as fzf's)
     INTERNAL_ERROR      anything else
 """
 

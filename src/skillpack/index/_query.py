@@ -5,7 +5,6 @@ strong and weak matches. No SQLite here: `_search` runs what this module builds.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -67,16 +66,6 @@ class Term:
     """Documents whose frontmatter holds the stem (0 when unknown to the index)."""
     text_df: int
     """Documents whose body holds one of `forms` (the sum of theirs, at most N)."""
-
-
-_NAME_SEP = re.compile(r"[\s_]+")
-
-
-def norm_name(text: str) -> str:
-    lowered = text.strip().lower()
-    if "_" in lowered or " " in lowered or not lowered.isprintable():
-        return _NAME_SEP.sub("-", lowered)
-    return lowered  # the common case, without a regex pass
 
 
 def norm_path(text: str) -> str:

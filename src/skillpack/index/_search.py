@@ -45,7 +45,7 @@ from typing import Any
 from .._errors import SkillIOError, SkillpackError, UsageError
 from .._limits import SEARCH_LIMIT, SEARCH_MAX_LIMIT
 from .._model import SCOPE_RANK, SCOPES, Catalog, Scope, Skill
-from ..select._words import STOP_WORDS, folded, query_words
+from ..select._words import STOP_WORDS, folded, norm_name, query_words
 from ._query import (
     COLUMN_WEIGHTS,
     COLUMNS,
@@ -60,7 +60,6 @@ from ._query import (
     head_expression,
     idf,
     match_of,
-    norm_name,
     norm_path,
     starts_word,
     text_expression,
@@ -280,8 +279,9 @@ class SkillSearch:
         limit: int = DEFAULT_LIMIT,
         scope: Scope | None = None,
         is_visible: Callable[[Skill], bool] = lambda skill: True,
+        model_only: bool = True,
     ) -> tuple[SearchResult, ...]:
-        """Rank the model-invocable, visible skills of `catalog` for `query`.
+        """Rank the visible skills of `catalog` (model-invocable ones by default) for `query`.
 
         Args:
             catalog: The skills to search. The first search against a catalog
@@ -290,6 +290,9 @@ class SkillSearch:
             limit: Most results, from 1 to `MAX_LIMIT`.
             scope: Only skills of this scope.
             is_visible: Host filter (permissions, enabled state); False hides a skill.
+            model_only: Only skills the model may invoke (the default: what the
+                `skill_search` tool offers); False ranks every skill, as a person
+                browsing the workspace sees them.
 
         Returns:
             Results best first, each `strong` or `weak`; empty only when no skill
@@ -300,7 +303,7 @@ class SkillSearch:
             SkillIOError: the index cannot be written, or SQLite lacks FTS5.
         """
         return self.search_page(
-            catalog, query, limit=limit, scope=scope, is_visible=is_visible
+            catalog, query, limit=limit, scope=scope, is_visible=is_visible, model_only=model_only
         )[0]
 
     def search_page(
@@ -311,6 +314,7 @@ class SkillSearch:
         limit: int = DEFAULT_LIMIT,
         scope: Scope | None = None,
         is_visible: Callable[[Skill], bool] = lambda skill: True,
+        model_only: bool = True,
     ) -> tuple[tuple[SearchResult, ...], bool]:
         """`search`'s results, and whether more than `limit` skills matched (the
         `truncated` of `skill_search`): one more result is ranked to tell."""
@@ -327,9 +331,24 @@ class SkillSearch:
             )
         with self._lock:
             found = self._search(
-                catalog, query, limit=limit + 1, scope=scope, is_visible=is_visible
+                catalog,
+                query,
+                limit=limit + 1,
+                scope=scope,
+                is_visible=is_visible,
+                model_only=model_only,
             )
         return found[:limit], len(found) > limit
+
+    def prepare(self, catalog: Catalog) -> None:
+        """Bring the index up to date with `catalog` now, so that its first search
+        only queries (a host may call this on a worker thread after a change).
+
+        Raises:
+            SkillIOError: the index cannot be written, or SQLite lacks FTS5.
+        """
+        with self._lock:
+            self._prepare(catalog)
 
     def _search(
         self,
@@ -339,12 +358,13 @@ class SkillSearch:
         limit: int,
         scope: Scope | None,
         is_visible: Callable[[Skill], bool],
+        model_only: bool,
     ) -> tuple[SearchResult, ...]:
         state = self._prepare(catalog)
 
         def accept(skill: Skill) -> bool:
             return (
-                skill.model_invocable
+                (skill.model_invocable or not model_only)
                 and (scope is None or skill.scope == scope)
                 and bool(is_visible(skill))
             )

@@ -447,6 +447,37 @@ class Session:
 
         return unsubscribe
 
+    def set_refresh(self, refresh: RefreshMode) -> None:
+        """Change how the catalog stays current from now on: `"watch"` starts the
+        watcher, another mode stops it. A UI opens `"manual"`, draws, then watches
+        (a watcher's start, a recursive watch and one catching-up refresh, would
+        otherwise compete with the first paint).
+
+        Raises:
+            UsageError: an unknown mode, a live mode without a source, `"watch"`
+                without `watchfiles`, or a closed session.
+        """
+        mode = _check_refresh(refresh, self._source)
+        with self._lock:
+            if self._closed:
+                raise UsageError("This session is closed; open a new one to refresh it live.")
+            self._refresh_mode = mode
+            start = mode == "watch" and self._watcher is None
+            stopped = None
+            if mode != "watch":
+                stopped, self._watcher = self._watcher, None
+        if stopped is not None:
+            stopped.stop()
+        if not start:
+            return
+        watcher = _start_watcher(self)
+        with self._lock:
+            keep = not self._closed and self._watcher is None and self._refresh_mode == "watch"
+            if keep:
+                self._watcher = watcher
+        if not keep:
+            watcher.stop()  # closed, or switched again, meanwhile
+
     def close(self) -> None:
         """Stop the watcher (if any) and live refreshing; idempotent.
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .. import _errors as errors
 from .._limits import NAME_ENUM_MAX
@@ -20,9 +20,12 @@ from .._limits import SEARCH_MAX_LIMIT as MAX_LIMIT
 from .._model import Skill
 from ..select._resolve import shown_ids
 from ._fork import SubagentRunner, no_runner_message
-from ._session import Injection, Session
+from ._session import Injection, Session, SkillReader
 from ._tool_args import check_args, strict_schema, tool_schema
 from ._workspace import looks_like_path
+
+if TYPE_CHECKING:
+    from ..index._search import SkillSearch
 
 ErrorCode = Literal[
     "INVALID_PARAM",
@@ -260,15 +263,7 @@ class SkillTools:
     def _searcher(self) -> Any:
         with self._lock:
             if self._search is None:
-                from ..index._search import SkillSearch
-
-                conn = self._search_connection
-                if conn is None:
-                    conn = _open_search_connection()
-                reader = self.session.reader
-                # Readers that can read just the head of a body make index builds cheaper.
-                read_head = getattr(reader, "read_body_head", None)
-                self._search = SkillSearch(conn, read_body=reader.read_body, read_head=read_head)
+                self._search = new_search(self.session.reader, self._search_connection)
             return self._search
 
     def _search_tool(self, args: Mapping[str, Any]) -> Any:
@@ -409,6 +404,17 @@ def _injection_data(injection: Injection) -> dict[str, Any]:
         "already_loaded": injection.reminder,
         "missing_dependencies": list(injection.missing_dependencies),
     }
+
+
+def new_search(reader: SkillReader, connection: Any = None) -> SkillSearch:
+    """A `SkillSearch` over `connection` (default: the persistent index, else memory)
+    that reads bodies through `reader`."""
+    from ..index._search import SkillSearch
+
+    conn = connection if connection is not None else _open_search_connection()
+    # Readers that can read just the head of a body make index builds cheaper.
+    read_head = getattr(reader, "read_body_head", None)
+    return SkillSearch(conn, read_body=reader.read_body, read_head=read_head)
 
 
 def _open_search_connection() -> Any:

@@ -65,11 +65,14 @@ __all__ = [
     "Mention",
     "MentionSource",
     "Resolution",
+    "close_matches",
     "find_mentions",
     "find_skill",
+    "mention_for",
     "parse_slash",
     "resolve_message",
     "shown_ids",
+    "skill_keys",
     "suggest",
 ]
 
@@ -358,16 +361,7 @@ class _Resolver:
             substring = _unique(skill for key, skill in keyed if query in key)
             if substring:
                 return substring, []
-        # difflib costs ~15 µs a name: compare only names of about the same length
-        # that share the first letter or the last two, which keeps typos in reach.
-        slack = max(2, len(query) // 4)
-        head, tail = query[0], query[-2:]
-        by_key: dict[str, list[Skill]] = {}
-        for key, skill in keyed:
-            if abs(len(key) - len(query)) <= slack and (key[:1] == head or key[-2:] == tail):
-                by_key.setdefault(key, []).append(skill)
-        close = difflib.get_close_matches(query, list(by_key), n=3, cutoff=0.75)
-        return [], _unique(s for key in close for s in by_key[key])[:3]
+        return [], close_matches(query, keyed)
 
     def _keyed(self, *, qualified: bool) -> list[tuple[str, Skill]]:
         """Lower-cased names (or qualified ids) of every visible skill, built once."""
@@ -376,10 +370,7 @@ class _Resolver:
             return cached
         if self._visible is None:
             self._visible = [s for s in self.catalog.skills if self.is_visible(s)]
-        keyed: list[tuple[str, Skill]] = []
-        for skill in self._visible:
-            key = skill.qualified_name if qualified else skill.name
-            keyed.append((key.lower(), skill))
+        keyed = skill_keys(self._visible, qualified=qualified)
         self._keys[qualified] = keyed
         return keyed
 
@@ -399,6 +390,35 @@ class _Resolver:
                 hint=_PATHS_HINT,
             )
         return self.by_id(skill_id, "/" if source == "slash" else "$")
+
+
+def skill_keys(skills: Iterable[Skill], *, qualified: bool) -> list[tuple[str, Skill]]:
+    """`(key, skill)` pairs a typed id is matched against, in the given order: the
+    lower-cased name, or with `qualified` the lower-cased qualified id."""
+    return [
+        ((skill.qualified_name if qualified else skill.name).lower(), skill) for skill in skills
+    ]
+
+
+def close_matches(
+    query: str, keyed: Sequence[tuple[str, Skill]], *, limit: int = 3
+) -> list[Skill]:
+    """Skills whose key is close to `query` (lower-cased), best first: near misses.
+
+    Keys of about the same length (within max(2, n/4)) that share the first letter
+    or the last two are compared with `difflib` (ratio at least 0.75): difflib costs
+    about 15 µs a key, and the filter keeps typos in reach.
+    """
+    if not query:
+        return []
+    slack = max(2, len(query) // 4)
+    head, tail = query[0], query[-2:]
+    by_key: dict[str, list[Skill]] = {}
+    for key, skill in keyed:
+        if abs(len(key) - len(query)) <= slack and (key[:1] == head or key[-2:] == tail):
+            by_key.setdefault(key, []).append(skill)
+    close = difflib.get_close_matches(query, list(by_key), n=limit, cutoff=0.75)
+    return _unique(s for key in close for s in by_key[key])[:limit]
 
 
 def only_scopes_tools(skill: Skill) -> bool:
@@ -618,6 +638,21 @@ def _lookups(catalog: Catalog, is_visible: Callable[[Skill], bool]) -> _Resolver
     return _Resolver(
         catalog=catalog, invoker="user", is_enabled=_always, is_visible=is_visible, base_dir=None
     )
+
+
+def mention_for(
+    skill: Skill,
+    catalog: Catalog,
+    *,
+    is_visible: Callable[[Skill], bool] = _always,
+) -> str:
+    """The mention a person types to pick exactly `skill`: `$` and the shortest id
+    that resolves to it (`$name`, `$<plugin>:<name>`, `$<scope>:<name>`), or a link
+    `[$name](path)` when only its path tells it apart."""
+    shown = _lookups(catalog, is_visible).shown_id(skill)
+    if shown == skill.path:
+        return f"[${skill.name}]({skill.path})"
+    return f"${shown}"
 
 
 def _diagnostic(failure: _Failure, token: str) -> Diagnostic:

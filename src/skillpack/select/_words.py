@@ -32,6 +32,8 @@ _STOP_TEXT = """
 """
 STOP_WORDS = frozenset(_STOP_TEXT.split())
 
+_NAME_SEP = re.compile(r"[\s_]+")
+
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ers", "er", "ed", "es", "s")
 
 
@@ -62,3 +64,12 @@ def light_stem(word: str) -> str:
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             return word[: -len(suffix)]
     return word
+
+
+def norm_name(text: str) -> str:
+    """A typed skill name as names are compared: trimmed, lowercased, spaces and
+    `_` read as `-` ("Code Review" -> "code-review")."""
+    lowered = text.strip().lower()
+    if "_" in lowered or " " in lowered or not lowered.isprintable():
+        return _NAME_SEP.sub("-", lowered)
+    return lowered  # the common case, without a regex pass
