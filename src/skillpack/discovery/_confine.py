@@ -68,12 +68,16 @@ def confined_parts(skill: Skill, relpath: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
+def in_tree(parts: tuple[str, ...]) -> bool:
+    """Whether a file at these folder-relative parts belongs to what a skill serves:
+    nothing hidden, nothing inside a noise folder."""
+    return not any(p.startswith(".") or p in NOISE_DIRS for p in parts)
+
+
 def listed(parts: tuple[str, ...]) -> bool:
     """Whether a file at these folder-relative parts appears in a skill's file listing:
-    not the SKILL.md itself, nothing hidden, nothing inside a noise folder."""
-    if parts == (SKILL_FILE,):
-        return False
-    return not any(p.startswith(".") or p in NOISE_DIRS for p in parts)
+    in its tree (`in_tree`), and not the SKILL.md itself."""
+    return parts != (SKILL_FILE,) and in_tree(parts)
 
 
 def missing(skill: Skill, parts: tuple[str, ...]) -> SkillNotFoundError:

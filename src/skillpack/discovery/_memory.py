@@ -12,13 +12,14 @@ import posixpath
 import threading
 from collections.abc import Mapping
 
-from .._errors import SkillNotFoundError
+from .._errors import SkillIOError, SkillNotFoundError
 from .._limits import MAX_LISTED_FILES
-from .._model import Catalog, Problem, Root, Scope, Skill, SkillLocation
+from .._model import Catalog, Problem, Root, Scope, Skill, SkillFile, SkillLocation
 from ..parse._frontmatter import parse_skill
 from ..parse._loadable import loadable_body
 from ..select._collisions import resolve_collisions
-from ._confine import confined_parts, listed, missing
+from ._confine import SKILL_FILE, confined_parts, in_tree, listed, missing
+from ._skill_files import sha256_digest
 from ._walk import CODEX_SIDECARS
 
 
@@ -107,6 +108,35 @@ class MemorySkills:
             paths = sorted(p[len(prefix) :] for p in self._files if p.startswith(prefix))
         files = [rel for rel in paths if listed(tuple(rel.split("/")))]
         return tuple(files[:max_files]), len(files) > max_files
+
+    def manifest(
+        self, skill: Skill, *, max_files: int, max_bytes: int
+    ) -> tuple[tuple[SkillFile, ...], bool]:
+        """Every file of the skill's folder by the disk's tree rule (`_confine.in_tree`),
+        its SKILL.md first, as UTF-8 bytes with their digests (`SkillContent`)."""
+        prefix = skill.dir.rstrip("/") + "/"
+        with self._lock:
+            texts = {p[len(prefix) :]: t for p, t in self._files.items() if p.startswith(prefix)}
+        paths = sorted(rel for rel in texts if in_tree(tuple(rel.split("/"))))
+        paths.sort(key=lambda rel: rel != SKILL_FILE)
+        files: list[SkillFile] = []
+        total = 0
+        for rel in paths[:max_files]:
+            data = texts[rel].encode("utf-8")
+            total += len(data)
+            digest = sha256_digest(data) if total <= max_bytes else ""
+            files.append(SkillFile(path=rel, size=len(data), digest=digest))
+        return tuple(files), len(paths) > max_files
+
+    def read_bytes(self, skill: Skill, relpath: str, *, max_bytes: int) -> bytes:
+        """One file of the skill as UTF-8 bytes, confined like `read_file`."""
+        data = self.read_file(skill, relpath).encode("utf-8")
+        if len(data) > max_bytes:
+            raise SkillIOError(
+                f"{posixpath.join(skill.dir, relpath)} is {len(data)} bytes, over the "
+                f"{max_bytes}-byte limit for one read."
+            )
+        return data
 
     def read_file(self, skill: Skill, relpath: str) -> str:
         """One file of the skill, confined by the same rule as the disk (`_confine`)."""

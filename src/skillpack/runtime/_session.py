@@ -26,17 +26,18 @@ import uuid
 import weakref
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from .._errors import (
     SkillDisabledError,
     SkillIOError,
+    SkillNotFoundError,
     SkillpackError,
     SkillPermissionError,
     UsageError,
 )
 from .._limits import MAX_SKILL_FILE_BYTES
-from .._model import Catalog, CodexPermissions, Skill
+from .._model import Catalog, CodexPermissions, Skill, SkillFile
 from ..config._config import Config
 from ..render._render import (
     CatalogFormat,
@@ -105,8 +106,33 @@ class SkillReader(Protocol):
     def read_file(self, skill: Skill, relpath: str) -> str: ...
 
 
+@runtime_checkable
+class SkillContent(Protocol):
+    """A reader's raw side: a skill's files as bytes with their digests (what servers
+    publish). Readers that serve skills to other programs implement it too."""
+
+    def manifest(
+        self, skill: Skill, *, max_files: int, max_bytes: int
+    ) -> tuple[tuple[SkillFile, ...], bool]:
+        """Every file the skill serves: its SKILL.md first, nested skills' files included.
+
+        Digests are computed for the files within the first `max_bytes` bytes (in
+        listing order); a file past them has digest `""`. Returns the files and
+        whether the listing stopped at `max_files`.
+        """
+        ...
+
+    def read_bytes(self, skill: Skill, relpath: str, *, max_bytes: int) -> bytes:
+        """One file's bytes (confined to the skill, at most `max_bytes`)."""
+        ...
+
+
 class FileSystemReader:
     """The default `SkillReader`: the filesystem, through `_skill_files.py`."""
+
+    def __init__(self) -> None:
+        self._digests: Any = None
+        self._digests_lock = threading.Lock()
 
     def read_body(self, skill: Skill) -> str:
         from ..discovery._skill_files import read_body
@@ -139,6 +165,34 @@ class FileSystemReader:
         from ..discovery._skill_files import read_skill_file
 
         return read_skill_file(skill, relpath)
+
+    def manifest(
+        self, skill: Skill, *, max_files: int, max_bytes: int
+    ) -> tuple[tuple[SkillFile, ...], bool]:
+        from ..discovery._skill_files import DigestCache, skill_tree
+
+        with self._digests_lock:
+            if self._digests is None:
+                self._digests = DigestCache()
+            digests: DigestCache = self._digests
+        tree, truncated = skill_tree(skill, max_files=max_files)
+        files: list[SkillFile] = []
+        total = 0
+        for item in tree:
+            total += item.size
+            if total > max_bytes:
+                files.append(SkillFile(path=item.path, size=item.size, digest=""))
+                continue
+            try:
+                files.append(digests.file(skill, item, max_bytes=max_bytes))
+            except SkillNotFoundError:
+                continue  # deleted since the listing: not a file of the skill any more
+        return tuple(files), truncated
+
+    def read_bytes(self, skill: Skill, relpath: str, *, max_bytes: int) -> bytes:
+        from ..discovery._skill_files import read_skill_bytes
+
+        return read_skill_bytes(skill, relpath, max_bytes=max_bytes)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
