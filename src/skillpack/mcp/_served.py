@@ -208,6 +208,19 @@ class ServedCatalog:
             kept.append(item)
         return tuple(kept), truncated
 
+    def own_files(self, skill: Skill) -> list[tuple[str, SkillFile]]:
+        """(URI, file) of the files whose URI names this skill (`resources/list`): a
+        served nested skill's files are listed under that skill, once."""
+        path = self.path_of[skill.key]
+        files, _truncated = self.files(skill, digests=False)
+        owned = []
+        for item in files:
+            parts = tuple(item.path.split("/"))
+            found = _uris.split((*path, *parts), self._key_at)
+            if found is not None and found[0] == skill.key:
+                owned.append((_uris.file_uri(path, item.path), item))
+        return owned
+
     def read(self, uri: str) -> FileRead:
         """The bytes of one served file.
 

@@ -8,8 +8,8 @@ maps errors in one place (`_errors.py`); a failing request never stops the serve
 
 Each client connection is one conversation: it gets its own `Session` over the shared
 catalog (so reload suppression and the invocation chain are per client) and its own
-`SkillTools`. When the live catalog changes, every connection is sent
-`notifications/{tools,resources,prompts}/list_changed`.
+`SkillTools`, kept in the connection's state. When the live catalog changes, every
+connection is sent `notifications/{tools,resources,prompts}/list_changed`.
 """
 
 from __future__ import annotations
@@ -27,8 +27,6 @@ from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
 import anyio
-import anyio.from_thread
-import anyio.lowlevel
 import anyio.to_thread
 import mcp.types as types
 from mcp.server import NotificationOptions, Server, ServerRequestContext
@@ -90,11 +88,33 @@ class Conversation:
 
 @dataclass(kw_only=True, eq=False)
 class _Hub:
-    """The connections of one running transport, and how to reach its event loop."""
+    """The connections of one running transport, and the flag that wakes its notifier.
 
-    token: Any
-    wake: anyio.Event = field(default_factory=anyio.Event)
-    sessions: weakref.WeakSet[ServerSession] = field(default_factory=weakref.WeakSet)
+    A `threading.Event`, so the catalog's subscriber sets it from any thread without
+    waiting for the event loop (a refresh may run on a thread the loop waits for).
+    """
+
+    changed: threading.Event = field(default_factory=threading.Event)
+    connections: weakref.WeakSet[Any] = field(default_factory=weakref.WeakSet)
+
+
+_CONVERSATION: Final = "skillpack.conversation"
+_NOTIFIER: Final = "skillpack.notifier"
+"""Keys in a connection's `state`: its conversation, and a session to notify it through."""
+
+
+def _connection(session: ServerSession) -> Any:
+    """The client connection behind a request's session (one per client; the SDK makes
+    a `ServerSession` per request). Its `state` lives as long as the connection."""
+    return getattr(session, "_connection", session)
+
+
+def _state(connection: Any) -> dict[str, Any]:
+    state = getattr(connection, "state", None)
+    if not isinstance(state, dict):
+        state = {}
+        connection.state = state
+    return state
 
 
 class SkillServer:
@@ -117,9 +137,6 @@ class SkillServer:
         self._frontmatter = FrontmatterCache()
         self._view: ServedCatalog | None = None
         self._lock = threading.Lock()
-        self._conversations: weakref.WeakKeyDictionary[ServerSession, Conversation] = (
-            weakref.WeakKeyDictionary()
-        )
         self._hubs: list[_Hub] = []
         self.server = self._build()
 
@@ -145,21 +162,18 @@ class SkillServer:
                 self._view = view
         return view
 
-    def conversation(self, connection: ServerSession) -> Conversation:
-        """The conversation of a client connection, created on its first request and
-        moved onto the current catalog whenever it changed."""
-        catalog = self.session.catalog
+    def conversation(self, request_session: ServerSession) -> Conversation:
+        """The conversation of a request's client connection: created on its first
+        request (and again when the config changed), moved onto the current catalog
+        whenever it changed."""
+        catalog, config = self.session.catalog, self.session.config
+        state = _state(_connection(request_session))
         with self._lock:
-            found = self._conversations.get(connection)
-            if found is None:
-                session = Session(
-                    catalog,
-                    config=self.session.config,
-                    reader=self.session.reader,
-                    cwd=self._cwd,
-                )
+            found = state.get(_CONVERSATION)
+            if not isinstance(found, Conversation) or found.session.config is not config:
+                session = Session(catalog, config=config, reader=self.session.reader, cwd=self._cwd)
                 found = Conversation(session=session, tools=SkillTools(session))
-                self._conversations[connection] = found
+                state[_CONVERSATION] = found
         if found.session.catalog is not catalog:
             found.session.reload(catalog)
         return found
@@ -167,16 +181,10 @@ class SkillServer:
     def catalog_changed(self, _change: object = None) -> None:
         """Tell every connected client that tools, resources and prompts changed.
 
-        The live catalog's subscriber: it may run on any thread (the watcher's).
+        The live catalog's subscriber: it runs on any thread and never waits.
         """
         for hub in list(self._hubs):
-            try:
-                anyio.from_thread.run_sync(hub.wake.set, token=hub.token)
-            except RuntimeError:
-                try:  # on the event loop's own thread: set it directly
-                    hub.wake.set()
-                except RuntimeError:
-                    logger.debug("a transport stopped before it could be notified")
+            hub.changed.set()
 
     # -- the SDK server ---------------------------------------------------------
 
@@ -208,7 +216,7 @@ class SkillServer:
 
     @asynccontextmanager
     async def _lifespan(self, _server: Server[Any]) -> AsyncIterator[_Hub]:
-        hub = _Hub(token=anyio.lowlevel.current_token())
+        hub = _Hub()
         self._hubs.append(hub)
         unsubscribe = self.session.subscribe(self.catalog_changed)
         try:
@@ -221,16 +229,21 @@ class SkillServer:
         finally:
             unsubscribe()
             self._hubs.remove(hub)
+            hub.changed.set()  # lets the notifier's waiting thread go
 
     async def _notify_loop(self, hub: _Hub) -> None:
+        waiter = anyio.CapacityLimiter(1)  # its own thread: never one a handler needs
         while True:
-            await hub.wake.wait()
-            hub.wake = anyio.Event()
-            for connection in list(hub.sessions):
+            await anyio.to_thread.run_sync(hub.changed.wait, abandon_on_cancel=True, limiter=waiter)
+            hub.changed.clear()
+            for connection in list(hub.connections):
+                notifier = _state(connection).get(_NOTIFIER)
+                if notifier is None:
+                    continue
                 for send in (
-                    connection.send_tool_list_changed,
-                    connection.send_resource_list_changed,
-                    connection.send_prompt_list_changed,
+                    notifier.send_tool_list_changed,
+                    notifier.send_resource_list_changed,
+                    notifier.send_prompt_list_changed,
                 ):
                     try:
                         await send()
@@ -242,9 +255,16 @@ class SkillServer:
         self._track(ctx)
 
     def _track(self, ctx: ServerRequestContext[Any]) -> None:
+        """Remember the request's connection, to notify it of catalog changes."""
         hub = ctx.lifespan_context
         if isinstance(hub, _Hub):
-            hub.sessions.add(ctx.session)
+            connection = _connection(ctx.session)
+            state = _state(connection)
+            if _NOTIFIER not in state:
+                # Notifications go out on the connection's own channel, whichever
+                # request's session sends them.
+                state[_NOTIFIER] = ctx.session
+                hub.connections.add(connection)
 
     def _guard(
         self, handler: Callable[[ServerRequestContext[Any], Any], Awaitable[T]]
@@ -298,12 +318,8 @@ class SkillServer:
         while index < len(view.skills) and len(resources) < PAGE_RESOURCES:
             skill = view.skills[index]
             index += 1
-            files, _truncated = view.files(skill, digests=False)
-            path = view.path_of[skill.key]
-            from ._uris import file_uri
-
-            for item in files:
-                resources.append(_resource(skill, file_uri(path, item.path), item))
+            for uri, item in view.own_files(skill):
+                resources.append(_resource(skill, uri, item))
         return types.ListResourcesResult(
             resources=resources,
             next_cursor=_encode_cursor(index) if index < len(view.skills) else None,

@@ -66,14 +66,15 @@ def assign_paths(skills: Iterable[Skill]) -> dict[str, Segments]:
     by_dir: dict[tuple[str, str, str], Segments] = {}
     paths: dict[str, Segments] = {}
     for _, skill in ordered:
-        base = _enclosing(skill, by_dir)
-        if base is None:
+        enclosing = _enclosing(skill, by_dir)
+        base: Segments
+        if enclosing is None:
             parts = _rel_parts(skill.dir, skill.root)
             if not parts:
                 parts = [skill.dir.replace("\\", "/").rstrip("/").rpartition("/")[2]]
             base = (skill.scope,)
         else:
-            base, parts = base
+            base, parts = enclosing
         head = (*base, *_with_name(parts, skill.name)[:-1])
         segments = (*head, skill.name)
         n = 1

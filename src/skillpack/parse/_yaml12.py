@@ -116,8 +116,9 @@ def _check_events(text: str) -> None:
         if isinstance(event, yaml.AliasEvent):
             aliases += 1
         elif getattr(event, "tag", None) == "!":
+            line = event.start_mark.line + 1 if event.start_mark is not None else "?"
             raise Yaml12Error(
-                f"the non-specific tag '!' (line {event.start_mark.line + 1}) is read "
+                f"the non-specific tag '!' (line {line}) is read "
                 "differently by YAML 1.1 and 1.2 parsers; remove it or quote the value"
             )
     if aliases > MAX_ALIASES:
@@ -150,6 +151,10 @@ def _loader() -> Any:
     from yaml.constructor import ConstructorError, SafeConstructor
     from yaml.resolver import BaseResolver
 
+    # PyYAML's class hierarchy is typed loosely; these classes are used as Any.
+    base_resolver: Any = BaseResolver
+    base_constructor: Any = SafeConstructor
+
     parser: Any = getattr(yaml, "CParser", None)
     if parser is None:  # pure-Python PyYAML: the same syntax, read more slowly
         from yaml.composer import Composer
@@ -157,7 +162,7 @@ def _loader() -> Any:
         from yaml.reader import Reader
         from yaml.scanner import Scanner
 
-        class PyParser(Reader, Scanner, Parser, Composer):  # type: ignore[misc]
+        class PyParser(Reader, Scanner, Parser, Composer):
             def __init__(self, stream: Any) -> None:
                 Reader.__init__(self, stream)
                 Scanner.__init__(self)
@@ -166,13 +171,13 @@ def _loader() -> Any:
 
         parser = PyParser
 
-    class Resolver12(BaseResolver):  # type: ignore[misc]
+    class Resolver12(base_resolver):  # type: ignore[misc]
         yaml_implicit_resolvers: dict[Any, Any] = {}
 
     for tag, pattern, first in _CORE:
         Resolver12.add_implicit_resolver(tag, re.compile(pattern), list(first) + [""])
 
-    class Constructor12(SafeConstructor):  # type: ignore[misc]
+    class Constructor12(base_constructor):  # type: ignore[misc]
         yaml_constructors: dict[Any, Any] = {}
 
         def construct_mapping(self, node: Any, deep: bool = False) -> Any:
@@ -225,8 +230,8 @@ def _loader() -> Any:
             "YAML 1.1 and 1.2 parsers; remove it"
         )
 
-    Constructor12.add_constructor(STR, SafeConstructor.construct_yaml_str)
-    Constructor12.add_constructor(SEQ, SafeConstructor.construct_yaml_seq)
+    Constructor12.add_constructor(STR, base_constructor.construct_yaml_str)
+    Constructor12.add_constructor(SEQ, base_constructor.construct_yaml_seq)
     Constructor12.add_constructor(MAP, construct_map)
     Constructor12.add_constructor(NULL, construct_null)
     Constructor12.add_constructor(BOOL, construct_bool)
@@ -234,7 +239,7 @@ def _loader() -> Any:
     Constructor12.add_constructor(FLOAT, construct_float)
     Constructor12.add_constructor(None, refuse_tag)
 
-    class Loader12(parser, Constructor12, Resolver12):  # type: ignore[misc, valid-type]
+    class Loader12(parser, Constructor12, Resolver12):  # type: ignore[misc]
         def __init__(self, stream: Any) -> None:
             parser.__init__(self, stream)
             Constructor12.__init__(self)
