@@ -117,8 +117,11 @@ class MemorySkills:
         prefix = skill.dir.rstrip("/") + "/"
         with self._lock:
             texts = {p[len(prefix) :]: t for p, t in self._files.items() if p.startswith(prefix)}
-        paths = sorted(rel for rel in texts if in_tree(tuple(rel.split("/"))))
-        paths.sort(key=lambda rel: rel != SKILL_FILE)
+        # The disk's order: SKILL.md, then breadth-first, names sorted in each folder.
+        paths = sorted(
+            (rel for rel in texts if in_tree(tuple(rel.split("/")))),
+            key=lambda rel: (rel != SKILL_FILE, rel.count("/"), rel.split("/")),
+        )
         files: list[SkillFile] = []
         total = 0
         for rel in paths[:max_files]:
