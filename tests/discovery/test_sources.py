@@ -18,7 +18,7 @@ from skillpack._model import Catalog, Root, Skill
 from skillpack.discovery._discover import discover
 from skillpack.discovery._memory import MemorySkills
 from skillpack.discovery._skill_files import list_skill_files, read_skill_file
-from skillpack.runtime._session import FileSystemReader, SkillContent
+from skillpack.runtime._readers import FileSystemReader, SkillContent
 
 TREE = {
     "alpha/SKILL.md": "---\nname: alpha\ndescription: Alpha. Use for tests.\n---\nBody\n",

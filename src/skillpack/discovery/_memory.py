@@ -77,6 +77,16 @@ class MemorySkills:
         skills = resolve_collisions(skills, problems)
         return Catalog(skills=tuple(skills), problems=tuple(problems), roots=(root,))
 
+    # -- a skill source (`runtime._sources.SkillSource`) ----------------------------
+
+    def owns(self, skill: Skill) -> bool:
+        """Whether `skill` is one of these files' skills."""
+        with self._lock:
+            return skill.path in self._files
+
+    def close(self) -> None:
+        """Nothing to release: the files are plain memory."""
+
     # -- SkillReader ------------------------------------------------------------
 
     def _text(self, path: str) -> str:

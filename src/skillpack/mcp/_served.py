@@ -28,7 +28,7 @@ from typing import Any, Final
 from .._errors import SkillNotFoundError, UsageError
 from .._limits import MCP_SKILL_MAX_BYTES, MCP_SKILL_MAX_FILES
 from .._model import Catalog, Skill, SkillFile
-from ..runtime._session import SkillContent
+from ..runtime._readers import SkillContent
 from . import _uris
 from ._uris import Segments
 

@@ -26,18 +26,16 @@ import uuid
 import weakref
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from .._errors import (
     SkillDisabledError,
     SkillIOError,
-    SkillNotFoundError,
     SkillpackError,
     SkillPermissionError,
     UsageError,
 )
-from .._limits import MAX_SKILL_FILE_BYTES
-from .._model import Catalog, CodexPermissions, Skill, SkillFile
+from .._model import Catalog, CodexPermissions, Skill
 from ..config._config import Config
 from ..render._render import (
     CatalogFormat,
@@ -70,6 +68,9 @@ from ._live import (
     diff_catalogs,
 )
 from ._permissions import AskCallback, PermissionGate
+from ._readers import FileSystemReader as FileSystemReader
+from ._readers import SkillContent as SkillContent
+from ._readers import SkillReader as SkillReader
 
 if TYPE_CHECKING:
     from ..discovery._discover import SkillDelta
@@ -82,117 +83,6 @@ log = logging.getLogger("skillpack.session")
 
 Invoker = Literal["user", "model"]
 ToolT = TypeVar("ToolT")
-
-
-class SkillReader(Protocol):
-    """Where a session reads skill bodies and bundled files from (the I/O seam).
-
-    The default reads the filesystem; tests and hosts with skills in memory pass
-    their own.
-    """
-
-    def read_body(self, skill: Skill) -> str:
-        """The body as it is now, checked to still parse (`parse._frontmatter.
-        loadable_body`); a `SkillParseError` when it no longer does."""
-        ...
-
-    def version(self, skill: Skill) -> tuple[int, ...]:
-        """The SKILL.md's version now, `(mtime_ns, size, ...)`: any difference from an
-        earlier answer means the file changed (the filesystem adds `ctime_ns`)."""
-        ...
-
-    def list_files(self, skill: Skill) -> tuple[tuple[str, ...], bool]: ...
-
-    def read_file(self, skill: Skill, relpath: str) -> str: ...
-
-
-@runtime_checkable
-class SkillContent(Protocol):
-    """A reader's raw side: a skill's files as bytes with their digests (what servers
-    publish). Readers that serve skills to other programs implement it too."""
-
-    def manifest(
-        self, skill: Skill, *, max_files: int, max_bytes: int
-    ) -> tuple[tuple[SkillFile, ...], bool]:
-        """Every file the skill serves: its SKILL.md first, nested skills' files included.
-
-        Digests are computed for the files within the first `max_bytes` bytes (in
-        listing order); a file past them has digest `""`. Returns the files and
-        whether the listing stopped at `max_files`.
-        """
-        ...
-
-    def read_bytes(self, skill: Skill, relpath: str, *, max_bytes: int) -> bytes:
-        """One file's bytes (confined to the skill, at most `max_bytes`)."""
-        ...
-
-
-class FileSystemReader:
-    """The default `SkillReader`: the filesystem, through `_skill_files.py`."""
-
-    def __init__(self) -> None:
-        self._digests: Any = None
-        self._digests_lock = threading.Lock()
-
-    def read_body(self, skill: Skill) -> str:
-        from ..discovery._skill_files import read_body
-
-        return read_body(skill)
-
-    def read_body_head(self, skill: Skill, max_chars: int) -> str:
-        """`read_body(skill)[:max_chars]` from a bounded read (what search indexes)."""
-        from ..discovery._skill_files import read_body_head
-
-        return read_body_head(skill, max_chars)
-
-    def read_source(self, skill: Skill) -> bytes:
-        """The SKILL.md's bytes as they are now (for its digest)."""
-        from ..discovery._load import read_bytes
-
-        return read_bytes(skill.path, MAX_SKILL_FILE_BYTES)
-
-    def version(self, skill: Skill) -> tuple[int, ...]:
-        from ..discovery._skill_files import skill_version
-
-        return skill_version(skill)
-
-    def list_files(self, skill: Skill) -> tuple[tuple[str, ...], bool]:
-        from ..discovery._skill_files import list_skill_files
-
-        return list_skill_files(skill)
-
-    def read_file(self, skill: Skill, relpath: str) -> str:
-        from ..discovery._skill_files import read_skill_file
-
-        return read_skill_file(skill, relpath)
-
-    def manifest(
-        self, skill: Skill, *, max_files: int, max_bytes: int
-    ) -> tuple[tuple[SkillFile, ...], bool]:
-        from ..discovery._skill_files import DigestCache, skill_tree
-
-        with self._digests_lock:
-            if self._digests is None:
-                self._digests = DigestCache()
-            digests: DigestCache = self._digests
-        tree, truncated = skill_tree(skill, max_files=max_files)
-        files: list[SkillFile] = []
-        total = 0
-        for item in tree:
-            total += item.size
-            if total > max_bytes:
-                files.append(SkillFile(path=item.path, size=item.size, digest=""))
-                continue
-            try:
-                files.append(digests.file(skill, item, max_bytes=max_bytes))
-            except SkillNotFoundError:
-                continue  # deleted since the listing: not a file of the skill any more
-        return tuple(files), truncated
-
-    def read_bytes(self, skill: Skill, relpath: str, *, max_bytes: int) -> bytes:
-        from ..discovery._skill_files import read_skill_bytes
-
-        return read_skill_bytes(skill, relpath, max_bytes=max_bytes)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -376,6 +266,7 @@ class Session:
             use_cache=use_cache,
         )
         ws = source.open()
+        kwargs.setdefault("reader", source.reader())
         return cls(ws.catalog, config=ws.config, source=source, cwd=ws.cwd, **kwargs)
 
     # -- catalog and state ------------------------------------------------------
@@ -533,7 +424,8 @@ class Session:
             watcher.stop()  # closed, or switched again, meanwhile
 
     def close(self) -> None:
-        """Stop the watcher (if any) and live refreshing; idempotent.
+        """Stop the watcher (if any) and live refreshing, and close the source's
+        connections (MCP servers); idempotent.
 
         The session still works on the catalog it has; `refresh()` still re-discovers.
         """
@@ -543,6 +435,9 @@ class Session:
             watcher, self._watcher = self._watcher, None
         if watcher is not None:
             watcher.stop()
+        close_source = getattr(self._source, "close", None)
+        if close_source is not None:
+            close_source()  # e.g. the MCP servers of `[[mcp_servers]]`
 
     def __enter__(self) -> Session:
         return self
