@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Protocol, runtime_checkable
 
+from .._limits import MAX_SKILL_FILE_BYTES
 from .._model import Catalog, Skill, SkillFile
 from ..select._collisions import resolve_collisions
 from ._readers import SkillContent, SkillReader
@@ -87,6 +88,15 @@ class RoutingReader:
             text: str = head(skill, max_chars)
             return text
         return reader.read_body(skill)[:max_chars]
+
+    def read_source(self, skill: Skill) -> bytes:
+        """The SKILL.md's bytes, from the source that owns the skill."""
+        reader = self.reader_for(skill)
+        read_source = getattr(reader, "read_source", None)
+        if read_source is not None:
+            data: bytes = read_source(skill)
+            return data
+        return self._content(skill).read_bytes(skill, "SKILL.md", max_bytes=MAX_SKILL_FILE_BYTES)
 
     def version(self, skill: Skill) -> tuple[int, int]:
         return self.reader_for(skill).version(skill)
