@@ -146,3 +146,62 @@ def test_over_http_with_the_token_both_checks_pass(http_url: tuple[str, str]) ->
     assert tools.returncode == 0, tools.stdout + tools.stderr
     refused = inspector(url, "--stored-auth-only", "--method", "tools/list")
     assert refused.returncode == 3  # auth_required: no token, no entry
+
+
+def test_the_yaml_1_2_reading_equals_the_inspectors_own_parser() -> None:
+    """A differential check of `parse._yaml12` against the JavaScript `yaml` package the
+    Inspector compares frontmatter with, on generated documents of YAML's trap values."""
+    launcher = Path(INSPECTOR)
+    found = [
+        folder / "yaml" / "dist" / "index.js"
+        for folder in (*launcher.parents, *launcher.resolve().parents)
+        if folder.name == "node_modules" and (folder / "yaml" / "dist" / "index.js").is_file()
+    ]
+    if not found:
+        pytest.skip("the Inspector's `yaml` package is not in a node_modules above it")
+    yaml_js = found[0]
+    import random
+
+    from skillpack.parse._yaml12 import Yaml12Error, frontmatter_json, same_json
+
+    values = [
+        "yes", "No", "on", "OFF", "y", "true", "True", "tRUE", "null", "~", "", "017",
+        "0o17", "0x1f", "0b11", "1_000", "1:20", "2024-01-02", "2024-01-02T10:00:00Z",
+        "1.", ".5", "1e3", "-0", "+12", ".inf", ".NaN", "9007199254740993", "'q'", '"d"',
+        '"\\x41"', "a b", "a #b", "a:b", "[1, on]", "{a: yes}", "|\n  x\n", ">-\n  a\n  b\n",
+        "!!str 017", "! 12", "&a v", "=", "<<", "- a", "@x", "x: y",
+    ]
+    keys = ["name", "description", "a", "1", "true", "~", "yes", "'q k'", "<<", "2024-01-01"]
+    rng = random.Random(15)
+    docs = [
+        "\n".join(f"{rng.choice(keys)}: {rng.choice(values)}" for _ in range(rng.randint(1, 4)))
+        for _ in range(3000)
+    ]
+    script = (
+        f"import {{ parse }} from {json.dumps(yaml_js.as_uri())};\n"
+        "import fs from 'fs';\nprocess.emitWarning = () => {};\n"
+        "const docs = JSON.parse(fs.readFileSync(0, 'utf8'));\n"
+        "console.log(JSON.stringify(docs.map(t => { try { const v = parse(t);"
+        " return {v: JSON.stringify(v === undefined ? null : v, (k, x) =>"
+        " typeof x === 'number' && !isFinite(x) ? {nonfinite: String(x)} : x)}; }"
+        " catch (e) { return {e: String(e)}; } })));\n"
+    )
+    node = shutil.which("node")
+    assert node is not None
+    done = subprocess.run(
+        [node, "--input-type=module", "-e", script],
+        input=json.dumps(docs), capture_output=True, text=True, timeout=300, check=True,
+    )
+    theirs = json.loads(done.stdout)
+
+    read = 0
+    for doc, result in zip(docs, theirs, strict=True):
+        try:
+            ours = frontmatter_json(doc)
+        except Yaml12Error:
+            continue
+        assert "v" in result, f"{doc!r}: we read {ours!r}, the yaml package refuses it"
+        value = json.loads(result["v"])
+        assert same_json(ours, value if value is not None else {}), doc
+        read += 1
+    assert read > 1000

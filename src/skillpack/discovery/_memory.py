@@ -12,13 +12,13 @@ import posixpath
 import threading
 from collections.abc import Mapping
 
-from .._errors import SkillIOError, SkillNotFoundError
+from .._errors import SkillNotFoundError
 from .._limits import MAX_LISTED_FILES
 from .._model import Catalog, Problem, Root, Scope, Skill, SkillFile, SkillLocation
 from ..parse._frontmatter import parse_skill
 from ..parse._loadable import loadable_body
 from ..select._collisions import resolve_collisions
-from ._confine import SKILL_FILE, confined_parts, in_tree, listed, missing
+from ._confine import SKILL_FILE, confined_parts, in_tree, listed, missing, too_large
 from ._skill_files import sha256_digest
 from ._walk import CODEX_SIDECARS
 
@@ -145,10 +145,7 @@ class MemorySkills:
         """One file of the skill as UTF-8 bytes, confined like `read_file`."""
         data = self.read_file(skill, relpath).encode("utf-8")
         if len(data) > max_bytes:
-            raise SkillIOError(
-                f"{posixpath.join(skill.dir, relpath)} is {len(data)} bytes, over the "
-                f"{max_bytes}-byte limit for one read."
-            )
+            raise too_large(posixpath.join(skill.dir, relpath), len(data), max_bytes)
         return data
 
     def read_file(self, skill: Skill, relpath: str) -> str:

@@ -22,7 +22,7 @@ from .._limits import MAX_LISTED_FILES, MAX_READ_FILE_BYTES, MAX_SKILL_FILE_BYTE
 from .._model import Skill, SkillFile
 from ..parse._frontmatter import split_frontmatter
 from ..parse._loadable import loadable_body
-from ._confine import NOISE_DIRS, SKILL_FILE, confined_parts, missing, refuse
+from ._confine import NOISE_DIRS, SKILL_FILE, confined_parts, missing, refuse, too_large
 from ._load import read_bytes
 
 _FRONTMATTER_BYTES = 4096
@@ -258,7 +258,7 @@ def _bundled(
     `nested`: walk into subfolders holding their own SKILL.md, and list the skill's
     own SKILL.md first (else both are left out: a nested skill owns its files).
     """
-    base_real = os.path.realpath(skill.dir)
+    base_real = ""  # the folder's real path, found when a symlink needs it
     queue: deque[tuple[str, str]] = deque([(skill.dir, "")])
     files = folders = 0
     while queue:
@@ -285,6 +285,7 @@ def _bundled(
             rel = f"{prefix}{name}"
             try:
                 if entry.is_symlink():
+                    base_real = base_real or os.path.realpath(skill.dir)
                     if entry.is_dir() or not _inside(os.path.realpath(entry.path), base_real):
                         continue
                     if not entry.is_file():
@@ -301,6 +302,23 @@ def _bundled(
                 return
             files += 1
             yield rel, entry
+
+
+def _links_below(folder: str, parts: tuple[str, ...]) -> bool:
+    """Whether a path component below `folder` is a symlink (or cannot be checked).
+
+    Without one, `parts` (no `..`, no absolute part: `confined_parts`) stay inside the
+    folder by construction, and the `realpath` of the whole path is not needed.
+    """
+    path = folder
+    for part in parts:
+        path = os.path.join(path, part)
+        try:
+            if stat.S_ISLNK(os.lstat(path).st_mode):
+                return True
+        except OSError:
+            return False  # absent: nothing to follow (the read reports it missing)
+    return False
 
 
 def _inside(path: str, base: str) -> bool:
@@ -325,7 +343,9 @@ def read_skill_bytes(skill: Skill, relpath: str, *, max_bytes: int) -> bytes:
             "files; move it to a skill folder to bundle files with it."
         )
     candidate = os.path.join(skill.dir, *parts)
-    if not _inside(os.path.realpath(candidate), os.path.realpath(skill.dir)):
+    if _links_below(skill.dir, parts) and not _inside(
+        os.path.realpath(candidate), os.path.realpath(skill.dir)
+    ):
         raise refuse(skill, relpath, "it is a symlink that resolves outside the skill folder")
     try:
         st = os.stat(candidate)
@@ -336,10 +356,7 @@ def read_skill_bytes(skill: Skill, relpath: str, *, max_bytes: int) -> bytes:
     if st is None or not stat.S_ISREG(st.st_mode):
         raise missing(skill, parts)
     if st.st_size > max_bytes:
-        raise SkillIOError(
-            f"{candidate} is {st.st_size} bytes, over the {max_bytes}-byte limit for one "
-            "read; open it outside the agent or ask for a smaller file."
-        )
+        raise too_large(candidate, st.st_size, max_bytes)
     try:
         data = read_bytes(candidate, max_bytes, st.st_size)
     except FileNotFoundError:

@@ -48,7 +48,7 @@ logger = logging.getLogger("skillpack.mcp")
 SKILLS_EXTENSION: Final = "io.modelcontextprotocol/skills"
 CACHE_FIELDS: Final = {"ttlMs": 0, "cacheScope": "private"}
 """The listing is live (watched) and per machine: never cache it, never share it."""
-PAGE_SKILLS: Final = 50
+PAGE_SKILLS: Final = 200
 PAGE_SKILLS_BYTES: Final = 4 * 1024 * 1024
 """A `skills/list` page ends after this many entries or about this many bytes."""
 PAGE_RESOURCES: Final = 500
@@ -121,10 +121,16 @@ def _state(connection: Any) -> dict[str, Any]:
 class SkillServer:
     """The `skillpack mcp` server over one `Session` (ideally `refresh="watch"`)."""
 
-    def __init__(self, session: Session, *, cwd: str | None = None) -> None:
+    def __init__(
+        self, session: Session, *, cwd: str | None = None, offload: bool = True
+    ) -> None:
         """Args:
         session: The live session whose catalog, config and reader are served.
         cwd: Base folder for relative skill links, per conversation.
+        offload: Run each request's work on a worker thread, so a slow one (a first
+            search builds the index) does not hold up other clients: what HTTP
+            wants. Over stdio there is one client, and the two thread switches per
+            call cost more than most calls take: `run_stdio` turns it off.
         """
         reader = session.reader
         if not isinstance(reader, SkillContent):
@@ -135,6 +141,7 @@ class SkillServer:
         self.session = session
         self._reader: SkillContent = reader
         self._cwd = cwd
+        self.offload = offload
         self._frontmatter = FrontmatterCache()
         self._view: ServedCatalog | None = None
         self._lock = threading.Lock()
@@ -187,6 +194,12 @@ class SkillServer:
         for hub in list(self._hubs):
             hub.changed.set()
 
+    async def _run(self, work: Callable[..., T], *args: Any) -> T:
+        """`work(*args)`: on a worker thread when offloading, else right here."""
+        if self.offload:
+            return await anyio.to_thread.run_sync(work, *args)
+        return work(*args)
+
     # -- the SDK server ---------------------------------------------------------
 
     def _build(self) -> Server[Any]:
@@ -212,7 +225,9 @@ class SkillServer:
             "notifications/initialized", types.NotificationParams, self._initialized
         )
         server.extensions[SKILLS_EXTENSION] = {"directoryRead": True}
-        server.middleware.append(_advertise_extensions(server))
+        # Only ours: the SDK's default OpenTelemetry middleware (a span per message, a
+        # no-op without an exporter) is dropped, as its docs allow, to keep calls cheap.
+        server.middleware[:] = [_advertise_extensions(server)]
         return server
 
     @asynccontextmanager
@@ -291,14 +306,14 @@ class SkillServer:
 
     async def _list_tools(self, ctx: ServerRequestContext[Any], _params: Any) -> Any:
         conversation = self.conversation(ctx.session)
-        definitions = await anyio.to_thread.run_sync(conversation.tools.definitions_for, "mcp")
+        definitions = await self._run(conversation.tools.definitions_for, "mcp")
         return types.ListToolsResult(tools=[_tool(d) for d in definitions])
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> Any:
         conversation = self.conversation(ctx.session)
-        envelope = await anyio.to_thread.run_sync(
+        envelope = await self._run(
             conversation.tools.call, params.name, params.arguments
         )
         return types.CallToolResult(
@@ -310,7 +325,7 @@ class SkillServer:
     # -- resources ----------------------------------------------------------------
 
     async def _list_resources(self, _ctx: ServerRequestContext[Any], params: Any) -> Any:
-        return await anyio.to_thread.run_sync(self._resources_page, _cursor(params))
+        return await self._run(self._resources_page, _cursor(params))
 
     def _resources_page(self, start: int) -> Any:
         view = self.view()
@@ -341,7 +356,7 @@ class SkillServer:
     async def _read_resource(
         self, _ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> Any:
-        found = await anyio.to_thread.run_sync(self.view().read, str(params.uri))
+        found = await self._run(self.view().read, str(params.uri))
         contents: types.TextResourceContents | types.BlobResourceContents
         try:
             text = found.data.decode("utf-8")
@@ -360,7 +375,7 @@ class SkillServer:
         self, _ctx: ServerRequestContext[Any], params: ReadDirectoryParams
     ) -> dict[str, Any]:
         start = _decode_cursor(params.cursor)
-        children = await anyio.to_thread.run_sync(self.view().directory, params.uri)
+        children = await self._run(self.view().directory, params.uri)
         page = children[start : start + PAGE_CHILDREN]
         result: dict[str, Any] = {
             "resources": [
@@ -414,7 +429,7 @@ class SkillServer:
             session.forget(skill)  # a prompt is always inserted whole
             return session.inject(skill, args=args).text
 
-        text = await anyio.to_thread.run_sync(inject)
+        text = await self._run(inject)
         return types.GetPromptResult(
             description=skill.description,
             messages=[
@@ -427,7 +442,7 @@ class SkillServer:
     async def _skills_list(
         self, _ctx: ServerRequestContext[Any], params: ListSkillsParams
     ) -> dict[str, Any]:
-        return await anyio.to_thread.run_sync(self.skills_page, _decode_cursor(params.cursor))
+        return await self._run(self.skills_page, _decode_cursor(params.cursor))
 
     def skills_page(self, start: int) -> dict[str, Any]:
         """One `skills/list` page from the served skill at `start`: whole entries only;
@@ -463,7 +478,7 @@ class SkillServer:
                 )
             return {"skill": listing.entry, **CACHE_FIELDS}
 
-        return await anyio.to_thread.run_sync(get)
+        return await self._run(get)
 
 
 class _Server(Server[Any]):
@@ -587,11 +602,14 @@ def _decode_cursor(cursor: str | None) -> int:
 
 
 def run_stdio(server: SkillServer) -> None:
-    """Serve over stdin/stdout until the client closes them."""
-    from mcp.server.stdio import stdio_server
+    """Serve over stdin/stdout until the client closes them (one client: requests are
+    answered on the event loop's thread, see `SkillServer(offload=)`)."""
+    from ._stdio import stdio_streams
+
+    server.offload = False
 
     async def main() -> None:
-        async with stdio_server() as (read, write):
+        async with stdio_streams() as (read, write):
             sdk = server.server
             await sdk.run(read, write, sdk.create_initialization_options())
 

@@ -246,3 +246,17 @@ def _loader() -> Any:
             Resolver12.__init__(self)
 
     return Loader12
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """JSON equality as a YAML 1.2 host written in JavaScript sees it: `1 == 1.0`, but
+    never `true == 1`; mappings compare key by key, in any order."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return float(a) == float(b)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
+    return type(a) is type(b) and bool(a == b)

@@ -176,14 +176,11 @@ class McpSkills:
         return tuple(listed[:max_files]), len(listed) > max_files
 
     def read_bytes(self, skill: Skill, relpath: str, *, max_bytes: int) -> bytes:
-        from ..discovery._confine import confined_parts
+        from ..discovery._confine import confined_parts, too_large
 
         data = self._fetch(skill, "/".join(confined_parts(skill, relpath)))
         if len(data) > max_bytes:
-            raise SkillIOError(
-                f"{relpath} of skill '{skill.qualified_name}' is {len(data)} bytes, over the "
-                f"{max_bytes}-byte limit for one read."
-            )
+            raise too_large(f"{relpath} of skill '{skill.qualified_name}'", len(data), max_bytes)
         return data
 
     # -- fetching and verifying -----------------------------------------------
@@ -609,28 +606,15 @@ def _files(uri: str, resources: Any) -> dict[str, tuple[str, str, int]] | str:
 def _check_frontmatter(data: bytes, found: Published, where: str) -> None:
     """Refuse a SKILL.md whose frontmatter is not the one the listing gave."""
     from ..parse._frontmatter import split_frontmatter
-    from ..parse._yaml12 import Yaml12Error, frontmatter_json
+    from ..parse._yaml12 import Yaml12Error, frontmatter_json, same_json
 
     try:
         split = split_frontmatter(data.decode("utf-8-sig"))
         served = frontmatter_json(split.frontmatter or "")
     except (UnicodeDecodeError, Yaml12Error) as exc:
         raise SkillIOError(f"Refused {where}: its frontmatter cannot be read ({exc}).") from exc
-    if split.frontmatter is None or not _same_json(served, found.frontmatter):
+    if split.frontmatter is None or not same_json(served, found.frontmatter):
         raise SkillIOError(
             f"Refused {where}: its frontmatter differs from the one the server listed, "
             "so the skill is not what was announced."
         )
-
-
-def _same_json(a: Any, b: Any) -> bool:
-    """JSON equality as a JavaScript host sees it (1 == 1.0, but never true == 1)."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return a is b
-    if isinstance(a, int | float) and isinstance(b, int | float):
-        return float(a) == float(b)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same_json(a[k], b[k]) for k in a)
-    return type(a) is type(b) and bool(a == b)

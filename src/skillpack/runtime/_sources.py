@@ -72,11 +72,11 @@ class RoutingReader:
 
     def _content(self, skill: Skill) -> SkillContent:
         reader = self.reader_for(skill)
-        if not isinstance(reader, SkillContent):
+        if not (hasattr(reader, "manifest") and hasattr(reader, "read_bytes")):
             from .._errors import SkillIOError
 
             raise SkillIOError(f"Skill '{skill.name}' cannot be read as bytes from its source.")
-        return reader
+        return reader  # type: ignore[return-value]
 
     def read_body(self, skill: Skill) -> str:
         return self.reader_for(skill).read_body(skill)
