@@ -186,3 +186,51 @@ def test_a_read_error_over_stdio_is_a_json_rpc_error_and_serving_goes_on(tree: P
     code, data = anyio.run(main)
     assert (code, data) == (-32602, b"# Guide\n")
     assert types.LATEST_PROTOCOL_VERSION  # the SDK's types are the ones the client speaks
+
+
+def test_raw_stdio_answers_malformed_lines_with_errors_and_keeps_serving(tree: Path) -> None:
+    from skillpack.mcp._stdio import MAX_LINE_BYTES
+
+    with subprocess.Popen(
+        [*SERVE, "--root", str(tree), "--no-user", "--no-system"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    ) as process:
+        assert process.stdin is not None and process.stdout is not None
+
+        def send(line: bytes) -> None:
+            assert process.stdin is not None
+            process.stdin.write(line + b"\n")
+            process.stdin.flush()
+
+        def reply() -> dict[str, Any]:
+            assert process.stdout is not None
+            return dict(json.loads(process.stdout.readline()))
+
+        init = {"protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "1"}}
+        send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
+             .encode())
+        assert "extensions" in reply()["result"]["capabilities"]
+        send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+        send(b"this is not json")
+        assert reply()["error"]["code"] == -32700
+        send(b'{"hello": "world"}')
+        assert reply()["error"]["code"] == -32600
+        send(b'{"jsonrpc": "2.0", "id": 2, "method": "x", "params": {"p": "'
+             + b"a" * MAX_LINE_BYTES + b'"}}')
+        assert reply()["error"]["code"] == -32600
+        send(b'{"jsonrpc": "2.0", "id": 3, "method": "nope/nope", "params": {}}')
+        assert reply() == {
+            "jsonrpc": "2.0", "id": 3,
+            "error": {"code": -32601, "message": "Method not found", "data": "nope/nope"},
+        }
+        send(b'{"jsonrpc": "2.0", "id": 4, "method": "resources/read", '
+             b'"params": {"uri": "skill://extra/alpha/%2e%2e/beta/SKILL.md"}}')
+        assert reply()["error"]["code"] == -32602
+        send(b'{"jsonrpc": "2.0", "id": 5, "method": "resources/read", '
+             b'"params": {"uri": "skill://extra/alpha/references/guide.md"}}')
+        assert reply()["result"]["contents"][0]["text"] == "# Guide\n"
+        process.stdin.close()
+        assert process.wait(timeout=30) == 0

@@ -10,13 +10,15 @@ As the SDK does, file descriptors 0 and 1 are pointed away while serving (0 at t
 null device, 1 at stderr), so a stray `print` or a child process never writes into
 the protocol; both come back on exit. When stdin or stdout is not a pipe, socket or
 terminal (a regular file), the SDK's own transport serves instead. Lines are bounded
-(`MAX_LINE_BYTES`): a longer one is dropped and answered as a parse error.
+(`MAX_LINE_BYTES`); a line that is too long, not JSON or not JSON-RPC is answered with
+a JSON-RPC error (`-32600`, `-32700`), and serving goes on.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import stat
 import sys
@@ -29,10 +31,16 @@ MAX_LINE_BYTES: Final = 4 * 1024 * 1024
 
 
 class _Lines:
-    """stdin as the async iterator of text lines `stdio_server` reads."""
+    """stdin as the async iterator of request lines `stdio_server` reads.
 
-    def __init__(self, reader: asyncio.StreamReader) -> None:
+    A line that is not JSON gets a `-32700` parse error, one that is not a JSON-RPC
+    message or is over `MAX_LINE_BYTES` a `-32600`, answered here; the next line is
+    read as if nothing happened.
+    """
+
+    def __init__(self, reader: asyncio.StreamReader, out: _Out) -> None:
         self._reader = reader
+        self._out = out
 
     def __aiter__(self) -> _Lines:
         return self
@@ -42,13 +50,26 @@ class _Lines:
             try:
                 line = await self._reader.readuntil(b"\n")
             except asyncio.IncompleteReadError as end:
-                if not end.partial:
+                if not end.partial.strip():
                     raise StopAsyncIteration from None
                 line = end.partial
             except asyncio.LimitOverrunError as over:
                 await self._skip_line(over.consumed)
-                return "\x00 request line over the size limit"  # not JSON: a parse error
-            return line.decode("utf-8", errors="replace")
+                await self._error(
+                    None, -32600, f"Invalid request: a line over {MAX_LINE_BYTES} bytes"
+                )
+                continue
+            if not line.strip():
+                continue
+            refusal = _refusal(line)
+            if refusal is None:
+                return line.decode("utf-8", errors="replace")
+            await self._error(*refusal)
+
+    async def _error(self, request_id: Any, code: int, message: str) -> None:
+        reply = {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+        await self._out.write(json.dumps(reply) + "\n")
+        await self._out.flush()
 
     async def _skip_line(self, consumed: int) -> None:
         await self._reader.readexactly(consumed)
@@ -60,6 +81,23 @@ class _Lines:
                 await self._reader.readexactly(over.consumed)
             except asyncio.IncompleteReadError:
                 return
+
+
+def _refusal(line: bytes) -> tuple[Any, int, str] | None:
+    """(id, code, message) of the error a line gets, None when it is a JSON-RPC message."""
+    try:
+        message = json.loads(line)
+    except ValueError as exc:
+        return None, -32700, f"Parse error: {exc}"
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        return None, -32600, "Invalid request: not a JSON-RPC 2.0 message"
+    if "method" not in message and "id" not in message:
+        return None, -32600, "Invalid request: neither a method nor an id"
+    request_id = message.get("id")
+    if "method" in message and not isinstance(message["method"], str):
+        valid_id = request_id if isinstance(request_id, str | int) else None
+        return valid_id, -32600, "Invalid request: `method` is not a string"
+    return None
 
 
 class _Out:
@@ -112,7 +150,8 @@ async def stdio_streams() -> AsyncIterator[tuple[Any, Any]]:
             asyncio.streams.FlowControlMixin, os.fdopen(wire_out, "wb", buffering=0)
         )
         writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
-        async with stdio_server(_Lines(reader), _Out(writer)) as streams:  # type: ignore[arg-type]
+        out = _Out(writer)
+        async with stdio_server(_Lines(reader, out), out) as streams:  # type: ignore[arg-type]
             yield streams
         with contextlib.suppress(Exception):
             await writer.drain()
