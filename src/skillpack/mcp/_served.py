@@ -4,8 +4,9 @@ Synchronous and protocol-free: the server (`_server.py`) calls these from worker
 threads and turns their values into MCP results. A `ServedCatalog` is built once per
 catalog (the live catalog swaps in a new one when skills change) and holds:
 
-- the skills the model may see (enabled, permitted, model-invocable, not shadowed),
-  in catalog order, each with its `skill://` path (`_uris.assign_paths`);
+- the skills the model may see (enabled, permitted, model-invocable, not shadowed;
+  legacy command files, which have no folder, only as tools and prompts), in catalog
+  order, each with its `skill://` path (`_uris.assign_paths`);
 - per served skill, the folders of nested skills that are disabled or denied: their
   files are withheld from the enclosing skill too ("absent everywhere");
 - the prompts: every user-invocable skill under a unique name.
@@ -401,7 +402,9 @@ def build_served(
     frontmatter: FrontmatterCache,
 ) -> ServedCatalog:
     """The served view of `catalog` under a session's enable state and permissions."""
-    served = model_skills(catalog)
+    # A legacy command file has no folder of its own: it is a tool and a prompt, not
+    # a tree of resources.
+    served = [s for s in model_skills(catalog) if not s.legacy_command]
     withheld = [s for s in catalog.skills if not (is_enabled(s) and is_visible(s))]
     user_invocable = [
         s

@@ -151,7 +151,7 @@ class McpSkills:
         """Nothing: search indexes MCP skills by their listing, never fetching a body."""
         return ""
 
-    def version(self, skill: Skill) -> tuple[int, int]:
+    def version(self, skill: Skill) -> tuple[int, ...]:
         """(a number from the SKILL.md digest, its size): from the listing, no fetch."""
         _uri, digest, size = self.published(skill).files[SKILL_FILE]
         return int(digest[7:22], 16), size

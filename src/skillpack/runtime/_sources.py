@@ -98,7 +98,7 @@ class RoutingReader:
             return data
         return self._content(skill).read_bytes(skill, "SKILL.md", max_bytes=MAX_SKILL_FILE_BYTES)
 
-    def version(self, skill: Skill) -> tuple[int, int]:
+    def version(self, skill: Skill) -> tuple[int, ...]:
         return self.reader_for(skill).version(skill)
 
     def list_files(self, skill: Skill) -> tuple[tuple[str, ...], bool]:
