@@ -183,3 +183,43 @@ def test_entries_that_cannot_be_verified_are_left_out_with_a_problem(
     skill, published, problem = _mcp_skills._skill_of("srv", entry)
     assert skill is None and published is None
     assert problem is not None and problem.code == code
+
+
+def test_skillpack_mcp_serves_the_skills_it_hosts_under_the_server_label(
+    session: Session,
+) -> None:
+    """Skills read from an upstream server are served on, as `skill://mcp/<server>/...`,
+    with the upstream's digests (their bytes fetched, verified, passed on)."""
+    import hashlib
+    from typing import Literal
+
+    import anyio
+    import mcp.types as types
+    from mcp.client.client import Client
+    from pydantic import TypeAdapter
+
+    from skillpack.mcp._server import SkillServer
+
+    class UriParams(types.RequestParams):
+        uri: str
+
+    class GetSkill(types.Request[UriParams, Literal["skills/get"]]):
+        method: Literal["skills/get"] = "skills/get"
+
+    uri = "skill://mcp/one/extra/report/SKILL.md"
+
+    async def scenario() -> tuple[dict[str, Any], str]:
+        async with Client(SkillServer(session).server, mode="legacy") as client:
+            entry = await client.session.send_request(
+                GetSkill(params=UriParams(uri=uri)), TypeAdapter(dict[str, Any])
+            )
+            (content,) = (await client.read_resource(uri)).contents
+            assert isinstance(content, types.TextResourceContents)
+            return entry, content.text
+
+    entry, text = anyio.run(scenario)
+    skill = entry["skill"]
+    assert skill["uri"] == uri and skill["frontmatter"]["name"] == "report"
+    own = next(r for r in skill["resources"] if r["uri"] == uri)
+    assert own["digest"] == "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+    assert "One's steps." in text

@@ -80,9 +80,14 @@ class FrontmatterCache:
     entries: OrderedDict[str, dict[str, Any] | str] = field(default_factory=OrderedDict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def get(self, digest: str, data: bytes) -> dict[str, Any] | str:
+    def lookup(self, digest: str) -> dict[str, Any] | str | None:
+        """The parsed frontmatter of the SKILL.md version with this digest, if known."""
         with self.lock:
-            found = self.entries.get(digest)
+            return self.entries.get(digest)
+
+    def get(self, digest: str, data: bytes) -> dict[str, Any] | str:
+        """The parsed frontmatter of `data` (whose digest is `digest`), parsed once."""
+        found = self.lookup(digest)
         if found is not None:
             return found
         value = _frontmatter_of(data)
@@ -261,26 +266,32 @@ class ServedCatalog:
                 reason=f"its files add up to {total} bytes, over the extension's "
                 f"{MCP_SKILL_MAX_BYTES}-byte limit",
             )
-        try:
-            data = self._reader.read_bytes(skill, SKILL_FILE, max_bytes=MCP_SKILL_MAX_BYTES)
-        except SkillNotFoundError:
+        own = files[0] if files and files[0].path == SKILL_FILE else None
+        if own is None:
             return Listing(entry=None, reason="its SKILL.md is gone")
-        from ..discovery._skill_files import sha256_digest
+        frontmatter = self._frontmatter.lookup(own.digest)
+        if frontmatter is None:
+            # Parsed once per version: the bytes read must be the ones the digest is of.
+            try:
+                data = self._reader.read_bytes(skill, SKILL_FILE, max_bytes=MCP_SKILL_MAX_BYTES)
+            except SkillNotFoundError:
+                return Listing(entry=None, reason="its SKILL.md is gone")
+            from ..discovery._skill_files import sha256_digest
 
-        own = SkillFile(path=SKILL_FILE, size=len(data), digest=sha256_digest(data))
-        frontmatter = self._frontmatter.get(own.digest, data)
+            own = SkillFile(path=SKILL_FILE, size=len(data), digest=sha256_digest(data))
+            frontmatter = self._frontmatter.get(own.digest, data)
         if isinstance(frontmatter, str):
             return Listing(entry=None, reason=frontmatter)
         problem = _conformance(frontmatter, skill.name)
         if problem:
             return Listing(entry=None, reason=problem)
-        path = self.path_of[skill.key]
+        base = _uris.encode(self.path_of[skill.key])
         resources = [
-            {"uri": _uris.file_uri(path, f.path), "digest": f.digest, "size": f.size}
+            {"uri": _uris.file_uri(base, f.path), "digest": f.digest, "size": f.size}
             for f in (own, *(f for f in files if f.path != SKILL_FILE))
         ]
         entry = {
-            "uri": _uris.file_uri(path, SKILL_FILE),
+            "uri": _uris.file_uri(base, SKILL_FILE),
             "frontmatter": frontmatter,
             "resources": resources,
         }

@@ -48,9 +48,12 @@ logger = logging.getLogger("skillpack.mcp")
 SKILLS_EXTENSION: Final = "io.modelcontextprotocol/skills"
 CACHE_FIELDS: Final = {"ttlMs": 0, "cacheScope": "private"}
 """The listing is live (watched) and per machine: never cache it, never share it."""
+FIRST_PAGE_SKILLS: Final = 50
 PAGE_SKILLS: Final = 200
 PAGE_SKILLS_BYTES: Final = 4 * 1024 * 1024
-"""A `skills/list` page ends after this many entries or about this many bytes."""
+"""A `skills/list` page ends after this many entries (the first page after fewer: a
+host sees skills at once, and a listing of 12,000 skills still fits in 64 pages, the
+MCP Inspector's bound) or about this many bytes."""
 PAGE_RESOURCES: Final = 500
 PAGE_PROMPTS: Final = 200
 PAGE_CHILDREN: Final = 500
@@ -451,7 +454,8 @@ class SkillServer:
         entries: list[dict[str, Any]] = []
         size = 0
         index = start
-        while index < len(view.skills) and len(entries) < PAGE_SKILLS:
+        most = FIRST_PAGE_SKILLS if start == 0 else PAGE_SKILLS
+        while index < len(view.skills) and len(entries) < most:
             if size >= PAGE_SKILLS_BYTES:
                 break
             listing = view.listing(view.skills[index])

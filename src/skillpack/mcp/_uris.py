@@ -23,6 +23,7 @@ refused when it could mean anything but a plain relative path.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Final
 from urllib.parse import quote, unquote
@@ -35,6 +36,8 @@ SKILL_FILE: Final = "SKILL.md"
 MAX_URI_CHARS: Final = 4096
 """Longer URIs are refused before they are looked at."""
 _PCHAR_SAFE: Final = "-._~!$&'()*+,;=:@"
+_PLAIN: Final = re.compile(r"[A-Za-z0-9._~-]+")
+"""A segment of unreserved characters only: written as it is."""
 
 Segments = tuple[str, ...]
 """A decoded `/`-separated path: a skill-path, or a skill-path plus a file path."""
@@ -108,14 +111,23 @@ def _enclosing(
     return None
 
 
+def _segment(text: str) -> str:
+    # Most segments need no escape: skip `quote` (a listing encodes thousands).
+    if _PLAIN.fullmatch(text):
+        return text
+    return quote(text, safe=_PCHAR_SAFE)
+
+
 def encode(segments: Iterable[str]) -> str:
     """`skill://` plus the percent-encoded segments joined by `/`."""
-    return SCHEME + "/".join(quote(s, safe=_PCHAR_SAFE) for s in segments)
+    return SCHEME + "/".join(_segment(s) for s in segments)
 
 
-def file_uri(skill_path: Segments, relpath: str) -> str:
-    """The URI of file `relpath` (POSIX, relative) of the skill at `skill_path`."""
-    return encode((*skill_path, *relpath.split("/")))
+def file_uri(skill_path: Segments | str, relpath: str) -> str:
+    """The URI of file `relpath` (POSIX, relative) of the skill at `skill_path` (its
+    segments, or the skill's own URI from `encode`)."""
+    base = skill_path if isinstance(skill_path, str) else encode(skill_path)
+    return base + "/" + "/".join(_segment(s) for s in relpath.split("/"))
 
 
 def parse(uri: str) -> Segments:
