@@ -47,3 +47,9 @@ NAME_ENUM_MAX: Final = 64
 MAX_CREATED_SKILL_BYTES: Final = 64 * 1024
 """Largest SKILL.md that `skill_create` / `skillpack new` writes (strict validation also
 caps the body at 500 lines and about 5,000 tokens)."""
+
+# --- skills served over MCP (the skills extension's per-skill limits) ------------
+MCP_SKILL_MAX_FILES: Final = 512
+"""Most files one skill may list over MCP; hosts must accept skills up to it."""
+MCP_SKILL_MAX_BYTES: Final = 16 * 1024 * 1024
+"""Most bytes one skill's files may add up to over MCP (and the cap of one read)."""

@@ -12,10 +12,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Scope = Literal["admin", "repo", "extra", "user", "system"]
-"""Where a skill was found; earlier in `SCOPES` means higher precedence."""
+Scope = Literal["admin", "repo", "extra", "user", "system", "mcp"]
+"""Where a skill was found; earlier in `SCOPES` means higher precedence. `mcp`: published
+by a configured MCP server (`[[mcp_servers]]`), lowest, so it never shadows a local skill."""
 
-SCOPES: tuple[Scope, ...] = ("admin", "repo", "extra", "user", "system")
+SCOPES: tuple[Scope, ...] = ("admin", "repo", "extra", "user", "system", "mcp")
 SCOPE_RANK: Mapping[str, int] = {scope: rank for rank, scope in enumerate(SCOPES)}
 
 Severity = Literal["error", "warning"]
@@ -209,6 +210,18 @@ class Skill:
     def key(self) -> str:
         """Identity of the skill: the real path of its SKILL.md."""
         return self.real_path or self.path
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SkillFile:
+    """One file a skill serves, with the size and digest of its bytes (never its text)."""
+
+    path: str
+    """Relative POSIX path inside the skill folder (`SKILL.md`, `references/a.md`)."""
+    size: int
+    """Length of the file's bytes."""
+    digest: str
+    """`sha256:` and the 64 lowercase hex digits of the SHA-256 of those bytes."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -7,6 +7,7 @@ tests pin that both sources give the same answers for the same tree.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from skillpack._model import Catalog, Root, Skill
 from skillpack.discovery._discover import discover
 from skillpack.discovery._memory import MemorySkills
 from skillpack.discovery._skill_files import list_skill_files, read_skill_file
+from skillpack.runtime._readers import FileSystemReader, SkillContent
 
 TREE = {
     "alpha/SKILL.md": "---\nname: alpha\ndescription: Alpha. Use for tests.\n---\nBody\n",
@@ -38,10 +40,12 @@ class Source:
         catalog: Catalog,
         list_files: Callable[[Skill], tuple[tuple[str, ...], bool]],
         read_file: Callable[[Skill, str], str],
+        content: SkillContent,
     ) -> None:
         self.catalog = catalog
         self.list_files = list_files
         self.read_file = read_file
+        self.content = content
 
     def skill(self, name: str) -> Skill:
         (skill,) = self.catalog.named(name)
@@ -54,12 +58,12 @@ def disk(tmp_path: Path) -> Source:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
     catalog = discover(roots=[Root(path=str(tmp_path / "skills"), scope="extra")], use_cache=False)
-    return Source(catalog, list_skill_files, read_skill_file)
+    return Source(catalog, list_skill_files, read_skill_file, FileSystemReader())
 
 
 def memory(tmp_path: Path) -> Source:
     skills = MemorySkills({f"/skills/{rel}": text for rel, text in TREE.items()})
-    return Source(skills.catalog(), skills.list_files, skills.read_file)
+    return Source(skills.catalog(), skills.list_files, skills.read_file, skills)
 
 
 @pytest.fixture(params=[disk, memory], ids=["disk", "memory"])
@@ -80,6 +84,24 @@ def test_both_sources_list_the_same_files(source: Source) -> None:
         ("references/guide.md", "scripts/run.py"),
         False,
     )
+
+
+def test_both_sources_give_the_same_manifest_and_bytes(source: Source) -> None:
+    alpha = source.skill("alpha")
+    files, truncated = source.content.manifest(alpha, max_files=10, max_bytes=1000)
+    assert [(f.path, f.size) for f in files] == [
+        ("SKILL.md", len(TREE["alpha/SKILL.md"])),
+        ("references/guide.md", 6),
+        ("scripts/run.py", 12),
+    ]
+    assert truncated is False
+    for f in files:
+        data = source.content.read_bytes(alpha, f.path, max_bytes=1000)
+        assert f.digest == "sha256:" + hashlib.sha256(data).hexdigest()
+    # Past `max_bytes` nothing more is hashed; past `max_files` the listing stops.
+    small, _ = source.content.manifest(alpha, max_files=10, max_bytes=len(TREE["alpha/SKILL.md"]))
+    assert [bool(f.digest) for f in small] == [True, False, False]
+    assert source.content.manifest(alpha, max_files=2, max_bytes=1000)[1] is True
 
 
 @pytest.mark.parametrize(

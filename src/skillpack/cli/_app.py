@@ -36,6 +36,7 @@ COMMANDS: dict[str, str] = {
     "publish": "_install_cmds:publish_command",
     "audit": "_install_cmds:audit_command",
     "ui": "_ui_cmds:ui_command",
+    "mcp": "_mcp_cmds:mcp_command",
 }
 """Command name -> `module:function` in this package."""
 

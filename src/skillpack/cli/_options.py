@@ -46,7 +46,7 @@ class CatalogOptions:
     def session(self, **kwargs: Any) -> Session:
         """A session over the discovered catalog; a `--root` that is not a folder
         is warned about on stderr (otherwise a typo reads as "no such skill").
-        `kwargs` go to `Session` (e.g. `shell=`)."""
+        `kwargs` go to `Session.open` (e.g. `shell=`, `refresh="watch"`)."""
         from ..runtime._session import Session
 
         session = Session.open(

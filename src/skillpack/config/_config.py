@@ -27,7 +27,12 @@ Schema (every key optional)::
     ask = ["glob"]
     [[mcp_servers]]                    # MCP servers skillpack knows (a skill's `mcp`
     name = "github"                    # dependency is present when one has its name);
-    url = "https://..."                # other keys are kept as written
+    url = "https://..."                # other keys are kept as written. One with a
+    # token_file = "~/.github-token"   # `url` (streamable HTTP, optional bearer token
+    # command = "docs-server"          # file) or a `command` (stdio: a program, or an
+    # args = ["--stdio"]               # argv array, plus `args`, `env`, `cwd`) is also
+    # env = { KEY = "value" }          # asked for the skills it publishes, which join
+    # timeout = 30                     # scope `mcp` as `<name>:<skill>` (McpServerConfig)
 
 A file that is not TOML, a wrong type or an unknown key is a `Problem`, never a
 crash; the rest still applies. Writes (`set_skill_enabled`, `add_permission`) are
@@ -114,6 +119,30 @@ def normalize_entry(entry: str, *, base: str | os.PathLike[str]) -> str:
     return path
 
 
+MCP_SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+"""A server label: it names the skills' namespace (`<server>:<name>`)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class McpServerConfig:
+    """One `[[mcp_servers]]` entry: an MCP server whose skills join scope `mcp`."""
+
+    name: str
+    """The label, and the namespace of its skills (`<name>:<skill>`)."""
+    command: str | None = None
+    """stdio: the program to start (with `args`, and `env` added to a minimal
+    environment, in `cwd`)."""
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    """Streamable HTTP: the server's endpoint (`http://` or `https://`)."""
+    token_file: str | None = None
+    """HTTP: a file holding the bearer token (absolute once loaded)."""
+    timeout: float = 30.0
+    """Seconds one request to the server may take."""
+
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Config:
     """The merged configuration (defaults, then the user file, then the project's)."""
@@ -174,6 +203,21 @@ class Config:
         if not self._disabled_refs.matches(skill):
             return True
         return self._enabled_refs.matches(skill)
+
+    @property
+    def mcp_hosts(self) -> tuple[McpServerConfig, ...]:
+        """The `[[mcp_servers]]` entries skillpack can connect to (a `url` or a
+        `command`), typed; entries naming a server only, or malformed (reported when
+        the file was read), are left out."""
+        hosts = []
+        for entry in self.mcp_servers:
+            if entry.get("url") is None and entry.get("command") is None:
+                continue
+            try:
+                hosts.append(mcp_host(entry))
+            except _Invalid:
+                continue
+        return tuple(hosts)
 
     def to_dict(self) -> dict[str, Any]:
         """The merged values in the file schema's shape (for JSON surfaces)."""
@@ -303,6 +347,54 @@ def _int_at_least(minimum: int) -> _Check:
         return value
 
     return check
+
+
+def mcp_host(entry: Mapping[str, Any]) -> McpServerConfig:
+    """An `[[mcp_servers]]` entry as a server to connect to.
+
+    Raises:
+        _Invalid: the entry's `url`/`command` keys are not usable (the reason).
+    """
+
+    def need(ok: bool, what: str) -> None:
+        if not ok:
+            raise _Invalid(f"an [[mcp_servers]] table {what} (entry {entry.get('name')!r})")
+
+    name = entry.get("name")
+    need(isinstance(name, str) and bool(MCP_SERVER_NAME.match(name)),
+         "whose `name` is 1-64 letters, digits, '-' or '_' (its skills' namespace)")
+    command, url = entry.get("command"), entry.get("url")
+    need((command is None) != (url is None), "with either `command` (stdio) or `url` (HTTP)")
+    args = entry.get("args", [])
+    need(isinstance(args, list) and all(isinstance(a, str) for a in args),
+         "whose `args` is an array of strings")
+    if isinstance(command, list):
+        need(bool(command) and all(isinstance(c, str) for c in command),
+             "whose `command` is a program or a non-empty array of strings")
+        command, args = command[0], [*command[1:], *args]
+    need(command is None or (isinstance(command, str) and bool(command.strip())),
+         "whose `command` is a program or a non-empty array of strings")
+    need(url is None or (isinstance(url, str) and url.startswith(("http://", "https://"))),
+         "whose `url` starts with http:// or https://")
+    env = entry.get("env", {})
+    need(isinstance(env, dict) and all(isinstance(v, str) for v in env.values()),
+         "whose `env` is a table of strings")
+    for key in ("cwd", "token_file"):
+        need(entry.get(key) is None or isinstance(entry.get(key), str), f"whose `{key}` is a path")
+    need(url is not None or entry.get("token_file") is None, "with `token_file` only beside `url`")
+    timeout = entry.get("timeout", 30)
+    need(isinstance(timeout, int | float) and not isinstance(timeout, bool) and timeout > 0,
+         "whose `timeout` is a positive number of seconds")
+    return McpServerConfig(
+        name=str(name),
+        command=command,
+        args=tuple(args),
+        env=dict(env),
+        cwd=entry.get("cwd"),
+        url=url,
+        token_file=entry.get("token_file"),
+        timeout=float(timeout),
+    )
 
 
 # (table or "", key) -> (Config field, check). The table names in `_TABLES`.
@@ -449,6 +541,14 @@ def parse_config(
                 take(key, sub, sub_value)
         else:
             take("", key, value)
+    for entry in values.get("mcp_servers", ()):
+        # An entry skillpack would connect to must be usable as one; it still counts
+        # as a configured server name either way.
+        if entry.get("url") is not None or entry.get("command") is not None:
+            try:
+                mcp_host(entry)
+            except _Invalid as error:
+                invalid("mcp_servers", "", "mcp_servers", error.expected, entry)
 
     values = _resolve_paths(values, path=path, base=base)
     return ConfigLayer(path=path, scope=scope, values=values), tuple(problems)
@@ -467,6 +567,16 @@ def _resolve_paths(
             resolved[name] = tuple(
                 dict.fromkeys(normalize_entry(e, base=base) for e in values[name])
             )
+    if "mcp_servers" in resolved:
+        resolved["mcp_servers"] = tuple(
+            {
+                key: _resolve_path(value, base)
+                if key in ("cwd", "token_file") and isinstance(value, str)
+                else value
+                for key, value in server.items()
+            }
+            for server in values["mcp_servers"]
+        )
     rules: dict[Decision, tuple[str, ...]] = {}
     for decision in DECISIONS:
         globs = resolved.pop(decision, None)
@@ -480,6 +590,10 @@ def _resolve_paths(
             origins={(d, g): path for d, globs in rules.items() for g in globs},
         )
     return resolved
+
+
+def _resolve_path(path: str, base: str | os.PathLike[str]) -> str:
+    return os.path.normpath(os.path.join(base, expand_home(path)))
 
 
 def _resolve_glob(glob: str, *, base: str | os.PathLike[str]) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote
 
-from .._errors import SkillNotFoundError, SkillPermissionError
+from .._errors import SkillIOError, SkillNotFoundError, SkillPermissionError
 from .._model import Skill
 
 NOISE_DIRS = frozenset({"node_modules", "__pycache__"})
@@ -46,6 +46,8 @@ def confined_parts(skill: Skill, relpath: str) -> tuple[str, ...]:
     spellings = {relpath}
     decoded = relpath
     for _ in range(3):
+        if "%" not in decoded:
+            break
         decoded = unquote(decoded)
         spellings.add(decoded)
     for spelling in spellings:
@@ -68,12 +70,16 @@ def confined_parts(skill: Skill, relpath: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
+def in_tree(parts: tuple[str, ...]) -> bool:
+    """Whether a file at these folder-relative parts belongs to what a skill serves:
+    nothing hidden, nothing inside a noise folder."""
+    return not any(p.startswith(".") or p in NOISE_DIRS for p in parts)
+
+
 def listed(parts: tuple[str, ...]) -> bool:
     """Whether a file at these folder-relative parts appears in a skill's file listing:
-    not the SKILL.md itself, nothing hidden, nothing inside a noise folder."""
-    if parts == (SKILL_FILE,):
-        return False
-    return not any(p.startswith(".") or p in NOISE_DIRS for p in parts)
+    in its tree (`in_tree`), and not the SKILL.md itself."""
+    return parts != (SKILL_FILE,) and in_tree(parts)
 
 
 def missing(skill: Skill, parts: tuple[str, ...]) -> SkillNotFoundError:
@@ -81,4 +87,12 @@ def missing(skill: Skill, parts: tuple[str, ...]) -> SkillNotFoundError:
     return SkillNotFoundError(
         f"Skill '{skill.name}' has no file {'/'.join(parts)!r} in {skill.dir}. "
         "See the skill's file listing for what it bundles."
+    )
+
+
+def too_large(what: str, size: int, limit: int) -> SkillIOError:
+    """The error for a file over the limit of one read (`what` names the file)."""
+    return SkillIOError(
+        f"{what} is {size} bytes, over the {limit}-byte limit for one read; open it outside "
+        "the agent or ask for a smaller file."
     )

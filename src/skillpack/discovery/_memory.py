@@ -14,11 +14,12 @@ from collections.abc import Mapping
 
 from .._errors import SkillNotFoundError
 from .._limits import MAX_LISTED_FILES
-from .._model import Catalog, Problem, Root, Scope, Skill, SkillLocation
+from .._model import Catalog, Problem, Root, Scope, Skill, SkillFile, SkillLocation
 from ..parse._frontmatter import parse_skill
 from ..parse._loadable import loadable_body
 from ..select._collisions import resolve_collisions
-from ._confine import confined_parts, listed, missing
+from ._confine import SKILL_FILE, confined_parts, in_tree, listed, missing, too_large
+from ._skill_files import sha256_digest
 from ._walk import CODEX_SIDECARS
 
 
@@ -76,6 +77,16 @@ class MemorySkills:
         skills = resolve_collisions(skills, problems)
         return Catalog(skills=tuple(skills), problems=tuple(problems), roots=(root,))
 
+    # -- a skill source (`runtime._sources.SkillSource`) ----------------------------
+
+    def owns(self, skill: Skill) -> bool:
+        """Whether `skill` is one of these files' skills."""
+        with self._lock:
+            return skill.path in self._files
+
+    def close(self) -> None:
+        """Nothing to release: the files are plain memory."""
+
     # -- SkillReader ------------------------------------------------------------
 
     def _text(self, path: str) -> str:
@@ -107,6 +118,35 @@ class MemorySkills:
             paths = sorted(p[len(prefix) :] for p in self._files if p.startswith(prefix))
         files = [rel for rel in paths if listed(tuple(rel.split("/")))]
         return tuple(files[:max_files]), len(files) > max_files
+
+    def manifest(
+        self, skill: Skill, *, max_files: int, max_bytes: int
+    ) -> tuple[tuple[SkillFile, ...], bool]:
+        """Every file of the skill's folder by the disk's tree rule (`_confine.in_tree`),
+        its SKILL.md first, as UTF-8 bytes with their digests (`SkillContent`)."""
+        prefix = skill.dir.rstrip("/") + "/"
+        with self._lock:
+            texts = {p[len(prefix) :]: t for p, t in self._files.items() if p.startswith(prefix)}
+        # The disk's order: SKILL.md, then breadth-first, names sorted in each folder.
+        paths = sorted(
+            (rel for rel in texts if in_tree(tuple(rel.split("/")))),
+            key=lambda rel: (rel != SKILL_FILE, rel.count("/"), rel.split("/")),
+        )
+        files: list[SkillFile] = []
+        total = 0
+        for rel in paths[:max_files]:
+            data = texts[rel].encode("utf-8")
+            total += len(data)
+            digest = sha256_digest(data) if total <= max_bytes else ""
+            files.append(SkillFile(path=rel, size=len(data), digest=digest))
+        return tuple(files), len(paths) > max_files
+
+    def read_bytes(self, skill: Skill, relpath: str, *, max_bytes: int) -> bytes:
+        """One file of the skill as UTF-8 bytes, confined like `read_file`."""
+        data = self.read_file(skill, relpath).encode("utf-8")
+        if len(data) > max_bytes:
+            raise too_large(posixpath.join(skill.dir, relpath), len(data), max_bytes)
+        return data
 
     def read_file(self, skill: Skill, relpath: str) -> str:
         """One file of the skill, confined by the same rule as the disk (`_confine`)."""

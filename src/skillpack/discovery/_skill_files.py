@@ -9,16 +9,20 @@ are refused.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import stat
-from collections import deque
+import threading
+from collections import OrderedDict, deque
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 from .._errors import SkillIOError, SkillNotFoundError, SkillpackError, SkillPermissionError
 from .._limits import MAX_LISTED_FILES, MAX_READ_FILE_BYTES, MAX_SKILL_FILE_BYTES
-from .._model import Skill
+from .._model import Skill, SkillFile
 from ..parse._frontmatter import split_frontmatter
 from ..parse._loadable import loadable_body
-from ._confine import NOISE_DIRS, SKILL_FILE, confined_parts, missing, refuse
+from ._confine import NOISE_DIRS, SKILL_FILE, confined_parts, missing, refuse, too_large
 from ._load import read_bytes
 
 _FRONTMATTER_BYTES = 4096
@@ -192,13 +196,75 @@ def list_skill_files(
     """
     if skill.legacy_command:
         return (), False  # a command file has no folder of its own: its siblings are others
-    base_real = os.path.realpath(skill.dir)
     files: list[str] = []
+    for rel, _entry in _bundled(skill, max_files=max_files, nested=False):
+        if rel is None:
+            return tuple(files), True
+        files.append(rel)
+    return tuple(files), False
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class TreeFile:
+    """One file of a skill's whole tree, with the `stat` values a digest is keyed on."""
+
+    path: str
+    """Relative POSIX path inside the skill folder."""
+    full: str
+    """Absolute path on disk."""
+    size: int
+    mtime_ns: int
+    ino: int
+    ctime_ns: int
+
+
+def skill_tree(skill: Skill, *, max_files: int) -> tuple[tuple[TreeFile, ...], bool]:
+    """Every file a skill serves, its SKILL.md first and nested skills' files included.
+
+    The order and rules of `list_skill_files` (hidden entries, noise folders, folder
+    symlinks and file symlinks leaving the folder are left out), except that the
+    SKILL.md is listed and nested skills' folders are walked: as seen from the
+    enclosing skill, their files are supporting files.
+
+    Returns:
+        The files, and whether the listing stopped at `max_files`.
+    """
+    files: list[TreeFile] = []
+    for rel, entry in _bundled(skill, max_files=max_files, nested=True):
+        if rel is None or entry is None:
+            return tuple(files), True
+        try:
+            st = entry.stat()
+        except OSError:
+            continue
+        files.append(
+            TreeFile(
+                path=rel,
+                full=entry.path,
+                size=st.st_size,
+                mtime_ns=st.st_mtime_ns,
+                ino=st.st_ino,
+                ctime_ns=st.st_ctime_ns,
+            )
+        )
+    return tuple(files), False
+
+
+def _bundled(
+    skill: Skill, *, max_files: int, nested: bool
+) -> Iterator[tuple[str | None, os.DirEntry[str] | None]]:
+    """(relative path, entry) of each file, breadth-first; `(None, None)` when cut short.
+
+    `nested`: walk into subfolders holding their own SKILL.md, and list the skill's
+    own SKILL.md first (else both are left out: a nested skill owns its files).
+    """
+    base_real = ""  # the folder's real path, found when a symlink needs it
     queue: deque[tuple[str, str]] = deque([(skill.dir, "")])
-    folders = 0
+    files = folders = 0
     while queue:
-        if len(files) >= max_files or folders >= max_files:
-            return tuple(files[:max_files]), True
+        if files >= max_files or folders >= max_files:
+            yield None, None
+            return
         folder, prefix = queue.popleft()
         folders += 1
         try:
@@ -206,35 +272,61 @@ def list_skill_files(
                 entries = sorted(it, key=lambda e: e.name)
         except OSError:
             continue
-        if prefix and any(e.name == SKILL_FILE for e in entries):
-            continue  # a nested skill owns its own files
+        if prefix and not nested and any(e.name == SKILL_FILE for e in entries):
+            continue
+        if not prefix:
+            # The SKILL.md leads (or is left out); the rest follows in name order.
+            entries.sort(key=lambda e: e.name != SKILL_FILE)
         for entry in entries:
             name = entry.name
-            if name[0] == "." or name in NOISE_DIRS or (not prefix and name == SKILL_FILE):
+            own_skill_md = not prefix and name == SKILL_FILE
+            if name[0] == "." or name in NOISE_DIRS or (own_skill_md and not nested):
                 continue
             rel = f"{prefix}{name}"
             try:
                 if entry.is_symlink():
+                    base_real = base_real or os.path.realpath(skill.dir)
                     if entry.is_dir() or not _inside(os.path.realpath(entry.path), base_real):
                         continue
-                    if entry.is_file():
-                        files.append(rel)
+                    if not entry.is_file():
+                        continue
                 elif entry.is_dir():
                     queue.append((entry.path, f"{rel}/"))
-                elif entry.is_file():
-                    files.append(rel)
+                    continue
+                elif not entry.is_file():
+                    continue
             except OSError:
                 continue
-    truncated = len(files) > max_files
-    return tuple(files[:max_files]), truncated
+            if files >= max_files:
+                yield None, None
+                return
+            files += 1
+            yield rel, entry
+
+
+def _links_below(folder: str, parts: tuple[str, ...]) -> bool:
+    """Whether a path component below `folder` is a symlink (or cannot be checked).
+
+    Without one, `parts` (no `..`, no absolute part: `confined_parts`) stay inside the
+    folder by construction, and the `realpath` of the whole path is not needed.
+    """
+    path = folder
+    for part in parts:
+        path = os.path.join(path, part)
+        try:
+            if stat.S_ISLNK(os.lstat(path).st_mode):
+                return True
+        except OSError:
+            return False  # absent: nothing to follow (the read reports it missing)
+    return False
 
 
 def _inside(path: str, base: str) -> bool:
     return path == base or path.startswith(base.rstrip(os.sep) + os.sep)
 
 
-def read_skill_file(skill: Skill, relpath: str, *, max_bytes: int = MAX_READ_FILE_BYTES) -> str:
-    """One bundled file of a skill as text, confined to the skill's folder.
+def read_skill_bytes(skill: Skill, relpath: str, *, max_bytes: int) -> bytes:
+    """The bytes of one file of a skill, confined to the skill's folder.
 
     Raises:
         SkillPermissionError: the path is absolute, climbs out with `..` (also
@@ -242,7 +334,7 @@ def read_skill_file(skill: Skill, relpath: str, *, max_bytes: int = MAX_READ_FIL
             file, or is a symlink resolving outside the skill folder; or the
             operating system refuses to read the file.
         SkillNotFoundError: no such file in the skill.
-        SkillIOError: the file is over `max_bytes`, not UTF-8 text, or unreadable.
+        SkillIOError: the file is over `max_bytes` or unreadable.
     """
     parts = confined_parts(skill, relpath)
     if skill.legacy_command:
@@ -251,7 +343,9 @@ def read_skill_file(skill: Skill, relpath: str, *, max_bytes: int = MAX_READ_FIL
             "files; move it to a skill folder to bundle files with it."
         )
     candidate = os.path.join(skill.dir, *parts)
-    if not _inside(os.path.realpath(candidate), os.path.realpath(skill.dir)):
+    if _links_below(skill.dir, parts) and not _inside(
+        os.path.realpath(candidate), os.path.realpath(skill.dir)
+    ):
         raise refuse(skill, relpath, "it is a symlink that resolves outside the skill folder")
     try:
         st = os.stat(candidate)
@@ -262,19 +356,75 @@ def read_skill_file(skill: Skill, relpath: str, *, max_bytes: int = MAX_READ_FIL
     if st is None or not stat.S_ISREG(st.st_mode):
         raise missing(skill, parts)
     if st.st_size > max_bytes:
-        raise SkillIOError(
-            f"{candidate} is {st.st_size} bytes, over the {max_bytes}-byte limit for one "
-            "read; open it outside the agent or ask for a smaller file."
-        )
+        raise too_large(candidate, st.st_size, max_bytes)
     try:
-        data = read_bytes(candidate, max_bytes)
+        data = read_bytes(candidate, max_bytes, st.st_size)
+    except FileNotFoundError:
+        raise missing(skill, parts) from None
     except OSError as exc:
         raise skill_file_error(skill, candidate, exc) from exc
     if len(data) > max_bytes:
         raise SkillIOError(f"{candidate} grew over the {max_bytes}-byte limit while read.")
+    return data
+
+
+def read_skill_file(skill: Skill, relpath: str, *, max_bytes: int = MAX_READ_FILE_BYTES) -> str:
+    """One bundled file of a skill as text, confined to the skill's folder.
+
+    Raises:
+        SkillPermissionError: the path is absolute, climbs out with `..` (also
+            percent-encoded or with backslashes), holds a NUL, names a hidden
+            file, or is a symlink resolving outside the skill folder.
+        SkillNotFoundError: no such file in the skill.
+        SkillIOError: the file is over `max_bytes`, not UTF-8 text, or unreadable.
+    """
+    data = read_skill_bytes(skill, relpath, max_bytes=max_bytes)
+    where = os.path.join(skill.dir, relpath)
     if b"\x00" in data:
-        raise SkillIOError(f"{candidate} is a binary file; only text files can be read.")
+        raise SkillIOError(f"{where} is a binary file; only text files can be read.")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise SkillIOError(f"{candidate} is not UTF-8 text ({exc}).") from exc
+        raise SkillIOError(f"{where} is not UTF-8 text ({exc}).") from exc
+
+
+def sha256_digest(data: bytes) -> str:
+    """`sha256:<64 lowercase hex>` of `data`: how a file's digest is written everywhere."""
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+class DigestCache:
+    """SHA-256 digests of skill files, kept while a file's `stat` values stay the same.
+
+    Keyed by (path, size, mtime_ns, inode, ctime_ns): a file changed in any way gets a
+    new key, so a digest always describes the bytes a read returns now (a file changed
+    during the read is hashed from what was read, and not kept). Thread-safe; holds at
+    most `max_entries` digests (the oldest go first).
+    """
+
+    def __init__(self, *, max_entries: int = 100_000) -> None:
+        self._digests: OrderedDict[tuple[str, int, int, int, int], str] = OrderedDict()
+        self._max = max_entries
+        self._lock = threading.Lock()
+
+    def file(self, skill: Skill, tree_file: TreeFile, *, max_bytes: int) -> SkillFile:
+        """`tree_file` with its digest; reads the file only when its `stat` is new.
+
+        Raises:
+            SkillIOError: the file is over `max_bytes` or cannot be read.
+        """
+        f = tree_file
+        key = (f.full, f.size, f.mtime_ns, f.ino, f.ctime_ns)
+        with self._lock:
+            digest = self._digests.get(key)
+            if digest is not None:
+                self._digests.move_to_end(key)
+                return SkillFile(path=f.path, size=f.size, digest=digest)
+        data = read_skill_bytes(skill, f.path, max_bytes=max_bytes)
+        digest = sha256_digest(data)
+        if len(data) == f.size:
+            with self._lock:
+                self._digests[key] = digest
+                while len(self._digests) > self._max:
+                    self._digests.popitem(last=False)
+        return SkillFile(path=f.path, size=len(data), digest=digest)

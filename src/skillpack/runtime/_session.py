@@ -26,7 +26,7 @@ import uuid
 import weakref
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from .._errors import (
     SkillDisabledError,
@@ -35,7 +35,6 @@ from .._errors import (
     SkillPermissionError,
     UsageError,
 )
-from .._limits import MAX_SKILL_FILE_BYTES
 from .._model import Catalog, CodexPermissions, Skill
 from ..config._config import Config
 from ..render._render import (
@@ -69,6 +68,9 @@ from ._live import (
     diff_catalogs,
 )
 from ._permissions import AskCallback, PermissionGate
+from ._readers import FileSystemReader as FileSystemReader
+from ._readers import SkillContent as SkillContent
+from ._readers import SkillReader as SkillReader
 
 if TYPE_CHECKING:
     from ..discovery._discover import SkillDelta
@@ -81,64 +83,6 @@ log = logging.getLogger("skillpack.session")
 
 Invoker = Literal["user", "model"]
 ToolT = TypeVar("ToolT")
-
-
-class SkillReader(Protocol):
-    """Where a session reads skill bodies and bundled files from (the I/O seam).
-
-    The default reads the filesystem; tests and hosts with skills in memory pass
-    their own.
-    """
-
-    def read_body(self, skill: Skill) -> str:
-        """The body as it is now, checked to still parse (`parse._frontmatter.
-        loadable_body`); a `SkillParseError` when it no longer does."""
-        ...
-
-    def version(self, skill: Skill) -> tuple[int, ...]:
-        """The SKILL.md's version now, `(mtime_ns, size, ...)`: any difference from an
-        earlier answer means the file changed (the filesystem adds `ctime_ns`)."""
-        ...
-
-    def list_files(self, skill: Skill) -> tuple[tuple[str, ...], bool]: ...
-
-    def read_file(self, skill: Skill, relpath: str) -> str: ...
-
-
-class FileSystemReader:
-    """The default `SkillReader`: the filesystem, through `_skill_files.py`."""
-
-    def read_body(self, skill: Skill) -> str:
-        from ..discovery._skill_files import read_body
-
-        return read_body(skill)
-
-    def read_body_head(self, skill: Skill, max_chars: int) -> str:
-        """`read_body(skill)[:max_chars]` from a bounded read (what search indexes)."""
-        from ..discovery._skill_files import read_body_head
-
-        return read_body_head(skill, max_chars)
-
-    def read_source(self, skill: Skill) -> bytes:
-        """The SKILL.md's bytes as they are now (for its digest)."""
-        from ..discovery._load import read_bytes
-
-        return read_bytes(skill.path, MAX_SKILL_FILE_BYTES)
-
-    def version(self, skill: Skill) -> tuple[int, ...]:
-        from ..discovery._skill_files import skill_version
-
-        return skill_version(skill)
-
-    def list_files(self, skill: Skill) -> tuple[tuple[str, ...], bool]:
-        from ..discovery._skill_files import list_skill_files
-
-        return list_skill_files(skill)
-
-    def read_file(self, skill: Skill, relpath: str) -> str:
-        from ..discovery._skill_files import read_skill_file
-
-        return read_skill_file(skill, relpath)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -322,6 +266,7 @@ class Session:
             use_cache=use_cache,
         )
         ws = source.open()
+        kwargs.setdefault("reader", source.reader())
         return cls(ws.catalog, config=ws.config, source=source, cwd=ws.cwd, **kwargs)
 
     # -- catalog and state ------------------------------------------------------
@@ -479,7 +424,8 @@ class Session:
             watcher.stop()  # closed, or switched again, meanwhile
 
     def close(self) -> None:
-        """Stop the watcher (if any) and live refreshing; idempotent.
+        """Stop the watcher (if any) and live refreshing, and close the source's
+        connections (MCP servers); idempotent.
 
         The session still works on the catalog it has; `refresh()` still re-discovers.
         """
@@ -489,6 +435,9 @@ class Session:
             watcher, self._watcher = self._watcher, None
         if watcher is not None:
             watcher.stop()
+        close_source = getattr(self._source, "close", None)
+        if close_source is not None:
+            close_source()  # e.g. the MCP servers of `[[mcp_servers]]`
 
     def __enter__(self) -> Session:
         return self

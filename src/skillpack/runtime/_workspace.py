@@ -6,9 +6,10 @@ discovery limits and enable state come from the user and project config files.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
-from collections.abc import Collection, Hashable, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,15 +19,21 @@ from .._model import Catalog, Problem, Skill, best_of
 from ..config._config import (
     Config,
     ConfigScope,
+    McpServerConfig,
     load_config,
     project_config_path,
     user_config_path,
 )
 from ._live import existing_roots
+from ._readers import FileSystemReader, SkillReader
+from ._sources import RoutingReader, SkillSource, with_sources
 
 if TYPE_CHECKING:
     from ..discovery._discover import Discovered, SkillDelta
 
+
+SourcesFor = Callable[[Config], Sequence[SkillSource]]
+"""The skill sources (beside the roots) a workspace with this config adds."""
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Workspace:
@@ -59,8 +66,10 @@ def open_workspace(
     note_paths: Sequence[str] = (),
     previous: Discovered | None = None,
     touched: Collection[str] | None = None,
+    sources: SourcesFor | None = None,
 ) -> Workspace:
-    """Load the user + project config, then discover every root they name.
+    """Load the user + project config, then discover every root they name, then add
+    the skills of other sources (the MCP servers of `[[mcp_servers]]`).
 
     Args:
         cwd: Where repo discovery starts (default: the current directory).
@@ -76,6 +85,9 @@ def open_workspace(
             from: roots no `touched` path is in are not scanned again.
         touched: Paths that changed since `previous` (see `discover_roots`); None:
             scan every root.
+        sources: The sources to add for a config (a live session keeps its
+            connections open this way); default: the config's MCP servers, listed
+            through connections closed again before this returns.
     """
     from ..discovery._discover import default_roots, discover_roots
 
@@ -101,6 +113,11 @@ def open_workspace(
         max_dirs=config.max_dirs,
     )
     catalog = discovered.catalog
+    if sources is None:
+        with _listed_once(config) as added:
+            catalog = with_sources(catalog, [s.catalog() for s in added])
+    else:
+        catalog = with_sources(catalog, [s.catalog() for s in sources(config)])
     if config_problems:
         catalog = Catalog(
             skills=catalog.skills,
@@ -108,6 +125,56 @@ def open_workspace(
             roots=catalog.roots,
         )
     return Workspace(catalog=catalog, config=config, cwd=start, discovered=discovered)
+
+
+@contextlib.contextmanager
+def _listed_once(config: Config) -> Iterator[Sequence[SkillSource]]:
+    """The config's MCP servers as a source, disconnected again on exit."""
+    source = mcp_source(config.mcp_hosts)
+    try:
+        yield [source] if source is not None else []
+    finally:
+        if source is not None:
+            source.close()
+
+
+def mcp_source(servers: Sequence[McpServerConfig]) -> SkillSource | None:
+    """The skills of `[[mcp_servers]]`; None when there are none. Without the `mcp`
+    extra, a source whose catalog is one problem naming the fix."""
+    if not servers:
+        return None
+    import importlib.util
+
+    if importlib.util.find_spec("mcp") is None:
+        return _MissingExtra(servers=tuple(servers))
+    from ._mcp_skills import McpSkills
+
+    return McpSkills(servers)
+
+
+class _MissingExtra(FileSystemReader):
+    """Stands in for the MCP servers when the SDK is not installed: no skills, a problem."""
+
+    def __init__(self, *, servers: tuple[McpServerConfig, ...]) -> None:
+        super().__init__()
+        self.servers = servers
+
+    def catalog(self) -> Catalog:
+        names = ", ".join(s.name for s in self.servers)
+        problem = Problem(
+            path=f"mcp://{self.servers[0].name}",
+            severity="warning",
+            code="mcp-extra-missing",
+            message=f"[[mcp_servers]] ({names}) need the official MCP SDK, which is not "
+            "installed; run pip install 'skillpack[mcp]'. Their skills are left out.",
+        )
+        return Catalog(problems=(problem,))
+
+    def owns(self, skill: Skill) -> bool:
+        return False
+
+    def close(self) -> None:
+        return None
 
 
 @dataclass(kw_only=True)
@@ -136,11 +203,16 @@ class WorkspaceSource:
     _folders: set[str] = field(default_factory=set, init=False, repr=False)
     """Folders whose paths need no new look (noted, or on cwd's chain)."""
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    _mcp: SkillSource | None = field(default=None, init=False, repr=False)
+    _mcp_servers: tuple[McpServerConfig, ...] = field(default=(), init=False, repr=False)
 
     def open(self, touched: Collection[str] | None = None) -> Workspace:
         """`open_workspace` with this source's options, starting from the last one's
         discovery: with `touched` (paths changed since), only the roots they touch
-        (and new ones) are scanned; None scans every root."""
+        (and new ones) are scanned; None scans every root. Its MCP connections stay
+        open (until `close()`), made again when the config's servers change; with
+        MCP servers, what changed is worked out from the catalogs (their skills are
+        listed again every time)."""
         with self._lock:
             last = self._last
         ws = open_workspace(
@@ -152,10 +224,13 @@ class WorkspaceSource:
             note_paths=self.noted,
             previous=None if last is None else last.discovered,
             touched=touched,
+            sources=self._sources_for,
         )
         known = None
         found = ws.discovered
-        if last is not None and found is not None and found.delta is not None:
+        with self._lock:
+            hosted = self._mcp is not None
+        if not hosted and last is not None and found is not None and found.delta is not None:
             if (
                 last.discovered is not None
                 and found.catalog is last.discovered.catalog
@@ -194,6 +269,31 @@ class WorkspaceSource:
                 return False
             self.noted = (*self.noted, *sorted(new))
         return True
+
+    def _sources_for(self, config: Config) -> Sequence[SkillSource]:
+        with self._lock:
+            hosts = config.mcp_hosts
+            if hosts != self._mcp_servers:
+                old, self._mcp = self._mcp, mcp_source(hosts)
+                self._mcp_servers = hosts
+                if old is not None:
+                    _close(old)
+            return [self._mcp] if self._mcp is not None else []
+
+    def _sources(self) -> Sequence[SkillSource]:
+        with self._lock:
+            return [self._mcp] if self._mcp is not None else []
+
+    def reader(self) -> SkillReader:
+        """Reads each skill from where it came from: the filesystem, or its MCP server."""
+        return RoutingReader(FileSystemReader(), self._sources)
+
+    def close(self) -> None:
+        """Disconnect the MCP servers; idempotent."""
+        with self._lock:
+            old, self._mcp, self._mcp_servers = self._mcp, None, ()
+        if old is not None:
+            _close(old)
 
     def load(self) -> tuple[Catalog, Config | None]:
         ws = self.open()
@@ -325,3 +425,9 @@ def config_entry(ref: str, skill: Skill) -> str:
 
 def _unique_qualified(catalog: Catalog, skill: Skill) -> bool:
     return best_of(catalog.qualified(skill.qualified_name)) == (skill,)
+
+
+def _close(source: SkillSource) -> None:
+    close = getattr(source, "close", None)
+    if close is not None:
+        close()

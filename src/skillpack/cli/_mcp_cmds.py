@@ -1,0 +1,102 @@
+"""`skillpack mcp`: serve the catalog to any MCP client (the `mcp` extra)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ._options import CatalogOptions, catalog_options
+from ._output import emit_json
+
+
+@click.command("mcp")
+@click.option(
+    "--transport",
+    type=click.Choice(["stdio", "http"]),
+    default="stdio",
+    show_default=True,
+    help="stdio for a client that starts the server; http for streamable HTTP at /mcp.",
+)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="HTTP: the address to listen on. Anything but loopback needs --token-file.",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8765,
+    show_default=True,
+    help="HTTP: the port (0 picks a free one; the URL is printed).",
+)
+@click.option(
+    "--token-file",
+    type=click.Path(dir_okay=False, path_type=str),
+    default=None,
+    help="HTTP: require `Authorization: Bearer <token>`, the token read from this file.",
+)
+@catalog_options
+def mcp_command(
+    transport: str,
+    host: str,
+    port: int,
+    token_file: str | None,
+    catalog: CatalogOptions,
+    as_json: bool,
+) -> None:
+    """Serve skills over MCP: tools, skill:// resources, prompts, the skills extension.
+
+    The catalog is live: skills added, changed or removed under the roots reach
+    clients as list_changed notifications. Tools: skill_search, skill_load,
+    use_skill, skill_read_file (the library's envelopes). Every file of every skill
+    the model may see is a skill://<skill-path>/<file> resource; user-invocable
+    skills are prompts; the io.modelcontextprotocol/skills extension adds
+    skills/list, skills/get and resources/directory/read. Needs
+    `pip install 'skillpack[mcp]'`.
+
+    HTTP listens on 127.0.0.1 unless --host says otherwise, refuses a foreign Host
+    or Origin (DNS rebinding), and with --token-file a missing or wrong token.
+
+    \b
+    --json (HTTP) prints, once listening:
+      {"transport": "http", "url": "http://127.0.0.1:8765/mcp"}
+    """
+    import gc
+
+    from ..mcp._extra import require_mcp
+
+    gc.enable()  # a long-running server: the CLI's short-run switch must not stay on
+    require_mcp()
+    from ..mcp._http import is_loopback, read_token
+
+    token = read_token(token_file) if token_file else None
+    if transport == "http" and token is None and not is_loopback(host):
+        from .. import _errors
+
+        raise _errors.UsageError(
+            f"Listening on {host} reaches other machines; give --token-file so only "
+            "clients with the token get in (or keep --host 127.0.0.1)."
+        )
+    session = catalog.session(refresh="watch")
+    try:
+        from ..mcp._server import SkillServer, run_stdio
+
+        server = SkillServer(session, cwd=catalog.cwd)
+        if transport == "stdio":
+            run_stdio(server)
+            return
+        from ..mcp._http import bind, build_app, serve
+
+        sock = bind(host, port)
+
+        def ready(url: str) -> None:
+            if as_json:
+                emit_json({"transport": "http", "url": url})
+            else:
+                sys.stderr.write(f"skillpack: serving MCP at {url}\n")
+
+        serve(build_app(server.server, host=host, token=token), sock, on_ready=ready)
+    finally:
+        session.close()

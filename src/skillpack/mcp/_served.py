@@ -1,0 +1,432 @@
+"""What the MCP server serves from one catalog: skill paths, entries, files, directories.
+
+Synchronous and protocol-free: the server (`_server.py`) calls these from worker
+threads and turns their values into MCP results. A `ServedCatalog` is built once per
+catalog (the live catalog swaps in a new one when skills change) and holds:
+
+- the skills the model may see (enabled, permitted, model-invocable, not shadowed;
+  legacy command files, which have no folder, only as tools and prompts), in catalog
+  order, each with its `skill://` path (`_uris.assign_paths`);
+- per served skill, the folders of nested skills that are disabled or denied: their
+  files are withheld from the enclosing skill too ("absent everywhere");
+- the prompts: every user-invocable skill under a unique name.
+
+Files are never cached here: every listing walks the folder and every read reads the
+file, so a digest always describes the bytes a read returns now (digests themselves
+are cached by the reader, keyed on `stat`).
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from .._errors import SkillNotFoundError, UsageError
+from .._limits import MCP_SKILL_MAX_BYTES, MCP_SKILL_MAX_FILES
+from .._model import Catalog, Skill, SkillFile
+from ..runtime._readers import SkillContent
+from . import _uris
+from ._uris import Segments
+
+SKILL_FILE: Final = "SKILL.md"
+DIRECTORY_MIME: Final = "inode/directory"
+MARKDOWN_MIME: Final = "text/markdown"
+NAME_PATTERN: Final = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+NAME_MAX: Final = 64
+DESCRIPTION_MAX: Final = 1024
+_FRONTMATTER_CACHE: Final = 20_000
+"""Parsed frontmatter kept per SKILL.md digest (a few hundred bytes each)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Listing:
+    """One skill's entry for `skills/list`/`skills/get`, or why it has none."""
+
+    entry: dict[str, Any] | None
+    """`{uri, frontmatter, resources}`; None when the skill cannot be listed."""
+    reason: str = ""
+    """Why not (a sentence naming the fix), when `entry` is None."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class FileRead:
+    """The bytes `resources/read` returns for one URI."""
+
+    uri: str
+    mime_type: str
+    data: bytes
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Child:
+    """One direct child of a directory resource."""
+
+    uri: str
+    name: str
+    mime_type: str
+    size: int | None = None
+
+
+@dataclass(kw_only=True)
+class FrontmatterCache:
+    """SKILL.md digest -> its frontmatter as YAML 1.2 JSON (or the reason it has none).
+    Shared by every `ServedCatalog` of one server; thread-safe and bounded."""
+
+    entries: OrderedDict[str, dict[str, Any] | str] = field(default_factory=OrderedDict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def lookup(self, digest: str) -> dict[str, Any] | str | None:
+        """The parsed frontmatter of the SKILL.md version with this digest, if known."""
+        with self.lock:
+            return self.entries.get(digest)
+
+    def get(self, digest: str, data: bytes) -> dict[str, Any] | str:
+        """The parsed frontmatter of `data` (whose digest is `digest`), parsed once."""
+        found = self.lookup(digest)
+        if found is not None:
+            return found
+        value = _frontmatter_of(data)
+        with self.lock:
+            self.entries[digest] = value
+            while len(self.entries) > _FRONTMATTER_CACHE:
+                self.entries.popitem(last=False)
+        return value
+
+
+def _frontmatter_of(data: bytes) -> dict[str, Any] | str:
+    from ..parse._frontmatter import split_frontmatter
+    from ..parse._yaml12 import Yaml12Error, frontmatter_json
+
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return "its SKILL.md is not UTF-8"
+    split = split_frontmatter(text)
+    if split.frontmatter is None:
+        return "its SKILL.md has no frontmatter block"
+    try:
+        return frontmatter_json(split.frontmatter)
+    except Yaml12Error as exc:
+        return str(exc)
+
+
+def mime_type(relpath: str) -> str:
+    """`text/markdown` for Markdown, else the extension's type, else octet-stream."""
+    if relpath.endswith((".md", ".markdown")):
+        return MARKDOWN_MIME
+    guessed, _encoding = mimetypes.guess_type(relpath, strict=False)
+    return guessed or "application/octet-stream"
+
+
+class ServedCatalog:
+    """One catalog as the MCP server shows it (see the module docstring)."""
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        *,
+        served: Sequence[Skill],
+        withheld: Sequence[Skill],
+        user_invocable: Sequence[Skill],
+        reader: SkillContent,
+        frontmatter: FrontmatterCache,
+    ) -> None:
+        """Args:
+        catalog: The catalog this view is of.
+        served: The skills the model may see, in catalog order.
+        withheld: Disabled or denied skills: nested inside a served one, their
+            folders are left out of it.
+        user_invocable: The skills offered as prompts.
+        reader: Where files and digests come from.
+        frontmatter: The server's cache of parsed frontmatter.
+        """
+        self.catalog = catalog
+        self.skills = tuple(served)
+        self._reader = reader
+        self._frontmatter = frontmatter
+        self._by_key = {s.key: s for s in self.skills}
+        self.path_of = _uris.assign_paths(self.skills)
+        self._key_at = {path: key for key, path in self.path_of.items()}
+        self._withheld = _nested_folders(self.skills, withheld)
+        self.prompts = _prompt_names(user_invocable)
+
+    # -- lookups ----------------------------------------------------------------
+
+    def skill_uri(self, skill: Skill) -> str:
+        return _uris.file_uri(self.path_of[skill.key], SKILL_FILE)
+
+    def resolve(self, uri: str) -> tuple[Skill, Segments]:
+        """(served skill, file segments) a URI names; raises `SkillNotFoundError`."""
+        found = _uris.split(_uris.parse(uri), self._key_at)
+        if found is None:
+            raise SkillNotFoundError(
+                f"No skill is served at {uri[:300]}; list them with skills/list or "
+                "resources/list."
+            )
+        key, rest = found
+        return self._by_key[key], rest
+
+    def skill_at(self, uri: str) -> Skill:
+        """The served skill whose SKILL.md `uri` is (`skills/get`)."""
+        skill, rest = self.resolve(uri)
+        if rest != (SKILL_FILE,):
+            raise SkillNotFoundError(
+                f"{uri[:300]} is not a skill's SKILL.md URI; a skill is named by "
+                "skill://<skill-path>/SKILL.md."
+            )
+        return skill
+
+    # -- files ------------------------------------------------------------------
+
+    def _serves(self, skill: Skill, parts: Segments) -> bool:
+        from ..discovery._confine import in_tree
+
+        if not parts or not in_tree(parts):
+            return False
+        rel = "/".join(parts)
+        return not any(rel.startswith(folder) for folder in self._withheld.get(skill.key, ()))
+
+    def files(self, skill: Skill, *, digests: bool) -> tuple[tuple[SkillFile, ...], bool]:
+        """The files the skill serves (at most `MCP_SKILL_MAX_FILES`) and whether there
+        were more. Digests are computed within `MCP_SKILL_MAX_BYTES` when asked."""
+        found, truncated = self._reader.manifest(
+            skill,
+            max_files=MCP_SKILL_MAX_FILES,
+            max_bytes=MCP_SKILL_MAX_BYTES if digests else 0,
+        )
+        path = self.path_of[skill.key]
+        kept = []
+        for item in found:
+            parts = tuple(item.path.split("/"))
+            if not self._serves(skill, parts):
+                continue
+            # A file inside a served nested skill must be the one its URI reads.
+            resolved = _uris.split((*path, *parts), self._key_at)
+            if resolved is not None and resolved[0] != skill.key:
+                nested = self._by_key[resolved[0]]
+                if not _same_file(skill, item.path, nested, "/".join(resolved[1])):
+                    continue
+            kept.append(item)
+        return tuple(kept), truncated
+
+    def own_files(self, skill: Skill) -> list[tuple[str, SkillFile]]:
+        """(URI, file) of the files whose URI names this skill (`resources/list`): a
+        served nested skill's files are listed under that skill, once."""
+        path = self.path_of[skill.key]
+        files, _truncated = self.files(skill, digests=False)
+        owned = []
+        for item in files:
+            parts = tuple(item.path.split("/"))
+            found = _uris.split((*path, *parts), self._key_at)
+            if found is not None and found[0] == skill.key:
+                owned.append((_uris.file_uri(path, item.path), item))
+        return owned
+
+    def read(self, uri: str) -> FileRead:
+        """The bytes of one served file.
+
+        Raises:
+            SkillNotFoundError: no served skill or file at `uri` (also a file that
+                vanished since it was listed).
+            UsageError: the URI is malformed (traversal, encoding, length).
+            SkillPermissionError, SkillIOError: from the reader.
+        """
+        skill, rest = self.resolve(uri)
+        if not self._serves(skill, rest):
+            raise SkillNotFoundError(
+                f"{uri[:300]} is not a file skill '{skill.name}' serves; see its entry in "
+                "skills/list or resources/directory/read."
+            )
+        relpath = "/".join(rest)
+        data = self._reader.read_bytes(skill, relpath, max_bytes=MCP_SKILL_MAX_BYTES)
+        canonical = _uris.file_uri(self.path_of[skill.key], relpath)
+        return FileRead(uri=canonical, mime_type=mime_type(relpath), data=data)
+
+    # -- skills/list and skills/get ---------------------------------------------
+
+    def listing(self, skill: Skill) -> Listing:
+        """The skill's extension entry: frontmatter as YAML 1.2 reads it, every file
+        with its size and digest; or why it cannot be listed (not a conforming Agent
+        Skill, or over the extension's limits)."""
+        files, truncated = self.files(skill, digests=True)
+        if truncated or len(files) > MCP_SKILL_MAX_FILES:
+            return Listing(
+                entry=None,
+                reason=f"it has more than {MCP_SKILL_MAX_FILES} files, the extension's limit",
+            )
+        total = sum(f.size for f in files)
+        if total > MCP_SKILL_MAX_BYTES:
+            return Listing(
+                entry=None,
+                reason=f"its files add up to {total} bytes, over the extension's "
+                f"{MCP_SKILL_MAX_BYTES}-byte limit",
+            )
+        own = files[0] if files and files[0].path == SKILL_FILE else None
+        if own is None:
+            return Listing(entry=None, reason="its SKILL.md is gone")
+        frontmatter = self._frontmatter.lookup(own.digest)
+        if frontmatter is None:
+            # Parsed once per version: the bytes read must be the ones the digest is of.
+            try:
+                data = self._reader.read_bytes(skill, SKILL_FILE, max_bytes=MCP_SKILL_MAX_BYTES)
+            except SkillNotFoundError:
+                return Listing(entry=None, reason="its SKILL.md is gone")
+            from ..discovery._skill_files import sha256_digest
+
+            own = SkillFile(path=SKILL_FILE, size=len(data), digest=sha256_digest(data))
+            frontmatter = self._frontmatter.get(own.digest, data)
+        if isinstance(frontmatter, str):
+            return Listing(entry=None, reason=frontmatter)
+        problem = _conformance(frontmatter, skill.name)
+        if problem:
+            return Listing(entry=None, reason=problem)
+        base = _uris.encode(self.path_of[skill.key])
+        resources = [
+            {"uri": _uris.file_uri(base, f.path), "digest": f.digest, "size": f.size}
+            for f in (own, *(f for f in files if f.path != SKILL_FILE))
+        ]
+        entry = {
+            "uri": _uris.file_uri(base, SKILL_FILE),
+            "frontmatter": frontmatter,
+            "resources": resources,
+        }
+        return Listing(entry=entry)
+
+    # -- directories ------------------------------------------------------------
+
+    def directory(self, uri: str) -> list[Child]:
+        """The direct children of a directory resource: a skill's root or one of its
+        folders, or a prefix of served skill paths (`skill://extra`).
+
+        Raises:
+            UsageError: `uri` is not a directory served here (-32602).
+        """
+        segments = _uris.parse(uri)
+        found = _uris.split(segments, self._key_at)
+        if found is None:
+            return self._prefix_children(segments, uri)
+        skill, rest = self._by_key[found[0]], found[1]
+        files, _truncated = self.files(skill, digests=False)
+        path = self.path_of[skill.key]
+        folder = "/".join(rest) + "/" if rest else ""
+        children: dict[str, Child] = {}
+        for item in files:
+            if not item.path.startswith(folder):
+                continue
+            head, sep, _tail = item.path[len(folder) :].partition("/")
+            uri_of = _uris.file_uri(path, folder + head)
+            if sep:
+                children.setdefault(head, Child(uri=uri_of, name=head, mime_type=DIRECTORY_MIME))
+            else:
+                children[head] = Child(
+                    uri=uri_of, name=head, mime_type=mime_type(head), size=item.size
+                )
+        if rest and not children:
+            raise UsageError(f"{uri[:300]} is not a directory of skill '{skill.name}'.")
+        return [children[name] for name in sorted(children)]
+
+    def _prefix_children(self, segments: Segments, uri: str) -> list[Child]:
+        depth = len(segments)
+        names = sorted(
+            {p[depth] for p in self._key_at if len(p) > depth and p[:depth] == segments}
+        )
+        if not names:
+            raise UsageError(f"{uri[:300]} is not a directory served here.")
+        return [
+            Child(uri=_uris.encode((*segments, n)), name=n, mime_type=DIRECTORY_MIME)
+            for n in names
+        ]
+
+
+def _conformance(frontmatter: dict[str, Any], name: str) -> str:
+    """Why a frontmatter cannot be listed by the extension ("" when it can)."""
+    declared = frontmatter.get("name")
+    if not isinstance(declared, str) or not declared.strip():
+        return "its frontmatter has no `name` (the extension requires one)"
+    if len(declared) > NAME_MAX or not NAME_PATTERN.fullmatch(declared):
+        return (
+            f"its name {declared!r} breaks the Agent Skills naming rule (1-64 lowercase "
+            "letters, digits and single hyphens)"
+        )
+    if declared != name:
+        return f"its name reads {declared!r} in YAML 1.2 but {name!r} in skillpack"
+    description = frontmatter.get("description")
+    if not isinstance(description, str) or not description.strip():
+        return "its frontmatter has no text `description`"
+    if len(description) > DESCRIPTION_MAX:
+        return (
+            f"its description is {len(description)} characters, over the "
+            f"{DESCRIPTION_MAX}-character limit"
+        )
+    return ""
+
+
+def _same_file(outer: Skill, outer_rel: str, nested: Skill, nested_rel: str) -> bool:
+    outer_path = outer.dir.rstrip("/\\") + "/" + outer_rel
+    nested_path = nested.dir.rstrip("/\\") + "/" + nested_rel
+    return outer_path.replace("\\", "/") == nested_path.replace("\\", "/")
+
+
+def _nested_folders(served: Sequence[Skill], withheld: Sequence[Skill]) -> dict[str, list[str]]:
+    """Served skill key -> folders (relative, `/`-terminated) of withheld skills inside it."""
+    by_dir = {s.dir.replace("\\", "/").rstrip("/"): s for s in served}
+    inside: dict[str, list[str]] = {}
+    for hidden in withheld:
+        folder = hidden.dir.replace("\\", "/").rstrip("/")
+        parent = folder.rpartition("/")[0]
+        while parent:
+            outer = by_dir.get(parent)
+            if outer is not None:
+                inside.setdefault(outer.key, []).append(folder[len(parent) + 1 :] + "/")
+            parent = parent.rpartition("/")[0]
+    return inside
+
+
+def _prompt_names(skills: Sequence[Skill]) -> dict[str, Skill]:
+    """Prompt name -> skill: the bare name when unique, else the qualified name, else
+    the SKILL.md path."""
+    count: dict[str, int] = {}
+    for skill in skills:
+        for option in (skill.name, skill.qualified_name):
+            count[option] = count.get(option, 0) + 1
+    names: dict[str, Skill] = {}
+    for skill in skills:
+        chosen = next(
+            (o for o in (skill.name, skill.qualified_name) if count[o] == 1), skill.path
+        )
+        names[chosen] = skill
+    return names
+
+
+def build_served(
+    catalog: Catalog,
+    *,
+    model_skills: Callable[[Catalog], tuple[Skill, ...]],
+    is_enabled: Callable[[Skill], bool],
+    is_visible: Callable[[Skill], bool],
+    reader: SkillContent,
+    frontmatter: FrontmatterCache,
+) -> ServedCatalog:
+    """The served view of `catalog` under a session's enable state and permissions."""
+    # A legacy command file has no folder of its own: it is a tool and a prompt, not
+    # a tree of resources.
+    served = [s for s in model_skills(catalog) if not s.legacy_command]
+    withheld = [s for s in catalog.skills if not (is_enabled(s) and is_visible(s))]
+    user_invocable = [
+        s
+        for s in catalog.skills
+        if s.user_invocable and s.shadowed_by is None and is_enabled(s) and is_visible(s)
+    ]
+    return ServedCatalog(
+        catalog,
+        served=served,
+        withheld=withheld,
+        user_invocable=user_invocable,
+        reader=reader,
+        frontmatter=frontmatter,
+    )

@@ -1,0 +1,621 @@
+"""The MCP server: one live `Session` served to any MCP client (official `mcp` SDK).
+
+A thin adapter. Tools are `SkillTools` (the same definitions and envelopes as the
+library); resources, prompts and the skills extension (`skills/list`, `skills/get`,
+`resources/directory/read`) are read from a `ServedCatalog` (`_served.py`) built
+once per catalog. Every handler runs its synchronous work on a worker thread and
+maps errors in one place (`_errors.py`); a failing request never stops the server.
+
+Each client connection is one conversation: it gets its own `Session` over the shared
+catalog (so reload suppression and the invocation chain are per client) and its own
+`SkillTools`, kept in the connection's state. When the live catalog changes, every
+connection is sent `notifications/{tools,resources,prompts}/list_changed`.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import logging
+import shlex
+import threading
+import weakref
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, Final, TypeVar
+
+import anyio
+import anyio.to_thread
+import mcp.types as types
+from mcp.server import NotificationOptions, Server, ServerRequestContext
+from mcp.server.models import InitializationOptions
+from mcp.server.session import ServerSession
+from mcp.shared.exceptions import MCPError
+
+from .. import _errors as errors
+from .._model import Skill
+from .._version import __version__
+from ..runtime._readers import SkillContent
+from ..runtime._session import Session
+from ..runtime._tools import SkillTools
+from ._errors import internal_error, to_mcp_error
+from ._served import SKILL_FILE, FrontmatterCache, ServedCatalog, build_served
+
+logger = logging.getLogger("skillpack.mcp")
+
+SKILLS_EXTENSION: Final = "io.modelcontextprotocol/skills"
+CACHE_FIELDS: Final = {"ttlMs": 0, "cacheScope": "private"}
+"""The listing is live (watched) and per machine: never cache it, never share it."""
+FIRST_PAGE_SKILLS: Final = 50
+PAGE_SKILLS: Final = 200
+PAGE_SKILLS_BYTES: Final = 4 * 1024 * 1024
+"""A `skills/list` page ends after this many entries (the first page after fewer: a
+host sees skills at once, and a listing of 12,000 skills still fits in 64 pages, the
+MCP Inspector's bound) or about this many bytes."""
+PAGE_RESOURCES: Final = 500
+PAGE_PROMPTS: Final = 200
+PAGE_CHILDREN: Final = 500
+INSTRUCTIONS: Final = (
+    "skillpack serves Agent Skills (SKILL.md folders). Call skill_search to find a skill "
+    "for the task, then skill_load (or use_skill) to get its instructions before you "
+    "follow them; skill_read_file reads a file the instructions mention. Every file is "
+    "also a skill:// resource, and the skills extension lists them with digests."
+)
+T = TypeVar("T")
+
+
+class ListSkillsParams(types.PaginatedRequestParams):
+    """`skills/list` params: an optional cursor."""
+
+
+class GetSkillParams(types.RequestParams):
+    """`skills/get` params: the SKILL.md URI."""
+
+    uri: str
+
+
+class ReadDirectoryParams(types.PaginatedRequestParams):
+    """`resources/directory/read` params: a directory URI and an optional cursor."""
+
+    uri: str
+
+
+@dataclass(kw_only=True, eq=False)
+class Conversation:
+    """One client connection's session and tools over the shared catalog."""
+
+    session: Session
+    tools: SkillTools
+
+
+@dataclass(kw_only=True, eq=False)
+class _Hub:
+    """The connections of one running transport, and the flag that wakes its notifier.
+
+    A `threading.Event`, so the catalog's subscriber sets it from any thread without
+    waiting for the event loop (a refresh may run on a thread the loop waits for).
+    """
+
+    changed: threading.Event = field(default_factory=threading.Event)
+    connections: weakref.WeakSet[Any] = field(default_factory=weakref.WeakSet)
+
+
+_CONVERSATION: Final = "skillpack.conversation"
+_NOTIFIER: Final = "skillpack.notifier"
+"""Keys in a connection's `state`: its conversation, and a session to notify it through."""
+
+
+def _connection(session: ServerSession) -> Any:
+    """The client connection behind a request's session (one per client; the SDK makes
+    a `ServerSession` per request). Its `state` lives as long as the connection."""
+    return getattr(session, "_connection", session)
+
+
+def _state(connection: Any) -> dict[str, Any]:
+    state = getattr(connection, "state", None)
+    if not isinstance(state, dict):
+        state = {}
+        connection.state = state
+    return state
+
+
+class SkillServer:
+    """The `skillpack mcp` server over one `Session` (ideally `refresh="watch"`)."""
+
+    def __init__(
+        self, session: Session, *, cwd: str | None = None, offload: bool = True
+    ) -> None:
+        """Args:
+        session: The live session whose catalog, config and reader are served.
+        cwd: Base folder for relative skill links, per conversation.
+        offload: Run each request's work on a worker thread, so a slow one (a first
+            search builds the index) does not hold up other clients: what HTTP
+            wants. Over stdio there is one client, and the two thread switches per
+            call cost more than most calls take: `run_stdio` turns it off.
+        """
+        reader = session.reader
+        if not isinstance(reader, SkillContent):
+            raise errors.UsageError(
+                f"The session's reader ({type(reader).__name__}) cannot serve skill files "
+                "as bytes; give it a reader with `manifest` and `read_bytes`."
+            )
+        self.session = session
+        self._reader: SkillContent = reader
+        self._cwd = cwd
+        self.offload = offload
+        self._frontmatter = FrontmatterCache()
+        self._view: ServedCatalog | None = None
+        self._lock = threading.Lock()
+        self._hubs: list[_Hub] = []
+        self.server = self._build()
+
+    # -- state ------------------------------------------------------------------
+
+    def view(self) -> ServedCatalog:
+        """The served view of the session's current catalog (rebuilt when it changes)."""
+        catalog = self.session.catalog
+        with self._lock:
+            view = self._view
+        if view is not None and view.catalog is catalog:
+            return view
+        view = build_served(
+            catalog,
+            model_skills=self.session.model_skills,
+            is_enabled=self.session.is_enabled,
+            is_visible=self.session.is_visible,
+            reader=self._reader,
+            frontmatter=self._frontmatter,
+        )
+        with self._lock:
+            if self.session.catalog is catalog:
+                self._view = view
+        return view
+
+    def conversation(self, request_session: ServerSession) -> Conversation:
+        """The conversation of a request's client connection: created on its first
+        request (and again when the config changed), moved onto the current catalog
+        whenever it changed."""
+        catalog, config = self.session.catalog, self.session.config
+        state = _state(_connection(request_session))
+        with self._lock:
+            found = state.get(_CONVERSATION)
+            if not isinstance(found, Conversation) or found.session.config is not config:
+                session = Session(catalog, config=config, reader=self.session.reader, cwd=self._cwd)
+                found = Conversation(session=session, tools=SkillTools(session))
+                state[_CONVERSATION] = found
+        if found.session.catalog is not catalog:
+            found.session.reload(catalog)
+        return found
+
+    def catalog_changed(self, _change: object = None) -> None:
+        """Tell every connected client that tools, resources and prompts changed.
+
+        The live catalog's subscriber: it runs on any thread and never waits.
+        """
+        for hub in list(self._hubs):
+            hub.changed.set()
+
+    async def _run(self, work: Callable[..., T], *args: Any) -> T:
+        """`work(*args)`: on a worker thread when offloading, else right here."""
+        if self.offload:
+            return await anyio.to_thread.run_sync(work, *args)
+        return work(*args)
+
+    # -- the SDK server ---------------------------------------------------------
+
+    def _build(self) -> Server[Any]:
+        server = _Server(
+            "skillpack",
+            version=__version__,
+            instructions=INSTRUCTIONS,
+            lifespan=self._lifespan,
+            on_list_tools=self._guard(self._list_tools),
+            on_call_tool=self._guard(self._call_tool),
+            on_list_resources=self._guard(self._list_resources),
+            on_list_resource_templates=self._guard(self._list_templates),
+            on_read_resource=self._guard(self._read_resource),
+            on_list_prompts=self._guard(self._list_prompts),
+            on_get_prompt=self._guard(self._get_prompt),
+        )
+        server.add_request_handler("skills/list", ListSkillsParams, self._guard(self._skills_list))
+        server.add_request_handler("skills/get", GetSkillParams, self._guard(self._skills_get))
+        server.add_request_handler(
+            "resources/directory/read", ReadDirectoryParams, self._guard(self._read_directory)
+        )
+        server.add_notification_handler(
+            "notifications/initialized", types.NotificationParams, self._initialized
+        )
+        server.extensions[SKILLS_EXTENSION] = {"directoryRead": True}
+        # Only ours: the SDK's default OpenTelemetry middleware (a span per message, a
+        # no-op without an exporter) is dropped, as its docs allow, to keep calls cheap.
+        server.middleware[:] = [_advertise_extensions(server)]
+        return server
+
+    @asynccontextmanager
+    async def _lifespan(self, _server: Server[Any]) -> AsyncIterator[_Hub]:
+        hub = _Hub()
+        self._hubs.append(hub)
+        unsubscribe = self.session.subscribe(self.catalog_changed)
+        try:
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(self._notify_loop, hub)
+                try:
+                    yield hub
+                finally:
+                    tasks.cancel_scope.cancel()
+        finally:
+            unsubscribe()
+            self._hubs.remove(hub)
+            hub.changed.set()  # lets the notifier's waiting thread go
+
+    async def _notify_loop(self, hub: _Hub) -> None:
+        waiter = anyio.CapacityLimiter(1)  # its own thread: never one a handler needs
+        while True:
+            await anyio.to_thread.run_sync(hub.changed.wait, abandon_on_cancel=True, limiter=waiter)
+            hub.changed.clear()
+            for connection in list(hub.connections):
+                notifier = _state(connection).get(_NOTIFIER)
+                if notifier is None:
+                    continue
+                for send in (
+                    notifier.send_tool_list_changed,
+                    notifier.send_resource_list_changed,
+                    notifier.send_prompt_list_changed,
+                ):
+                    try:
+                        await send()
+                    except Exception:  # noqa: BLE001 - a gone client must not stop the rest
+                        logger.debug("could not notify a client", exc_info=True)
+                        break
+
+    async def _initialized(self, ctx: ServerRequestContext[Any], _params: Any) -> None:
+        self._track(ctx)
+
+    def _track(self, ctx: ServerRequestContext[Any]) -> None:
+        """Remember the request's connection, to notify it of catalog changes."""
+        hub = ctx.lifespan_context
+        if isinstance(hub, _Hub):
+            connection = _connection(ctx.session)
+            state = _state(connection)
+            if _NOTIFIER not in state:
+                # Notifications go out on the connection's own channel, whichever
+                # request's session sends them.
+                state[_NOTIFIER] = ctx.session
+                hub.connections.add(connection)
+
+    def _guard(
+        self, handler: Callable[[ServerRequestContext[Any], Any], Awaitable[T]]
+    ) -> Callable[[ServerRequestContext[Any], Any], Awaitable[T]]:
+        """Every handler's one error path: skillpack errors and surprises become
+        JSON-RPC errors, and the server keeps serving."""
+
+        async def guarded(ctx: ServerRequestContext[Any], params: Any) -> T:
+            self._track(ctx)
+            try:
+                return await handler(ctx, params)
+            except MCPError:
+                raise
+            except errors.SkillpackError as exc:
+                raise to_mcp_error(exc) from None
+            except Exception as exc:
+                logger.exception("%s failed", ctx.method)
+                raise internal_error(exc) from None
+
+        return guarded
+
+    # -- tools ------------------------------------------------------------------
+
+    async def _list_tools(self, ctx: ServerRequestContext[Any], _params: Any) -> Any:
+        conversation = self.conversation(ctx.session)
+        definitions = await self._run(conversation.tools.definitions_for, "mcp")
+        return types.ListToolsResult(tools=[_tool(d) for d in definitions])
+
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> Any:
+        conversation = self.conversation(ctx.session)
+        envelope = await self._run(
+            conversation.tools.call, params.name, params.arguments
+        )
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=json.dumps(envelope))],
+            structured_content=envelope,
+            is_error=not envelope["ok"],
+        )
+
+    # -- resources ----------------------------------------------------------------
+
+    async def _list_resources(self, _ctx: ServerRequestContext[Any], params: Any) -> Any:
+        return await self._run(self._resources_page, _cursor(params))
+
+    def _resources_page(self, start: int) -> Any:
+        view = self.view()
+        resources: list[types.Resource] = []
+        index = start
+        while index < len(view.skills) and len(resources) < PAGE_RESOURCES:
+            skill = view.skills[index]
+            index += 1
+            for uri, item in view.own_files(skill):
+                resources.append(_resource(skill, uri, item))
+        return types.ListResourcesResult(
+            resources=resources,
+            next_cursor=_encode_cursor(index) if index < len(view.skills) else None,
+        )
+
+    async def _list_templates(self, _ctx: ServerRequestContext[Any], _params: Any) -> Any:
+        return types.ListResourceTemplatesResult(
+            resource_templates=[
+                types.ResourceTemplate(
+                    uri_template="skill://{+skill_path}/SKILL.md",
+                    name="skill",
+                    description="A skill's SKILL.md, by the skill-path skills/list gives.",
+                    mime_type="text/markdown",
+                ),
+            ]
+        )
+
+    async def _read_resource(
+        self, _ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> Any:
+        found = await self._run(self.view().read, str(params.uri))
+        contents: types.TextResourceContents | types.BlobResourceContents
+        try:
+            text = found.data.decode("utf-8")
+        except UnicodeDecodeError:
+            blob = base64.b64encode(found.data).decode("ascii")
+            contents = types.BlobResourceContents(
+                uri=found.uri, mime_type=found.mime_type, blob=blob
+            )
+        else:
+            contents = types.TextResourceContents(
+                uri=found.uri, mime_type=found.mime_type, text=text
+            )
+        return types.ReadResourceResult(contents=[contents])
+
+    async def _read_directory(
+        self, _ctx: ServerRequestContext[Any], params: ReadDirectoryParams
+    ) -> dict[str, Any]:
+        start = _decode_cursor(params.cursor)
+        children = await self._run(self.view().directory, params.uri)
+        page = children[start : start + PAGE_CHILDREN]
+        result: dict[str, Any] = {
+            "resources": [
+                {
+                    "uri": c.uri,
+                    "name": c.name,
+                    "mimeType": c.mime_type,
+                    **({"size": c.size} if c.size is not None else {}),
+                }
+                for c in page
+            ]
+        }
+        if start + PAGE_CHILDREN < len(children):
+            result["nextCursor"] = _encode_cursor(start + PAGE_CHILDREN)
+        return result
+
+    # -- prompts ----------------------------------------------------------------
+
+    async def _list_prompts(self, _ctx: ServerRequestContext[Any], params: Any) -> Any:
+        start = _cursor(params)
+        prompts = list(self.view().prompts.items())
+        page = prompts[start : start + PAGE_PROMPTS]
+        return types.ListPromptsResult(
+            prompts=[
+                types.Prompt(
+                    name=name,
+                    description=skill.description,
+                    arguments=_prompt_arguments(skill),
+                )
+                for name, skill in page
+            ],
+            next_cursor=(
+                _encode_cursor(start + PAGE_PROMPTS)
+                if start + PAGE_PROMPTS < len(prompts)
+                else None
+            ),
+        )
+
+    async def _get_prompt(
+        self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
+    ) -> Any:
+        skill = self.view().prompts.get(params.name)
+        if skill is None:
+            raise errors.SkillNotFoundError(
+                f"No prompt named {params.name!r}; prompts/list gives the skills offered."
+            )
+        args = _prompt_args(skill, params.arguments or {})
+        session = self.conversation(ctx.session).session
+
+        def inject() -> str:
+            session.forget(skill)  # a prompt is always inserted whole
+            return session.inject(skill, args=args).text
+
+        text = await self._run(inject)
+        return types.GetPromptResult(
+            description=skill.description,
+            messages=[
+                types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))
+            ],
+        )
+
+    # -- the skills extension -----------------------------------------------------
+
+    async def _skills_list(
+        self, _ctx: ServerRequestContext[Any], params: ListSkillsParams
+    ) -> dict[str, Any]:
+        return await self._run(self.skills_page, _decode_cursor(params.cursor))
+
+    def skills_page(self, start: int) -> dict[str, Any]:
+        """One `skills/list` page from the served skill at `start`: whole entries only;
+        skills that cannot be listed are left out (`skills/get` says why)."""
+        view = self.view()
+        entries: list[dict[str, Any]] = []
+        size = 0
+        index = start
+        most = FIRST_PAGE_SKILLS if start == 0 else PAGE_SKILLS
+        while index < len(view.skills) and len(entries) < most:
+            if size >= PAGE_SKILLS_BYTES:
+                break
+            listing = view.listing(view.skills[index])
+            index += 1
+            if listing.entry is not None:
+                entries.append(listing.entry)
+                size += len(json.dumps(listing.entry))
+        result: dict[str, Any] = {"skills": entries, **CACHE_FIELDS}
+        if index < len(view.skills):
+            result["nextCursor"] = _encode_cursor(index)
+        return result
+
+    async def _skills_get(
+        self, _ctx: ServerRequestContext[Any], params: GetSkillParams
+    ) -> dict[str, Any]:
+        def get() -> dict[str, Any]:
+            view = self.view()
+            skill = view.skill_at(params.uri)
+            listing = view.listing(skill)
+            if listing.entry is None:
+                raise errors.SkillNotFoundError(
+                    f"Skill '{skill.name}' is not served through the skills extension: "
+                    f"{listing.reason}. Its files are still resources; use skill_load for it."
+                )
+            return {"skill": listing.entry, **CACHE_FIELDS}
+
+        return await self._run(get)
+
+
+class _Server(Server[Any]):
+    """`listChanged: true` on every transport: the streamable-HTTP manager builds its
+    initialization options without arguments, so the default must carry them."""
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        changed = NotificationOptions(
+            prompts_changed=True, resources_changed=True, tools_changed=True
+        )
+        return super().create_initialization_options(
+            notification_options or changed, experimental_capabilities, extensions
+        )
+
+
+def _advertise_extensions(server: Server[Any]) -> Any:
+    """Middleware putting `capabilities.extensions` into the `initialize` result.
+
+    The SDK (2.3) checks a handshake-era `initialize` result against the 2025-11-25
+    schema, which has no `extensions`, and drops the key; clients of that era (the
+    MCP Inspector among them) then see no skills extension. The modern era's
+    `server/discover` keeps it on its own.
+    """
+
+    async def advertise(ctx: ServerRequestContext[Any], call_next: Any) -> Any:
+        result = await call_next(ctx)
+        if ctx.method == "initialize" and isinstance(result, dict):
+            capabilities = result.setdefault("capabilities", {})
+            capabilities.setdefault("extensions", {}).update(server.extensions)
+        return result
+
+    return advertise
+
+
+def _tool(definition: dict[str, Any]) -> types.Tool:
+    return types.Tool(
+        name=definition["name"],
+        description=definition["description"],
+        input_schema=definition["inputSchema"],
+        annotations=types.ToolAnnotations(
+            read_only_hint=True, destructive_hint=False, open_world_hint=False
+        ),
+    )
+
+
+def _resource(skill: Skill, uri: str, item: Any) -> types.Resource:
+    from ._served import mime_type
+
+    if item.path == SKILL_FILE:
+        return types.Resource(
+            uri=uri,
+            name=skill.name,
+            description=skill.description,
+            mime_type="text/markdown",
+            size=item.size,
+        )
+    return types.Resource(uri=uri, name=item.path, mime_type=mime_type(item.path), size=item.size)
+
+
+def _prompt_arguments(skill: Skill) -> list[types.PromptArgument]:
+    if skill.arguments:
+        hint = f"Argument of /{skill.name}"
+        if skill.argument_hint:
+            hint += f" ({skill.argument_hint})"
+        return [
+            types.PromptArgument(name=name, description=hint, required=False)
+            for name in skill.arguments
+        ]
+    return [
+        types.PromptArgument(
+            name="arguments",
+            description=skill.argument_hint or "Arguments, as you would type them after /"
+            + skill.name,
+            required=False,
+        )
+    ]
+
+
+def _prompt_args(skill: Skill, given: dict[str, str]) -> str:
+    """The `$ARGUMENTS` text of a prompt's arguments (named ones in their order)."""
+    names = list(skill.arguments) or ["arguments"]
+    unknown = sorted(set(given) - set(names))
+    if unknown:
+        raise errors.UsageError(
+            f"Prompt '{skill.name}' has no argument {', '.join(map(repr, unknown))}; "
+            f"it takes {', '.join(names)}."
+        )
+    if not skill.arguments:
+        return given.get("arguments", "")
+    values = [given.get(name, "") for name in names]
+    while values and not values[-1]:
+        values.pop()
+    return " ".join(shlex.quote(v) if v else "''" for v in values)
+
+
+def _cursor(params: Any) -> int:
+    return _decode_cursor(getattr(params, "cursor", None) if params is not None else None)
+
+
+def _encode_cursor(offset: int) -> str:
+    return base64.urlsafe_b64encode(json.dumps({"o": offset}).encode()).decode("ascii")
+
+
+def _decode_cursor(cursor: str | None) -> int:
+    if cursor is None:
+        return 0
+    try:
+        offset = json.loads(base64.urlsafe_b64decode(cursor.encode("ascii")))["o"]
+    except (ValueError, KeyError, TypeError, binascii.Error, UnicodeEncodeError):
+        offset = None
+    if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
+        raise errors.UsageError(
+            f"Invalid cursor {cursor[:100]!r}; pass back the nextCursor of the previous page."
+        )
+    return offset
+
+
+def run_stdio(server: SkillServer) -> None:
+    """Serve over stdin/stdout until the client closes them (one client: requests are
+    answered on the event loop's thread, see `SkillServer(offload=)`)."""
+    from ._stdio import stdio_streams
+
+    server.offload = False
+
+    async def main() -> None:
+        async with stdio_streams() as (read, write):
+            sdk = server.server
+            await sdk.run(read, write, sdk.create_initialization_options())
+
+    anyio.run(main)
+

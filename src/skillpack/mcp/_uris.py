@@ -1,0 +1,173 @@
+"""`skill://` URIs: the skill-path of every served skill, and incoming URIs taken apart.
+
+The MCP skills extension addresses a skill's files as `skill://<skill-path>/<file>`,
+where the last segment of `<skill-path>` is the skill's name. skillpack's scheme
+(docs/design.md, "MCP"):
+
+- the first segment (the URI authority) is the skill's scope: `admin`, `repo`,
+  `extra`, `user`, `system` or `mcp`;
+- then the folders from the skill's root down to the skill's folder, as discovered
+  (plugin folders included, so plugin skills get their own paths); for scope `mcp`
+  these are the upstream server's label and the upstream skill-path;
+- the last folder is the skill's name; when the folder is named otherwise, the name
+  follows it as one more segment (`extra/tools/pdf-v2/pdf`);
+- a nested skill's path therefore extends its enclosing skill's path, so its files
+  have one URI whether reached through it or through the enclosing skill;
+- two skills that would still share a path (only possible for same-named skills of
+  equal precedence whose folder is not named like them) are told apart by a `~2`,
+  `~3`, ... segment before the name, in catalog order.
+
+Segments are percent-encoded (RFC 3986 `pchar`); an incoming URI is decoded once and
+refused when it could mean anything but a plain relative path.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Final
+from urllib.parse import quote, unquote
+
+from .._errors import UsageError
+from .._model import Skill
+
+SCHEME: Final = "skill://"
+SKILL_FILE: Final = "SKILL.md"
+MAX_URI_CHARS: Final = 4096
+"""Longer URIs are refused before they are looked at."""
+_PCHAR_SAFE: Final = "-._~!$&'()*+,;=:@"
+_PLAIN: Final = re.compile(r"[A-Za-z0-9._~-]+")
+"""A segment of unreserved characters only: written as it is."""
+
+Segments = tuple[str, ...]
+"""A decoded `/`-separated path: a skill-path, or a skill-path plus a file path."""
+
+
+def _rel_parts(folder: str, base: str) -> list[str] | None:
+    """The folders from `base` down to `folder`, or None when `folder` is not below it."""
+    base = base.replace("\\", "/").rstrip("/")
+    folder = folder.replace("\\", "/")
+    if not base or not folder.startswith(base + "/"):
+        return None
+    parts = [p for p in folder[len(base) + 1 :].split("/") if p not in ("", ".")]
+    return None if ".." in parts else parts
+
+
+def _with_name(parts: list[str], name: str) -> list[str]:
+    return parts if parts and parts[-1] == name else [*parts, name]
+
+
+def assign_paths(skills: Iterable[Skill]) -> dict[str, Segments]:
+    """Skill key -> skill-path for every skill, each path distinct (module docstring).
+
+    Enclosing skills are placed first (by folder depth, then catalog order), so a
+    nested skill extends its enclosing skill's final path; catalog order decides who
+    keeps the plain path when two collide.
+    """
+    ordered = sorted(enumerate(skills), key=lambda item: (_depth(item[1].dir), item[0]))
+    taken: set[Segments] = set()
+    by_dir: dict[tuple[str, str, str], Segments] = {}
+    paths: dict[str, Segments] = {}
+    for _, skill in ordered:
+        enclosing = _enclosing(skill, by_dir)
+        base: Segments
+        if enclosing is None:
+            parts = _rel_parts(skill.dir, skill.root)
+            if not parts:
+                parts = [skill.dir.replace("\\", "/").rstrip("/").rpartition("/")[2]]
+            base = (skill.scope,)
+        else:
+            base, parts = enclosing
+        head = (*base, *_with_name(parts, skill.name)[:-1])
+        segments = (*head, skill.name)
+        n = 1
+        while segments in taken:
+            n += 1
+            segments = (*head, f"~{n}", skill.name)
+        taken.add(segments)
+        paths[skill.key] = segments
+        by_dir[(skill.scope, skill.root, skill.dir.replace("\\", "/").rstrip("/"))] = segments
+    return paths
+
+
+def _depth(folder: str) -> int:
+    return folder.replace("\\", "/").rstrip("/").count("/")
+
+
+def _enclosing(
+    skill: Skill, by_dir: Mapping[tuple[str, str, str], Segments]
+) -> tuple[Segments, list[str]] | None:
+    """(path of the nearest enclosing placed skill, folders from it down), if any."""
+    folder = skill.dir.replace("\\", "/").rstrip("/")
+    parent = folder.rpartition("/")[0]
+    while parent and "/" in parent:
+        placed = by_dir.get((skill.scope, skill.root, parent))
+        if placed is not None:
+            parts = _rel_parts(folder, parent)
+            return (placed, parts) if parts else None
+        if parent.endswith(":/") or parent.endswith("//"):
+            break
+        parent = parent.rpartition("/")[0]
+    return None
+
+
+def _segment(text: str) -> str:
+    # Most segments need no escape: skip `quote` (a listing encodes thousands).
+    if _PLAIN.fullmatch(text):
+        return text
+    return quote(text, safe=_PCHAR_SAFE)
+
+
+def encode(segments: Iterable[str]) -> str:
+    """`skill://` plus the percent-encoded segments joined by `/`."""
+    return SCHEME + "/".join(_segment(s) for s in segments)
+
+
+def file_uri(skill_path: Segments | str, relpath: str) -> str:
+    """The URI of file `relpath` (POSIX, relative) of the skill at `skill_path` (its
+    segments, or the skill's own URI from `encode`)."""
+    base = skill_path if isinstance(skill_path, str) else encode(skill_path)
+    return base + "/" + "/".join(_segment(s) for s in relpath.split("/"))
+
+
+def parse(uri: str) -> Segments:
+    """The decoded segments of a `skill://` URI.
+
+    Raises:
+        UsageError: not a `skill://` URI, too long, with a query or fragment, an
+            empty segment, or a segment that decodes to `.`, `..` or holds `/`, `\\`
+            or NUL (traversal by encoding).
+    """
+    if len(uri) > MAX_URI_CHARS:
+        raise UsageError(f"The URI is {len(uri)} characters, over the {MAX_URI_CHARS} limit.")
+    if uri[: len(SCHEME)].lower() != SCHEME:
+        raise UsageError(
+            f"{uri[:200]!r} is not a skill URI; skillpack serves `skill://<skill-path>/<file>`."
+        )
+    rest = uri[len(SCHEME) :]
+    if "?" in rest or "#" in rest:
+        raise UsageError(f"{uri[:200]!r} has a query or fragment; skill URIs have neither.")
+    segments = []
+    for raw in rest.split("/"):
+        try:
+            part = unquote(raw, errors="strict") if "%" in raw else raw
+        except UnicodeDecodeError:
+            part = ""
+        if not part or part in (".", "..") or any(c in part for c in "/\\\x00"):
+            raise UsageError(
+                f"{uri[:200]!r} is not a plain skill URI: a path segment is empty, `.`, `..` "
+                "or hides a separator; give the URI exactly as skills/list or "
+                "resources/list wrote it."
+            )
+        segments.append(part)
+    return tuple(segments)
+
+
+def split(segments: Segments, paths: Mapping[Segments, str]) -> tuple[str, Segments] | None:
+    """(skill key, file segments) for the served skill whose path is the longest prefix
+    of `segments` (a nested skill wins over its enclosing one); None when none is."""
+    for end in range(len(segments), 0, -1):
+        key = paths.get(segments[:end])
+        if key is not None:
+            return key, segments[end:]
+    return None

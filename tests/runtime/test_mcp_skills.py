@@ -1,0 +1,225 @@
+"""skillpack as a host of MCP skills: two `skillpack mcp` servers (stdio subprocesses)
+publish same-named skills; both are reachable by namespace, fetched only when used,
+verified against their digests, and a tampered file is refused."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skillpack._errors import SkillIOError
+from skillpack.config._config import McpServerConfig
+from skillpack.runtime import _mcp_skills
+from skillpack.runtime._mcp_skills import McpSkills, Published, _check_frontmatter
+from skillpack.runtime._session import Session
+from skillpack.runtime._tools import SkillTools
+
+SERVE = [sys.executable, "-c", "from skillpack.cli import main; main()", "mcp"]
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        target = root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    return root
+
+
+def skill_md(name: str, description: str, body: str, **fields: str) -> str:
+    extra = "".join(f"{k}: {v}\n" for k, v in fields.items())
+    return f"---\nname: {name}\ndescription: {description}\n{extra}---\n{body}\n"
+
+
+def server_entry(label: str, root: Path) -> str:
+    args = [*SERVE[1:], "--root", str(root), "--no-user", "--no-system", "--cwd", str(root)]
+    return (
+        f"[[mcp_servers]]\nname = {json.dumps(label)}\ncommand = {json.dumps(SERVE[0])}\n"
+        f"args = {json.dumps(args)}\ntimeout = 60\n"
+    )
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A project whose config names two skillpack servers, each with a `report` skill,
+    and whose own repo holds a local `local-only` skill and a local `shared` skill."""
+    one = write(
+        tmp_path / "one",
+        {
+            "report/SKILL.md": skill_md(
+                "report", "Weekly report, from server one.", "One's steps.",
+                **{"allowed-tools": "Bash"},
+            ),
+            "report/references/style.md": "one's style\n",
+            "shared/SKILL.md": skill_md("shared", "Also local.", "From one."),
+        },
+    )
+    two = write(
+        tmp_path / "two",
+        {"report/SKILL.md": skill_md("report", "Weekly report, from server two.", "Two's steps.")},
+    )
+    work = tmp_path / "work"
+    write(
+        work,
+        {
+            ".skillpack/config.toml": server_entry("one", one) + server_entry("two", two),
+            ".agents/skills/shared/SKILL.md": skill_md("shared", "The local one.", "Local."),
+        },
+    )
+    return work
+
+
+@pytest.fixture
+def session(project: Path) -> Any:
+    with Session.open(cwd=str(project), include_user=False, include_system=False) as opened:
+        yield opened
+
+
+def test_same_named_skills_of_two_servers_are_both_reachable_by_namespace(
+    session: Session,
+) -> None:
+    catalog = session.catalog
+    mcp = sorted(s.qualified_name for s in catalog.skills if s.scope == "mcp")
+    assert mcp == ["one:report", "one:shared", "two:report"]
+    # Never silently: the tie is reported, and the local skill shadows the MCP one.
+    codes = {(p.code, p.path.split("/")[-2]) for p in catalog.problems}
+    assert ("name-ambiguous", "report") in codes
+    assert ("name-shadowed", "shared") in codes
+    tools = SkillTools(session)
+    assert tools.call("skill_load", {"name": "report"})["error"]["code"] == "AMBIGUOUS"
+    one = tools.call("skill_load", {"name": "one:report"})["data"]
+    two = tools.call("skill_load", {"name": "two:report"})["data"]
+    assert "One's steps." in one["content"] and "Two's steps." in two["content"]
+    assert 'path="mcp://one/extra/report/SKILL.md"' in one["content"]  # origin shown
+    local = tools.call("skill_load", {"name": "shared"})["data"]
+    assert "Local." in local["content"]
+
+
+def test_files_are_fetched_when_read_and_the_allowed_tools_grant_is_dropped(
+    session: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fetched: list[str] = []
+    real = _mcp_skills._read_resource
+
+    async def counting(client: Any, uri: str) -> bytes:
+        fetched.append(uri)
+        return await real(client, uri)
+
+    monkeypatch.setattr(_mcp_skills, "_read_resource", counting)
+    (report,) = session.catalog.qualified("one:report")
+    assert report.allowed_tools is None and report.frontmatter["allowed-tools"] == "Bash"
+    assert fetched == []  # listing fetched nothing
+    tools = SkillTools(session)
+    assert tools.call("skill_search", {"query": "weekly report"})["ok"]
+    assert fetched == []  # nor does search
+    read = tools.call("skill_read_file", {"skill": "one:report", "path": "references/style.md"})
+    assert read["data"]["content"] == "one's style\n"
+    assert fetched == ["skill://extra/report/references/style.md"]
+    tools.call("skill_read_file", {"skill": "one:report", "path": "references/style.md"})
+    assert len(fetched) == 1  # cached by (server, uri, digest)
+    missing = tools.call("skill_read_file", {"skill": "one:report", "path": "references/x.md"})
+    assert missing["error"]["code"] == "NOT_FOUND"
+
+
+def test_a_file_changed_after_the_listing_is_refused(session: Session, tmp_path: Path) -> None:
+    style = tmp_path / "one" / "report" / "references" / "style.md"
+    style.write_text("tampered style\n", encoding="utf-8")
+    tools = SkillTools(session)
+    refused = tools.call("skill_read_file", {"skill": "one:report", "path": "references/style.md"})
+    assert refused["ok"] is False
+    assert refused["error"]["code"] == "EXECUTION_ERROR"
+    assert "do not match the size" in refused["error"]["message"]
+    session.refresh()  # a new listing carries the new digest
+    again = tools.call("skill_read_file", {"skill": "one:report", "path": "references/style.md"})
+    assert again["data"]["content"] == "tampered style\n"
+
+
+def test_a_served_frontmatter_unlike_the_listed_one_is_refused() -> None:
+    listed = Published(
+        server="one", uri="skill://x/a/SKILL.md", frontmatter={"name": "a", "on": True}, files={}
+    )
+    with pytest.raises(SkillIOError, match="differs from the one the server listed"):
+        _check_frontmatter(b"---\nname: a\non: yes\n---\n", listed, "a")
+    _check_frontmatter(b"---\nname: a\non: true\n---\n", listed, "a")
+
+
+def test_a_server_that_cannot_start_is_a_problem_not_a_failure(tmp_path: Path) -> None:
+    broken = McpServerConfig(name="gone", command=str(tmp_path / "no-such-program"), timeout=10)
+    source = McpSkills([broken])
+    try:
+        catalog = source.catalog()
+    finally:
+        source.close()
+    assert catalog.skills == ()
+    assert [p.code for p in catalog.problems] == ["mcp-server-unavailable"]
+    assert "gone" in catalog.problems[0].message
+
+
+@pytest.mark.parametrize(
+    ("entry", "code"),
+    [
+        ({"uri": "skill://a/b/SKILL.md", "frontmatter": {"name": "b", "description": "d"},
+          "resources": "dynamic"}, "mcp-skill-unverifiable"),
+        ({"uri": "skill://a/b/SKILL.md", "frontmatter": {"name": "c", "description": "d"},
+          "resources": []}, "mcp-skill-invalid"),
+        ({"uri": "skill://a/b/SKILL.md", "frontmatter": {"name": "b", "description": "d"},
+          "resources": []}, "mcp-skill-invalid"),
+        ({"uri": "skill://a/b/SKILL.md", "frontmatter": {"name": "b", "description": "d"},
+          "resources": [{"uri": "skill://a/b/SKILL.md", "digest": "sha256:00", "size": 1}]},
+         "mcp-skill-invalid"),
+        ({"uri": "skill://a/b/SKILL.md", "frontmatter": {"name": "b", "description": "d"},
+          "resources": [{"uri": "skill://a/b/../../x", "digest": "sha256:" + "0" * 64,
+                         "size": 1}]}, "mcp-skill-invalid"),
+        ({"uri": "skill://a/b/README.md", "frontmatter": {"name": "b"}, "resources": []},
+         "mcp-skill-invalid"),
+    ],
+)
+def test_entries_that_cannot_be_verified_are_left_out_with_a_problem(
+    entry: dict[str, Any], code: str
+) -> None:
+    skill, published, problem = _mcp_skills._skill_of("srv", entry)
+    assert skill is None and published is None
+    assert problem is not None and problem.code == code
+
+
+def test_skillpack_mcp_serves_the_skills_it_hosts_under_the_server_label(
+    session: Session,
+) -> None:
+    """Skills read from an upstream server are served on, as `skill://mcp/<server>/...`,
+    with the upstream's digests (their bytes fetched, verified, passed on)."""
+    import hashlib
+    from typing import Literal
+
+    import anyio
+    import mcp.types as types
+    from mcp.client.client import Client
+    from pydantic import TypeAdapter
+
+    from skillpack.mcp._server import SkillServer
+
+    class UriParams(types.RequestParams):
+        uri: str
+
+    class GetSkill(types.Request[UriParams, Literal["skills/get"]]):
+        method: Literal["skills/get"] = "skills/get"
+
+    uri = "skill://mcp/one/extra/report/SKILL.md"
+
+    async def scenario() -> tuple[dict[str, Any], str]:
+        async with Client(SkillServer(session).server, mode="legacy") as client:
+            entry = await client.session.send_request(
+                GetSkill(params=UriParams(uri=uri)), TypeAdapter(dict[str, Any])
+            )
+            (content,) = (await client.read_resource(uri)).contents
+            assert isinstance(content, types.TextResourceContents)
+            return entry, content.text
+
+    entry, text = anyio.run(scenario)
+    skill = entry["skill"]
+    assert skill["uri"] == uri and skill["frontmatter"]["name"] == "report"
+    own = next(r for r in skill["resources"] if r["uri"] == uri)
+    assert own["digest"] == "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+    assert "One's steps." in text
