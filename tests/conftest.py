@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 REAL_SKILLS = SHARED / "corpus" / "real-skills"
@@ -16,6 +17,28 @@ CORPUS_MISSING = (
     f"the real-skill corpus is not at {REAL_SKILLS}: it sits beside the repository as "
     "../shared on CI and the team's machines; tests marked `corpus` need it"
 )
+
+# Property tests (hypothesis). The default profile is what CI runs: derandomized (the
+# same examples every run, no example database written) and small enough that every
+# property test together adds a few seconds to the suite. `long` is for hunting:
+# `python -m pytest tests -k properties --hypothesis-profile long` (see bench/README.md).
+settings.register_profile(
+    "ci",
+    max_examples=150,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "long",
+    max_examples=20_000,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile("ci")  # `--hypothesis-profile NAME` (hypothesis' plugin) wins
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -23,6 +23,21 @@ MAX_DESCRIPTION_CHARS: Final = 1024
 """The spec's limit on `description`: validation warns past it, the trigger lint
 too."""
 
+# --- YAML of strangers (issue 9): bounded before and while it is parsed ---------
+MAX_FRONTMATTER_CHARS: Final = 256 * 1024
+"""Longer frontmatter (or Codex sidecar) is refused before any YAML parsing."""
+MAX_YAML_NESTING: Final = 64
+"""Deepest nesting of lists/mappings accepted; deeper text never reaches libyaml's
+recursive composer (which overflows the C stack near 20,000 levels)."""
+MAX_EXPANDED_CHARS: Final = 1024 * 1024
+"""Budget for a YAML document once aliases are expanded (roughly its JSON size)."""
+MAX_MERGED_KEYS: Final = 10_000
+"""Most key/value pairs YAML merge keys (`<<: *a`) may copy into one document: a
+chain of merges doubles at each link."""
+MAX_YAML_INT_CHARS: Final = 256
+"""A longer integer scalar stays the text it was written as: no huge int is built,
+and every int kept prints in decimal under any `sys.set_int_max_str_digits`."""
+
 # --- bundled files (DESIGN §7) --------------------------------------------------
 MAX_LISTED_FILES: Final = 200
 """Most files of a skill listed in an injection or a tool result."""
