@@ -17,6 +17,9 @@ MAX_SKILL_FILE_BYTES: Final = 8 * 1024 * 1024
 """A larger SKILL.md is reported (`file-too-large`), not read."""
 MAX_MANIFEST_BYTES: Final = 1_000_000
 """A larger plugin manifest (`plugin.json`) is not read."""
+MAX_CONFIG_BYTES: Final = 1024 * 1024
+"""A larger config.toml is not read (`config-unreadable`): a project's config comes
+with a cloned repo."""
 
 # --- the skill file (DESIGN §2) ------------------------------------------------
 MAX_DESCRIPTION_CHARS: Final = 1024
