@@ -32,6 +32,7 @@ from typing import Any
 import click
 
 from .. import _errors as errors
+from ._output import safe_text
 
 EXIT_CODES: dict[type[errors.SkillpackError], int] = {
     errors.SkillpackError: 1,
@@ -142,11 +143,11 @@ def handle_errors(*, as_json: bool = False) -> Iterator[None]:
                 fields.update(exc.details)
             json_error(error_code_for(exc), str(exc), **fields)
         else:
-            sys.stderr.write(f"skillpack: {exc}\n")
+            sys.stderr.write(f"skillpack: {safe_text(str(exc))}\n")
             for candidate in candidates or suggestions:
-                sys.stderr.write(f"  {candidate}\n")
+                sys.stderr.write(f"  {safe_text(str(candidate))}\n")
             if exc.hint:
-                sys.stderr.write(f"{exc.hint}\n")
+                sys.stderr.write(f"{safe_text(exc.hint, multiline=True)}\n")
         raise SystemExit(exit_code_for(exc)) from None
     except click.ClickException as exc:
         if not as_json:
