@@ -46,6 +46,9 @@ MAX_LISTED_FILES: Final = 200
 """Most files of a skill listed in an injection or a tool result."""
 MAX_READ_FILE_BYTES: Final = 1_000_000
 """Largest bundled file `skill_read_file` returns."""
+MAX_PATH_CHARS: Final = 4096
+"""Longest path (a bundled file's, a SKILL.md's) a reader or tool accepts: a path is
+resolved component by component, which costs time with its length."""
 
 # --- the catalog budget (DESIGN §5) ---------------------------------------------
 BUDGET_FRACTION: Final = 0.02

@@ -57,13 +57,13 @@ def read_bytes(path: str, limit: int, size: int | None = None) -> bytes:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise not_regular(path)
-        return _read_fd(fd, limit, st.st_size if size is None else size)
+        return read_fd(fd, limit, st.st_size if size is None else size)
     finally:
         os.close(fd)
 
 
-def _read_fd(fd: int, limit: int, size: int) -> bytes:
-    """`read_bytes` on an open descriptor whose size is known."""
+def read_fd(fd: int, limit: int, size: int) -> bytes:
+    """`read_bytes` on an open descriptor of a regular file whose size is known."""
     data = os.read(fd, min(size, limit) + 1)
     total = len(data)
     if total == size:
@@ -118,7 +118,7 @@ def _read_skill_md(path: str, limit: int) -> tuple[os.stat_result, bytes | None]
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
             return st, None
-        return st, _read_fd(fd, limit, st.st_size)
+        return st, read_fd(fd, limit, st.st_size)
     finally:
         os.close(fd)
 
