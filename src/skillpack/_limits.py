@@ -74,3 +74,16 @@ MCP_SKILL_MAX_FILES: Final = 512
 """Most files one skill may list over MCP; hosts must accept skills up to it."""
 MCP_SKILL_MAX_BYTES: Final = 16 * 1024 * 1024
 """Most bytes one skill's files may add up to over MCP (and the cap of one read)."""
+
+# --- what a model may send (issue 9): every argument and result is bounded -------
+MAX_QUERY_CHARS: Final = 4096
+"""Longest `skill_search` query (about 600 words; a query costs time per word)."""
+MAX_REF_CHARS: Final = 4096
+"""Longest skill reference: a name, a qualified id or a SKILL.md path."""
+MAX_ARGS_CHARS: Final = 64 * 1024
+"""Longest `args` string given to a skill."""
+MAX_EXPANSION_CHARS: Final = 1024 * 1024
+"""Most characters substitution may add to a body: `$ARGUMENTS` written a thousand
+times in a body would otherwise multiply the arguments a thousandfold."""
+MAX_DIAGNOSTICS: Final = 20
+"""Most diagnostics one message gets; one more says how many were left out."""

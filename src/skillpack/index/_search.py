@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._errors import SkillIOError, SkillpackError, UsageError
-from .._limits import SEARCH_LIMIT, SEARCH_MAX_LIMIT
+from .._limits import MAX_QUERY_CHARS, SEARCH_LIMIT, SEARCH_MAX_LIMIT
 from .._model import SCOPE_RANK, SCOPES, Catalog, Scope, Skill
 from ..select._words import STOP_WORDS, folded, norm_name, query_words
 from ._query import (
@@ -333,6 +333,11 @@ class SkillSearch:
             raise UsageError(
                 "Search query is empty: describe the task or give a skill name, "
                 'e.g. "review a pull request".'
+            )
+        if len(query) > MAX_QUERY_CHARS:
+            raise UsageError(
+                f"Search query is {len(query)} characters, over the limit of "
+                f"{MAX_QUERY_CHARS}; describe the task in a few words."
             )
         with self._lock:
             search = functools.partial(
