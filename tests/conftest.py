@@ -42,7 +42,11 @@ settings.load_profile("ci")  # `--hypothesis-profile NAME` (hypothesis' plugin) 
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Skip every test marked `corpus`, with one reason, when the corpus is absent."""
+    """Skip every test marked `corpus`, with one reason, when the corpus is absent; lift
+    the per-test timeout under the `long` hypothesis profile (minutes per property)."""
+    if config.getoption("hypothesis_profile", None) == "long":
+        for item in items:
+            item.add_marker(pytest.mark.timeout(0))
     if REAL_SKILLS.is_dir():
         return
     skip = pytest.mark.skip(reason=CORPUS_MISSING)
