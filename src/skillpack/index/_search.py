@@ -37,6 +37,7 @@ from __future__ import annotations
 import bisect
 import contextlib
 import functools
+import re
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Mapping
