@@ -93,6 +93,12 @@ def test_resolve_shows_escapes_visibly(hostile_root: Path) -> None:
     assert "evil\\x1b[2J" in out
 
 
+def test_triggers_report_shows_escapes_visibly(hostile_root: Path) -> None:
+    result = CliRunner().invoke(cli, ["triggers", str(hostile_root), *catalog_args(hostile_root)])
+    assert_shown_safely(result.stdout)
+    assert "evil\\x1b[2J" in result.stdout
+
+
 def test_errors_on_stderr_show_escapes_visibly(hostile_root: Path) -> None:
     result = run("load", "evil\x1b[2Jx", *catalog_args(hostile_root), code=1)
     assert_shown_safely(result.stderr)

@@ -140,15 +140,13 @@ def list_command(catalog: CatalogOptions, as_json: bool) -> None:
 
 def print_roots(roots: Sequence[Root]) -> None:
     """The roots searched, in precedence order (what `list`'s help promises)."""
-    from rich.markup import escape
-
-    from ._output import console, visible
+    from ._output import console, markup_text
 
     out = console()
     out.print(f"searched {len(roots)} roots, highest precedence first:")
     for root in roots:
         kind = " (commands)" if root.kind == "commands" else ""
-        out.print(f"  {root.scope:<6} {escape(visible(root.path))}{kind}")
+        out.print(f"  {root.scope:<6} {markup_text(root.path)}{kind}")
 
 
 def _validation_roots(path: str) -> tuple[Root, str | None]:

@@ -163,11 +163,3 @@ def fail(message: str, *, code: int = 1) -> None:
     """Print `message` on stderr and exit with `code`."""
     sys.stderr.write(f"skillpack: {safe_text(message)}\n")
     raise SystemExit(code)
-
-
-def visible(text: str) -> str:
-    """`text` with control and bidirectional-format characters written as escapes,
-    so a skill's text cannot rewrite the terminal or reorder a line."""
-    return "".join(
-        f"\\u{ord(c):04x}" if unicodedata.category(c) in ("Cc", "Cf") else c for c in text
-    )
