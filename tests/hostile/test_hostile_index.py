@@ -53,6 +53,12 @@ def settle(path: Path) -> None:
     conn.close()
 
 
+def assert_search_answers(root: Path) -> None:
+    searched = cli_run("search", "deploy cloud", "--json", *catalog_args(root))
+    assert searched.exit_code == 0, searched.output
+    assert len(json.loads(searched.stdout)["results"]) == 8
+
+
 def corrupt_schema_name(path: Path, table: str) -> None:
     """Overwrite the first bytes of `table`'s name in the file with invalid UTF-8."""
     settle(path)
@@ -69,9 +75,7 @@ def test_an_undecodable_schema_name_is_rebuilt_for_list_and_search(
     root = make_tree(write_skill, tmp_path / "skills")
     assert cli_run("search", "deploy cloud", *catalog_args(root)).exit_code == 0
     corrupt_schema_name(index_path(), table)
-    searched = cli_run("search", "deploy cloud", "--json", *catalog_args(root))
-    assert searched.exit_code == 0, searched.output
-    assert len(json.loads(searched.stdout)["results"]) == 8
+    assert_search_answers(root)
 
     corrupt_schema_name(index_path(), table)
     listed = cli_run("list", "--json", *catalog_args(root))
@@ -111,9 +115,7 @@ def test_search_over_a_malformed_index_rebuilds_and_answers(
     root = make_tree(write_skill, tmp_path / "skills")
     assert cli_run("search", "deploy cloud", *catalog_args(root)).exit_code == 0
     overwrite_page(index_path(), table)
-    searched = cli_run("search", "deploy cloud", "--json", *catalog_args(root))
-    assert searched.exit_code == 0, searched.output
-    assert len(json.loads(searched.stdout)["results"]) == 8
+    assert_search_answers(root)
 
 
 def test_search_with_its_tables_gone_rebuilds_them(
@@ -124,9 +126,7 @@ def test_search_with_its_tables_gone_rebuilds_them(
     with sqlite3.connect(index_path()) as conn:
         conn.execute("DROP TABLE search_head")
     conn.close()
-    searched = cli_run("search", "deploy cloud", "--json", *catalog_args(root))
-    assert searched.exit_code == 0, searched.output
-    assert len(json.loads(searched.stdout)["results"]) == 8
+    assert_search_answers(root)
 
 
 def flip_text(path: Path, old: bytes, new: bytes) -> None:

@@ -61,6 +61,12 @@ def race(read: object, swap: object) -> tuple[int, int, int]:
     return reads, leaks, raw
 
 
+def assert_never_leaks(skill: Skill, swap: object) -> None:
+    reads, leaks, raw = race(lambda: read_skill_file(skill, "references/doc.md"), swap)
+    assert reads > 100
+    assert (leaks, raw) == (0, 0)
+
+
 @needs_symlinks
 def test_a_file_swapped_for_a_symlink_while_read_never_leaks_outside(
     tmp_path: Path, write_skill: WriteSkill
@@ -78,9 +84,7 @@ def test_a_file_swapped_for_a_symlink_while_read_never_leaks_outside(
         os.symlink(secret, link)
         os.replace(link, target)
 
-    reads, leaks, raw = race(lambda: read_skill_file(skill, "references/doc.md"), swap)
-    assert reads > 100
-    assert (leaks, raw) == (0, 0)
+    assert_never_leaks(skill, swap)
 
 
 @needs_symlinks
@@ -102,9 +106,7 @@ def test_a_folder_swapped_for_a_symlink_while_read_never_leaks_outside(
         os.rename(parked, real)
 
     skill = skill_at(folder)
-    reads, leaks, raw = race(lambda: read_skill_file(skill, "references/doc.md"), swap)
-    assert reads > 100
-    assert (leaks, raw) == (0, 0)
+    assert_never_leaks(skill, swap)
 
 
 @needs_symlinks

@@ -3,25 +3,15 @@ gives up, and nothing a stranger writes makes either raise what they do not prom
 
 from __future__ import annotations
 
-from typing import Any
-
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
+from test_fastyaml import typed
 
 from skillpack.parse._fastyaml import load_simple
 from skillpack.parse._json_safe import TooLarge
 from skillpack.parse._yaml import _yaml_loader, check_nesting, load_yaml, yaml_errors
 from strategies import TEXT, frontmatter_like
-
-
-def typed(value: Any) -> Any:
-    """The value with every scalar's type spelled out (True == 1 must not pass)."""
-    if isinstance(value, dict):
-        return ("dict", [(typed(k), typed(v)) for k, v in value.items()])
-    if isinstance(value, list):
-        return ("list", [typed(v) for v in value])
-    return (type(value).__name__, value)
 
 
 def assert_fast_path_agrees(text: str) -> None:
