@@ -42,7 +42,7 @@ def test_cli_disable_from_many_processes_loses_nothing(tmp_path: Path) -> None:
             f"---\nname: {name}\ndescription: d\n---\nbody\n", encoding="utf-8"
         )
     command = [sys.executable, "-c", "from skillpack.cli import main; main()", "disable",
-               "--root", str(root), "--no-user", "--no-system", "--no-cache"]  # fmt: skip
+               "--root", str(root), "--no-system", "--no-cache"]  # fmt: skip
     processes = [subprocess.Popen([*command, name], env=dict(os.environ)) for name in names]
     assert [p.wait(timeout=60) for p in processes] == [0] * len(names)
     config = tomllib.loads(user_config_path().read_text(encoding="utf-8"))

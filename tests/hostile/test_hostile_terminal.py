@@ -106,8 +106,10 @@ def test_errors_on_stderr_show_escapes_visibly(hostile_root: Path) -> None:
 
 
 def test_disable_confirmation_shows_escapes_visibly(hostile_root: Path) -> None:
-    out = run("disable", str(hostile_root / FOLDER), *catalog_args(hostile_root)).stdout
+    args = ["--root", str(hostile_root), "--no-system", "--no-cache"]  # the user config decides
+    out = run("disable", str(hostile_root / FOLDER), *args).stdout
     assert_shown_safely(out)
+    assert "dir\\x1b]0;t\\x07x" in out
 
 
 @pytest.mark.parametrize(

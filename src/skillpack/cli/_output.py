@@ -66,9 +66,10 @@ def emit_text(text: str) -> None:
     sys.stdout.write("\n")
 
 
-def echo(text: str) -> None:
-    """Print one line for people on stdout (`safe_text`: one line, escapes visible)."""
-    sys.stdout.write(safe_text(text))
+def echo(text: str, *, multiline: bool = False) -> None:
+    """Print a line for people on stdout, through `safe_text` (`multiline` keeps line
+    breaks, for text made of several lines)."""
+    sys.stdout.write(safe_text(text, multiline=multiline))
     sys.stdout.write("\n")
 
 
