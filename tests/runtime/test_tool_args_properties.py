@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from skillpack._errors import UsageError
 from skillpack.discovery._memory import MemorySkills
 from skillpack.runtime._session import Session
-from skillpack.runtime._tool_args import TOOL_ARGS, Integer, check_args
+from skillpack.runtime._tool_args import SCHEMAS, check_args
 from skillpack.runtime._tools import TOOL_NAMES, SkillTools
 from strategies import JSON_VALUES, TEXT
 
@@ -51,22 +51,44 @@ def test_any_call_returns_an_envelope(tool: str, args: Any) -> None:
         assert isinstance(result["error"]["message"], str)
 
 
-@given(st.sampled_from(sorted(TOOL_ARGS)), st.data())
-def test_a_value_over_its_limit_is_refused_naming_the_field(tool: str, data: st.DataObject) -> None:
-    field = data.draw(st.sampled_from(sorted(TOOL_ARGS[tool])))
-    rule = TOOL_ARGS[tool][field]
-    if isinstance(rule, Integer):
-        value: Any = data.draw(
-            st.one_of(st.integers(max_value=rule.minimum - 1), st.integers(rule.maximum + 1))
-        )
+BOUNDED = sorted(
+    (tool, name)
+    for tool, schema in SCHEMAS.items()
+    for name, prop in schema["properties"].items()
+    if "maxLength" in prop or "maximum" in prop
+)
+
+
+@given(st.sampled_from(BOUNDED), st.data())
+def test_a_value_over_its_limit_is_refused_naming_the_field(
+    field_of: tuple[str, str], data: st.DataObject
+) -> None:
+    tool, field = field_of
+    schema = SCHEMAS[tool]
+    prop = schema["properties"][field]
+    if "maxLength" in prop:
+        value: Any = "x" * (prop["maxLength"] + data.draw(st.integers(1, 1000)))
     else:
-        value = "x" * (rule.max_chars + data.draw(st.integers(1, 1000)))
-    valid = {
-        name: "pdf" for name, other in TOOL_ARGS[tool].items() if getattr(other, "required", 0)
-    }
+        value = data.draw(
+            st.one_of(
+                st.integers(max_value=prop["minimum"] - 1), st.integers(prop["maximum"] + 1)
+            )
+        )
+    valid = {name: "pdf" for name in schema["required"]}
     try:
         check_args(tool, {**valid, field: value})
     except UsageError as exc:
         assert f"`{field}`" in str(exc)
     else:
         raise AssertionError(f"{tool}.{field} accepted {str(value)[:40]}")
+
+
+def test_every_string_argument_has_a_length_limit() -> None:
+    strings = [
+        (tool, name)
+        for tool, schema in SCHEMAS.items()
+        for name, prop in schema["properties"].items()
+        if prop["type"] == "string"
+    ]
+    assert strings
+    assert all("maxLength" in SCHEMAS[tool]["properties"][name] for tool, name in strings)

@@ -164,3 +164,7 @@ def fail(message: str, *, code: int = 1) -> None:
     """Print `message` on stderr and exit with `code`."""
     sys.stderr.write(f"skillpack: {safe_text(message)}\n")
     raise SystemExit(code)
+
+
+visible = safe_text
+"""The same escaper under the name other commands import."""
