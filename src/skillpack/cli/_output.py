@@ -1,7 +1,8 @@
 """Printing: stable JSON on stdout, rich tables for people, errors on stderr.
 
 Skill names, descriptions, paths and messages are a stranger's text. Everything
-printed for people goes through `safe_text`, which shows control, bidi and invisible
+printed for people goes through `safe_text` (`skillpack._text`, shared with the
+picker), which shows control, bidi and invisible
 format characters as visible escapes (a description holding `ESC[2J` would clear
 the screen, U+202E would reverse what follows), and through rich as `Text`, never as
 markup (`[link=…]` in a description stays text). JSON output is never escaped: it
@@ -13,48 +14,11 @@ from __future__ import annotations
 import json
 import re
 import sys
-import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
 from .._model import Problem
-
-_HIDDEN: Final = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
-"""Unicode categories a terminal obeys or hides rather than shows: controls (C0, DEL,
-C1), format characters (bidi overrides and isolates, zero-width and tag characters),
-lone surrogates (undecodable file names) and the line and paragraph separators."""
-
-
-def safe_text(text: str, *, multiline: bool = False) -> str:
-    """`text` with every character a terminal would obey or hide shown as an escape.
-
-    Controls, format characters (U+202E, U+2066, U+200B, ...), lone surrogates and
-    line/paragraph separators become `\\x1b`, `\\u202e` or `\\U000e0041`; everything
-    else (accents, CJK, emoji, non-breaking spaces) is kept. `multiline` keeps
-    newlines and tabs, for fields that are meant to span lines.
-    """
-    if text.isprintable():
-        return text  # the common case: no character to look at one by one
-    keep = "\n\t" if multiline else ""
-    return "".join(
-        _escape(ch) if unicodedata.category(ch) in _HIDDEN and ch not in keep else ch
-        for ch in text
-    )
-
-
-_NAMED: Final = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
-
-
-def _escape(ch: str) -> str:
-    named = _NAMED.get(ch)
-    if named is not None:
-        return named
-    code = ord(ch)
-    if code <= 0xFF:
-        return f"\\x{code:02x}"
-    if code <= 0xFFFF:
-        return f"\\u{code:04x}"
-    return f"\\U{code:08x}"
+from .._text import safe_text as safe_text
 
 
 def emit_text(text: str) -> None:
@@ -95,7 +59,7 @@ _NON_ASCII: Final = re.compile("[^\x00-\x7f]")
 
 def _json_escape_hidden(match: re.Match[str]) -> str:
     ch = match.group()
-    if unicodedata.category(ch) not in _HIDDEN:
+    if safe_text(ch) == ch:
         return ch
     return json.dumps(ch)[1:-1]  # `\\u202e`, a surrogate pair past U+FFFF
 
