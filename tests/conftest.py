@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 REAL_SKILLS = SHARED / "corpus" / "real-skills"
@@ -17,9 +18,35 @@ CORPUS_MISSING = (
     "../shared on CI and the team's machines; tests marked `corpus` need it"
 )
 
+# Property tests (hypothesis). The default profile is what CI runs: derandomized (the
+# same examples every run, no example database written) and small enough that every
+# property test together adds a few seconds to the suite. `long` is for hunting:
+# `python -m pytest tests -k properties --hypothesis-profile long` (see bench/README.md).
+settings.register_profile(
+    "ci",
+    max_examples=150,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "long",
+    max_examples=20_000,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile("ci")  # `--hypothesis-profile NAME` (hypothesis' plugin) wins
+
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Skip every test marked `corpus`, with one reason, when the corpus is absent."""
+    """Skip every test marked `corpus`, with one reason, when the corpus is absent; lift
+    the per-test timeout under the `long` hypothesis profile (minutes per property)."""
+    if config.getoption("hypothesis_profile", None) == "long":
+        for item in items:
+            item.add_marker(pytest.mark.timeout(0))
     if REAL_SKILLS.is_dir():
         return
     skip = pytest.mark.skip(reason=CORPUS_MISSING)

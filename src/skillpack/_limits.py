@@ -17,17 +17,38 @@ MAX_SKILL_FILE_BYTES: Final = 8 * 1024 * 1024
 """A larger SKILL.md is reported (`file-too-large`), not read."""
 MAX_MANIFEST_BYTES: Final = 1_000_000
 """A larger plugin manifest (`plugin.json`) is not read."""
+MAX_CONFIG_BYTES: Final = 1024 * 1024
+"""A larger config.toml is not read (`config-unreadable`): a project's config comes
+with a cloned repo."""
 
 # --- the skill file (DESIGN §2) ------------------------------------------------
 MAX_DESCRIPTION_CHARS: Final = 1024
 """The spec's limit on `description`: validation warns past it, the trigger lint
 too."""
 
+# --- YAML of strangers (issue 9): bounded before and while it is parsed ---------
+MAX_FRONTMATTER_CHARS: Final = 256 * 1024
+"""Longer frontmatter (or Codex sidecar) is refused before any YAML parsing."""
+MAX_YAML_NESTING: Final = 64
+"""Deepest nesting of lists/mappings accepted; deeper text never reaches libyaml's
+recursive composer (which overflows the C stack near 20,000 levels)."""
+MAX_EXPANDED_CHARS: Final = 1024 * 1024
+"""Budget for a YAML document once aliases are expanded (roughly its JSON size)."""
+MAX_MERGED_KEYS: Final = 10_000
+"""Most key/value pairs YAML merge keys (`<<: *a`) may copy into one document: a
+chain of merges doubles at each link."""
+MAX_YAML_INT_CHARS: Final = 256
+"""A longer integer scalar stays the text it was written as: no huge int is built,
+and every int kept prints in decimal under any `sys.set_int_max_str_digits`."""
+
 # --- bundled files (DESIGN §7) --------------------------------------------------
 MAX_LISTED_FILES: Final = 200
 """Most files of a skill listed in an injection or a tool result."""
 MAX_READ_FILE_BYTES: Final = 1_000_000
 """Largest bundled file `skill_read_file` returns."""
+MAX_PATH_CHARS: Final = 4096
+"""Longest path (a bundled file's, a SKILL.md's) a reader or tool accepts: a path is
+resolved component by component, which costs time with its length."""
 
 # --- the catalog budget (DESIGN §5) ---------------------------------------------
 BUDGET_FRACTION: Final = 0.02
@@ -53,3 +74,16 @@ MCP_SKILL_MAX_FILES: Final = 512
 """Most files one skill may list over MCP; hosts must accept skills up to it."""
 MCP_SKILL_MAX_BYTES: Final = 16 * 1024 * 1024
 """Most bytes one skill's files may add up to over MCP (and the cap of one read)."""
+
+# --- what a model may send (issue 9): every argument and result is bounded -------
+MAX_QUERY_CHARS: Final = 4096
+"""Longest `skill_search` query (about 600 words; a query costs time per word)."""
+MAX_REF_CHARS: Final = 4096
+"""Longest skill reference: a name, a qualified id or a SKILL.md path."""
+MAX_ARGS_CHARS: Final = 64 * 1024
+"""Longest `args` string given to a skill."""
+MAX_EXPANSION_CHARS: Final = 1024 * 1024
+"""Most characters substitution may add to a body: `$ARGUMENTS` written a thousand
+times in a body would otherwise multiply the arguments a thousandfold."""
+MAX_DIAGNOSTICS: Final = 20
+"""Most diagnostics one message gets; one more says how many were left out."""

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from conftest import REAL_SKILLS
 from skillpack.cli._app import cli
-from skillpack.cli._output import visible as _visible
+from skillpack.cli._output import safe_text
 
 FLAGS = ("--no-user", "--no-system", "--no-cache")
 
@@ -102,7 +102,8 @@ def test_a_folder_without_skills_is_an_error(tmp_path: Path) -> None:
 
 
 def test_skill_text_cannot_reach_the_terminal_raw() -> None:
-    assert _visible("ok\x1b[2J\u202eevil\n") == "ok\\u001b[2J\\u202eevil\\u000a"
+    # The report writes every skill-provided text through `safe_text`.
+    assert safe_text("ok\x1b[2J\u202eevil\n") == "ok\\x1b[2J\\u202eevil\\n"
 
 
 @pytest.mark.corpus

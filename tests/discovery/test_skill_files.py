@@ -341,6 +341,7 @@ def test_an_os_permission_error_is_permission_denied_naming_the_file(
         raise PermissionError(13, "Permission denied", path)
 
     monkeypatch.setattr(_skill_files, "read_bytes", refused)
+    monkeypatch.setattr(_skill_files, "read_fd", refused)  # bundled files read from a descriptor
     with pytest.raises(SkillPermissionError, match="Permission denied reading") as caught:
         read_body(skill)
     assert str(folder / "SKILL.md") in str(caught.value)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ._options import CatalogOptions, catalog_options
-from ._output import emit_json, visible
+from ._output import emit_json, safe_text
 
 if TYPE_CHECKING:
     from .._model import Problem, Skill
@@ -182,11 +182,11 @@ class _Names:
         if name in self._repeated:
             tail = "/".join(skill.dir.replace(os.sep, "/").split("/")[-3:])
             name = f"{name} [{tail}]"
-        return visible(name)
+        return safe_text(name)
 
 
 def _words(words: Sequence[str]) -> str:
-    return visible(", ".join(words))
+    return safe_text(", ".join(words))
 
 
 PAIRS_SHOWN = 30
@@ -206,9 +206,9 @@ def _print_report(report: TriggerReport) -> None:
         if not (check.requests or check.competitors or check.lint or check.problems):
             continue
         skill = check.skill
-        lines += ["", f"{_name(skill)}  {visible(skill.path)}"]
+        lines += ["", f"{_name(skill)}  {safe_text(skill.path)}"]
         for r in check.requests:
-            said = f'"{visible(r.request.text)}"'
+            said = f'"{safe_text(r.request.text)}"'
             ranks = f"{_name(skill)} ranks {r.rank}" if r.rank else f"{_name(skill)} is absent"
             if r.outcome == "picked":
                 lines.append(f"  ok    {said}")
@@ -221,15 +221,15 @@ def _print_report(report: TriggerReport) -> None:
                 lines.append(f"        words the description lacks: {_words(r.missing)}")
         for c in check.competitors:
             how = "ranks above it" if c.ahead else "ranks close"
-            via = "its description" if c.via == "description" else f'"{visible(c.via)}"'
+            via = "its description" if c.via == "description" else f'"{safe_text(c.via)}"'
             lines.append(
                 f"  competes with {_name(c.skill)} ({how} on {via}; shared: "
                 f"{_words(c.terms) or '-'})"
             )
         for finding in check.lint:
-            lines.append(f"  lint  {finding.code}: {visible(finding.message)}")
+            lines.append(f"  lint  {finding.code}: {safe_text(finding.message)}")
         for problem in check.problems:
-            lines.append(f"  problem  {problem.code}: {visible(problem.message)}")
+            lines.append(f"  problem  {problem.code}: {safe_text(problem.message)}")
     if report.pairs:
         lines += ["", "Competing pairs, strongest first (shared words, rarest first):"]
         for pair in report.pairs[:PAIRS_SHOWN]:

@@ -140,15 +140,13 @@ def list_command(catalog: CatalogOptions, as_json: bool) -> None:
 
 def print_roots(roots: Sequence[Root]) -> None:
     """The roots searched, in precedence order (what `list`'s help promises)."""
-    from rich.markup import escape
-
-    from ._output import console, visible
+    from ._output import console, markup_text
 
     out = console()
     out.print(f"searched {len(roots)} roots, highest precedence first:")
     for root in roots:
         kind = " (commands)" if root.kind == "commands" else ""
-        out.print(f"  {root.scope:<6} {escape(visible(root.path))}{kind}")
+        out.print(f"  {root.scope:<6} {markup_text(root.path)}{kind}")
 
 
 def _validation_roots(path: str) -> tuple[Root, str | None]:
@@ -225,17 +223,18 @@ def validate_command(paths: tuple[str, ...], strict: bool, as_json: bool) -> Non
 
 
 def _print_validation(results: list[dict[str, Any]]) -> None:
-    from rich.markup import escape
-
-    from ._output import console
+    from ._output import console, markup_text
 
     out = console()
     for result in results:
         mark = "[green]ok[/green]" if result["valid"] else "[red]invalid[/red]"
-        out.print(f"{mark} {escape(result['path'])}")
+        out.print(f"{mark} {markup_text(result['path'])}")
         for p in result["problems"]:
             style = "red" if p["severity"] == "error" else "yellow"
-            out.print(f"  [{style}]{p['severity']}[/{style}] {p['code']}: {escape(p['message'])}")
+            out.print(
+                f"  [{style}]{markup_text(p['severity'])}[/{style}] "
+                f"{markup_text(p['code'])}: {markup_text(p['message'])}"
+            )
     bad = sum(1 for r in results if not r["valid"])
     out.print(f"{len(results) - bad} valid, {bad} invalid")
 

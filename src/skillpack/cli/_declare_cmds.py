@@ -17,7 +17,7 @@ import click
 
 from .._model import CodexPermissions, Skill
 from ._options import CatalogOptions, catalog_options
-from ._output import emit_json, print_table
+from ._output import echo, emit_json, print_table
 
 if TYPE_CHECKING:
     from ..runtime._create import CreateScope
@@ -143,15 +143,15 @@ def deps_command(ref: str, catalog: CatalogOptions, as_json: bool) -> None:
             rows,
         )
     else:
-        click.echo(f"{skill.qualified_name} declares no dependencies.")
+        echo(f"{skill.qualified_name} declares no dependencies.")
     for server in report.mcp_servers:
         if server.state == "missing":
-            click.echo(server.hint())
+            echo(server.hint(), multiline=True)
     for problem in report.invalid:
-        click.echo(f"ignored: {problem}")
+        echo(f"ignored: {problem}")
     if report.permissions is not None:
-        click.echo("permissions requested (the host decides; never applied by skillpack):")
-        click.echo(permissions_text(report.permissions))
+        echo("permissions requested (the host decides; never applied by skillpack):")
+        echo(permissions_text(report.permissions), multiline=True)
 
 
 @click.command("new")
@@ -192,6 +192,6 @@ def new_command(
     if as_json:
         emit_json(created.to_dict())
         return
-    click.echo(f"created {created.path}")
-    click.echo("Edit its description and steps, then check it: skillpack validate --strict "
-               f"{os.path.dirname(created.path)}")
+    echo(f"created {created.path}")
+    echo("Edit its description and steps, then check it: skillpack validate --strict "
+         f"{os.path.dirname(created.path)}")

@@ -23,7 +23,6 @@ some, and the fields a `CommandFailed` carries). The codes are stable:
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -32,6 +31,7 @@ from typing import Any
 import click
 
 from .. import _errors as errors
+from ._output import emit_json, safe_text
 
 EXIT_CODES: dict[type[errors.SkillpackError], int] = {
     errors.SkillpackError: 1,
@@ -106,10 +106,9 @@ def error_fields(code: str, message: str, **fields: Any) -> dict[str, Any]:
 
 
 def json_error(code: str, message: str, **fields: Any) -> None:
-    """Print `{"error": {"code", "message", **fields}}` on stdout."""
-    error = error_fields(code, message, **fields)
-    sys.stdout.write(json.dumps({"error": error}, ensure_ascii=False, default=str))
-    sys.stdout.write("\n")
+    """Print `{"error": {"code", "message", **fields}}` on stdout (as `emit_json` does:
+    exact, and safe on a terminal; a message may quote a skill's text)."""
+    emit_json({"error": error_fields(code, message, **fields)})
 
 
 def wants_json(args: list[str]) -> bool:
@@ -142,11 +141,11 @@ def handle_errors(*, as_json: bool = False) -> Iterator[None]:
                 fields.update(exc.details)
             json_error(error_code_for(exc), str(exc), **fields)
         else:
-            sys.stderr.write(f"skillpack: {exc}\n")
+            sys.stderr.write(f"skillpack: {safe_text(str(exc))}\n")
             for candidate in candidates or suggestions:
-                sys.stderr.write(f"  {candidate}\n")
+                sys.stderr.write(f"  {safe_text(str(candidate))}\n")
             if exc.hint:
-                sys.stderr.write(f"{exc.hint}\n")
+                sys.stderr.write(f"{safe_text(exc.hint, multiline=True)}\n")
         raise SystemExit(exit_code_for(exc)) from None
     except click.ClickException as exc:
         if not as_json:

@@ -7,7 +7,7 @@ from typing import Any, Literal
 import click
 
 from ._options import CatalogOptions, catalog_options
-from ._output import console, emit_json, print_table, warn
+from ._output import console, echo, emit_json, emit_text, markup_text, print_table, warn
 
 _builtin_option = click.option(
     "--builtin",
@@ -36,13 +36,11 @@ def resolve_command(
         emit_json(resolution.to_dict())
         return
     out = console()
-    from rich.markup import escape
-
     for line in resolution.lines:
-        out.print(f"[green]{escape(line)}[/green]")
+        out.print(f"[green]{markup_text(line)}[/green]")
     for diagnostic in resolution.diagnostics:
-        out.print(f"[yellow]{diagnostic.kind}[/yellow] {escape(diagnostic.for_people)}")
-    out.print(f"task: {escape(resolution.text)}")
+        out.print(f"[yellow]{diagnostic.kind}[/yellow] {markup_text(diagnostic.for_people)}")
+    out.print(f"task: {markup_text(resolution.text)}")
 
 
 @click.command("render")
@@ -80,7 +78,7 @@ def render_command(
             {"format": fmt, "text": rendered.text, "report": rendered.report.to_dict()}
         )
         return
-    click.echo(rendered.text)
+    emit_text(rendered.text)
     if report:
         data = rendered.report.to_dict()
         rows = [(key, _cell(value)) for key, value in data.items()]
@@ -162,7 +160,7 @@ def load_command(
             }
         )
         return
-    click.echo(injection.text)
+    emit_text(injection.text)
     for run in injection.commands:
         if run.status != "ok":
             why = f" ({run.reason})" if run.reason else ""
@@ -218,7 +216,7 @@ def _toggle(ref: str, enabled: bool, *, project: bool, catalog: CatalogOptions,
         emit_json(state)
         return
     word = "enabled" if result else "disabled"
-    click.echo(f"{word} {skill.qualified_name} ({skill.path}) in {path}")
+    echo(f"{word} {skill.qualified_name} ({skill.path}) in {path}")
 
 
 _project_option = click.option(
@@ -298,7 +296,7 @@ def search_command(
         emit_json({"results": results})
         return
     if not results:
-        click.echo("No skill matches that query well enough.")
+        echo("No skill matches that query well enough.")
         return
     print_table(
         f"{len(results)} results",

@@ -47,9 +47,10 @@ import contextlib
 import copy
 import dataclasses
 import datetime
+import errno
 import os
 import re
-import threading
+import stat
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +60,7 @@ from .._errors import SkillIOError, UsageError
 from .._limits import (
     BUDGET_CHARS,
     BUDGET_FRACTION,
+    MAX_CONFIG_BYTES,
     MAX_DEPTH,
     MAX_DIRS,
     SEARCH_LIMIT,
@@ -68,6 +70,7 @@ from .._model import Problem, Skill
 from .._paths import PROJECT_CONFIG_DIR, expand_home, home_dir, project_root, user_config_dir
 from ..select._refs import SkillRefs
 from ..select._rules import DECISIONS, Decision, PermissionRules
+from ._lock import file_lock
 from ._toml_writer import dumps_toml
 
 MultiMention = Literal["choose-one", "all"]
@@ -77,11 +80,6 @@ ConfigScope = Literal["user", "project"]
 """Which config file a write goes to."""
 
 CONFIG_FILENAME = "config.toml"
-
-
-# One writer at a time inside this process: the permission gate may persist answers
-# from several threads, and read-modify-write must not lose one of them.
-_WRITE_LOCK = threading.Lock()
 
 
 # --- locations --------------------------------------------------------------------
@@ -640,12 +638,40 @@ def merge_layers(layers: Sequence[ConfigLayer]) -> Config:
 
 # --- reading (I/O) ----------------------------------------------------------------
 
+# O_NONBLOCK: a FIFO put where the config belongs opens at once (and is refused)
+# instead of waiting for a writer; it does nothing to reads of a regular file.
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+
+
+def _read_file(path: Path) -> bytes:
+    """The bytes of a config file: a regular file of at most `MAX_CONFIG_BYTES`.
+
+    Raises:
+        FileNotFoundError: there is none.
+        OSError: it cannot be read, is not a regular file (a FIFO, a device) or is
+            over the limit (`strerror` says which).
+    """
+    fd = os.open(path, _READ_FLAGS)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        parts = []
+        total = 0
+        while chunk := os.read(fd, MAX_CONFIG_BYTES + 1 - total):
+            parts.append(chunk)
+            total += len(chunk)
+            if total > MAX_CONFIG_BYTES:
+                raise OSError(errno.EFBIG, f"over the {MAX_CONFIG_BYTES}-byte limit", str(path))
+        return b"".join(parts)
+    finally:
+        os.close(fd)
+
 
 def _read_layer(
     path: Path, *, scope: ConfigScope, base: Path
 ) -> tuple[ConfigLayer | None, tuple[Problem, ...]]:
     try:
-        data = path.read_bytes()
+        data = _read_file(path)
     except FileNotFoundError:
         return None, ()
     except OSError as error:
@@ -712,7 +738,7 @@ def _real_path_aliases(entries: Sequence[str]) -> dict[str, str]:
 
 def _read_for_update(path: Path) -> dict[str, Any]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = _read_file(path).decode("utf-8")
     except FileNotFoundError:
         return {}
     except UnicodeDecodeError as error:
@@ -846,7 +872,9 @@ def _user_disables(entry: str) -> bool:
 
 
 def _update(path: Path, edit: Callable[[dict[str, Any]], None]) -> Path:
-    with _WRITE_LOCK:
+    # Read, edit and write under the file's lock: two processes (or threads)
+    # writing at once would each rewrite the file they read, losing the other's edit.
+    with file_lock(path):
         document = _read_for_update(path)
         before = copy.deepcopy(document)
         edit(document)

@@ -13,6 +13,7 @@ import re
 from urllib.parse import unquote
 
 from .._errors import SkillIOError, SkillNotFoundError, SkillPermissionError
+from .._limits import MAX_PATH_CHARS
 from .._model import Skill
 
 NOISE_DIRS = frozenset({"node_modules", "__pycache__"})
@@ -38,9 +39,12 @@ def confined_parts(skill: Skill, relpath: str) -> tuple[str, ...]:
 
     Raises:
         SkillPermissionError: the path is absolute, climbs out with `..` (also
-            percent-encoded or with backslashes), holds a NUL or names a hidden file.
+            percent-encoded or with backslashes), holds a NUL, names a hidden file or
+            is longer than `MAX_PATH_CHARS`.
         SkillNotFoundError: the path names nothing (empty, or only `.`).
     """
+    if len(relpath) > MAX_PATH_CHARS:
+        raise refuse(skill, relpath[:80] + "...", f"it is over {MAX_PATH_CHARS} characters")
     if "\x00" in relpath:
         raise refuse(skill, relpath, "the path contains a NUL character")
     spellings = {relpath}

@@ -8,6 +8,7 @@ The parser (`_frontmatter`, and with it YAML) is imported on the first parse onl
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from dataclasses import replace
@@ -21,30 +22,48 @@ if TYPE_CHECKING:
     from ..index._cache import SkillCache
 
 
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
+# O_NONBLOCK: a FIFO (or a device) put where a file was expected opens at once
+# instead of waiting for a writer; the `fstat` after the open then refuses it.
+# Reads of regular files ignore the flag.
+_READ_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_BINARY", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_NOCTTY", 0)
+)
 _READ_STEP = 64 * 1024
+
+
+def not_regular(path: str) -> OSError:
+    """The error for a path that is not a regular file (a FIFO, a device, a folder)."""
+    return OSError(errno.EINVAL, "not a regular file", path)
 
 
 def read_bytes(path: str, limit: int, size: int | None = None) -> bytes:
     """Read at most `limit + 1` bytes (the extra byte detects a file over the limit).
 
-    `size` is the file's size from an earlier `stat` (else `fstat` gives it). The
-    first read asks for `min(size, limit) + 1` bytes, which sizes its buffer to the
-    file: asking for `limit + 1` would allocate the whole limit for every file.
-    Unless it returned exactly `size` bytes, reading goes on in small steps until
-    the end of the file (a file that grew or shrank since the `stat`, a file
-    system that returns short reads) or past the limit.
-    `os.read` on a descriptor skips building a buffered file object per file.
+    `size` is the file's size from an earlier `stat`; the `fstat` of the open file
+    checks that it is a regular file (a FIFO or device swapped in since is refused
+    with an `OSError`, never waited on). The first read asks for `min(size, limit)
+    + 1` bytes, which sizes its buffer to the file: asking for `limit + 1` would
+    allocate the whole limit for every file. Unless it returned exactly `size`
+    bytes, reading goes on in small steps until the end of the file (a file that
+    grew or shrank since the `stat`, a file system that returns short reads) or
+    past the limit. `os.read` on a descriptor skips building a buffered file object
+    per file.
     """
     fd = os.open(path, _READ_FLAGS)
     try:
-        return _read_fd(fd, limit, os.fstat(fd).st_size if size is None else size)
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise not_regular(path)
+        return read_fd(fd, limit, st.st_size if size is None else size)
     finally:
         os.close(fd)
 
 
-def _read_fd(fd: int, limit: int, size: int) -> bytes:
-    """`read_bytes` on an open descriptor whose size is known."""
+def read_fd(fd: int, limit: int, size: int) -> bytes:
+    """`read_bytes` on an open descriptor of a regular file whose size is known."""
     data = os.read(fd, min(size, limit) + 1)
     total = len(data)
     if total == size:
@@ -99,7 +118,7 @@ def _read_skill_md(path: str, limit: int) -> tuple[os.stat_result, bytes | None]
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
             return st, None
-        return st, _read_fd(fd, limit, st.st_size)
+        return st, read_fd(fd, limit, st.st_size)
     finally:
         os.close(fd)
 

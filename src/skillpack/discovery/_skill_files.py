@@ -4,11 +4,18 @@ Later layers (sessions, tools, search) read skill content only through these, an
 they keep every access inside the skill's folder: absolute paths, `..` (also
 percent-encoded or with backslashes), hidden files and symlinks leaving the folder
 are refused.
+
+`read_skill_bytes` checks where a path resolves and then opens what it checked, not
+the name again: from the skill folder's descriptor, one component at a time with
+`O_NOFOLLOW`, so a symlink swapped in between (the folder's content is a stranger's)
+fails the open instead of leading outside. Where `dir_fd` is not supported (Windows)
+the opened file is compared with the resolved one after the open.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import stat
@@ -23,7 +30,7 @@ from .._model import Skill, SkillFile
 from ..parse._frontmatter import split_frontmatter
 from ..parse._loadable import loadable_body
 from ._confine import NOISE_DIRS, SKILL_FILE, confined_parts, missing, refuse, too_large
-from ._load import read_bytes
+from ._load import read_bytes, read_fd
 
 _FRONTMATTER_BYTES = 4096
 """`read_body_head` reads this many bytes more than the characters it returns."""
@@ -325,15 +332,34 @@ def _inside(path: str, base: str) -> bool:
     return path == base or path.startswith(base.rstrip(os.sep) + os.sep)
 
 
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | _CLOEXEC
+_FILE_FLAGS = (
+    os.O_RDONLY
+    | _NOFOLLOW
+    | _CLOEXEC
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_NOCTTY", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+_STEPWISE = bool(_NOFOLLOW) and os.open in os.supports_dir_fd
+"""Open step by step from the folder's descriptor (POSIX); else verify after open."""
+
+
 def read_skill_bytes(skill: Skill, relpath: str, *, max_bytes: int) -> bytes:
     """The bytes of one file of a skill, confined to the skill's folder.
+
+    Symlinks inside the folder that resolve inside it are followed; the file is then
+    opened from the folder's descriptor along the resolved path, one component at a
+    time with `O_NOFOLLOW`, so a symlink swapped in since the check fails the open.
 
     Raises:
         SkillPermissionError: the path is absolute, climbs out with `..` (also
             percent-encoded or with backslashes), holds a NUL, names a hidden
-            file, or is a symlink resolving outside the skill folder; or the
-            operating system refuses to read the file.
-        SkillNotFoundError: no such file in the skill.
+            file, is too long, or is (or becomes) a symlink resolving outside the
+            skill folder; or the operating system refuses to read the file.
+        SkillNotFoundError: no such regular file in the skill.
         SkillIOError: the file is over `max_bytes` or unreadable.
     """
     parts = confined_parts(skill, relpath)
@@ -343,29 +369,91 @@ def read_skill_bytes(skill: Skill, relpath: str, *, max_bytes: int) -> bytes:
             "files; move it to a skill folder to bundle files with it."
         )
     candidate = os.path.join(skill.dir, *parts)
-    if _links_below(skill.dir, parts) and not _inside(
-        os.path.realpath(candidate), os.path.realpath(skill.dir)
-    ):
-        raise refuse(skill, relpath, "it is a symlink that resolves outside the skill folder")
     try:
-        st = os.stat(candidate)
-    except PermissionError as exc:
+        base = os.path.realpath(skill.dir)
+        if _links_below(skill.dir, parts):
+            real = os.path.realpath(candidate)
+            if not _inside(real, base):
+                raise refuse(
+                    skill, relpath, "it is a symlink that resolves outside the skill folder"
+                )
+            if real == base:
+                raise missing(skill, parts)  # a link to the folder itself: no file
+            steps = os.path.relpath(real, base).split(os.sep)
+        else:
+            steps = list(parts)  # no link: inside by construction (`confined_parts`)
+    except OSError as exc:  # a link that changed while it was resolved
         raise skill_file_error(skill, candidate, exc) from exc
-    except OSError:
-        st = None
-    if st is None or not stat.S_ISREG(st.st_mode):
-        raise missing(skill, parts)
-    if st.st_size > max_bytes:
-        raise too_large(candidate, st.st_size, max_bytes)
+    except ValueError as exc:  # a name the OS cannot take (embedded NUL, bad encoding)
+        raise SkillIOError(f"Cannot resolve {candidate}: {exc}.") from exc
     try:
-        data = read_bytes(candidate, max_bytes, st.st_size)
-    except FileNotFoundError:
-        raise missing(skill, parts) from None
+        data = (_read_stepwise if _STEPWISE else _read_verified)(base, steps, max_bytes)
+    except _OverLimit as over:
+        raise too_large(candidate, over.size, max_bytes) from None
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise refuse(
+                skill, relpath, "a part of it became a symlink while it was read"
+            ) from None
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.EINVAL, errno.EISDIR):
+            raise missing(skill, parts) from None
         raise skill_file_error(skill, candidate, exc) from exc
+    if data is None:
+        raise missing(skill, parts)
     if len(data) > max_bytes:
         raise SkillIOError(f"{candidate} grew over the {max_bytes}-byte limit while read.")
     return data
+
+
+def _read_open(fd: int, max_bytes: int) -> bytes | None:
+    """The bytes of an open file: None when it is not a regular file (a folder, a
+    FIFO); `max_bytes + 1` bytes at most (more means over the limit)."""
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    if st.st_size > max_bytes:
+        raise _OverLimit(st.st_size)
+    return read_fd(fd, max_bytes, st.st_size)
+
+
+class _OverLimit(Exception):
+    """A file larger than the read limit (not read)."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(size)
+        self.size = size
+
+
+def _read_stepwise(base: str, steps: list[str], max_bytes: int) -> bytes | None:
+    """Open `base`, then each of `steps` relative to the previous descriptor, none of
+    them a symlink (`O_NOFOLLOW`: ELOOP), and read the last one."""
+    fd = os.open(base, _DIR_FLAGS)
+    try:
+        for step in steps[:-1]:
+            next_fd = os.open(step, _DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = next_fd
+        file_fd = os.open(steps[-1], _FILE_FLAGS, dir_fd=fd)
+    finally:
+        os.close(fd)
+    try:
+        return _read_open(file_fd, max_bytes)
+    finally:
+        os.close(file_fd)
+
+
+def _read_verified(base: str, steps: list[str], max_bytes: int) -> bytes | None:
+    """Without `dir_fd`: open the resolved path, then check that the file opened is
+    the one that resolved inside the folder (same device and inode)."""
+    path = os.path.join(base, *steps)
+    fd = os.open(path, _FILE_FLAGS)
+    try:
+        opened = os.fstat(fd)
+        if os.path.realpath(path) != path or not os.path.samestat(opened, os.stat(path)):
+            raise OSError(errno.ELOOP, "the file changed while it was opened", path)
+        return _read_open(fd, max_bytes)
+    finally:
+        os.close(fd)
 
 
 def read_skill_file(skill: Skill, relpath: str, *, max_bytes: int = MAX_READ_FILE_BYTES) -> str:

@@ -19,6 +19,7 @@ from .._limits import MAX_MANIFEST_BYTES
 from .._model import Problem, Root
 from ._confine import NOISE_DIRS, SKILL_FILE
 from ._found import Found, WalkRecord, problem
+from ._load import read_bytes
 
 SKILL_RESOURCE_DIRS = frozenset({"scripts", "references", "assets"})
 """Subfolders of a skill that hold its resources, not nested skills: not walked."""
@@ -37,16 +38,18 @@ def _plugin_name(folder: str, markers: Sequence[str], problems: list[Problem]) -
             continue
         manifest = os.path.join(folder, marker, "plugin.json")
         try:
-            with open(manifest, "rb") as handle:
-                raw = handle.read(MAX_MANIFEST_BYTES)
+            raw = read_bytes(manifest, MAX_MANIFEST_BYTES)
         except FileNotFoundError:
             continue
         except OSError as exc:
             reason = exc.strerror or str(exc)
         else:
             try:
+                if len(raw) > MAX_MANIFEST_BYTES:
+                    raise ValueError(f"over the {MAX_MANIFEST_BYTES}-byte limit")
                 data = json.loads(raw)
-            except ValueError as exc:
+            except (ValueError, RecursionError) as exc:
+                # RecursionError: JSON nested past the interpreter's recursion limit.
                 reason = f"invalid JSON: {exc}"
             else:
                 name = data.get("name") if isinstance(data, dict) else None

@@ -9,9 +9,11 @@ file (tables prefixed `search_`); `PRAGMA user_version` is the schema version of
 the whole file, so a change to either module's tables bumps `SCHEMA_VERSION`.
 
 The cache is never the source of truth: any failure (corrupt file, foreign
-database, newer schema, a lock held too long, a read-only disk) degrades to
-re-parsing, with at most one warning problem, and never changes what discovery
-returns.
+database, newer schema, text that does not decode, a lock held too long, a
+read-only disk) degrades to re-parsing, with at most one warning problem, and never
+changes what discovery returns. SQLite does not check its pages, so each root's
+snapshot is stored with a CRC-32 of its blob: a record whose bytes changed since
+(a flipped bit on disk, a stray write) is a miss, parsed again and replaced.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import marshal
 import os
 import sqlite3
 import sys
+import zlib
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -37,7 +40,7 @@ from ._snapshot import (
     skill_from_values,
 )
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """`PRAGMA user_version` of an index this code can use; any other value is rebuilt."""
 
 BUSY_TIMEOUT_MS = 2000
@@ -50,7 +53,8 @@ CREATE TABLE IF NOT EXISTS skill_cache_roots (
     root TEXT NOT NULL,
     strict INTEGER NOT NULL,
     replay INTEGER NOT NULL,
-    snapshot BLOB NOT NULL
+    snapshot BLOB NOT NULL,
+    checksum INTEGER NOT NULL
 )""",
     """
 CREATE TABLE IF NOT EXISTS skill_cache_meta (
@@ -151,14 +155,16 @@ def connect(path: Path | str, *, problems: list[Problem] | None = None) -> sqlit
             # its file is fine, so leave it alone and parse without the cache.
             return _memory()
         reason = str(exc)
-    except (sqlite3.DatabaseError, _Unusable) as exc:
-        reason = str(exc)
     except OSError as exc:
         reason = f"{exc.strerror or exc}"
+    except Exception as exc:  # noqa: BLE001 - any failure to open or decode: rebuild
+        # A damaged schema can fail in ways SQLite's own errors do not cover: a
+        # table name that is not UTF-8 makes even its error message undecodable.
+        reason = f"{type(exc).__name__}: {exc}"
     try:
         _remove(path)
         conn = _open(path)
-    except (sqlite3.Error, _Unusable, OSError) as exc:
+    except Exception as exc:  # noqa: BLE001 - then without a persistent cache
         sink.append(
             _warning(
                 path,
@@ -178,6 +184,17 @@ def connect(path: Path | str, *, problems: list[Problem] | None = None) -> sqlit
         )
     )
     return conn
+
+
+def replace_damaged(path: Path | str) -> sqlite3.Connection:
+    """Delete a damaged index file and open a fresh one (memory when that fails too).
+
+    For a reader that found the file damaged after `connect` opened it (a page that
+    does not decode, a table gone): the file is a cache, so a new one is correct.
+    """
+    with contextlib.suppress(OSError):
+        _remove(Path(path))
+    return connect(path)
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
@@ -254,6 +271,14 @@ class CachedParse(NamedTuple):
 
 _BAD_ROW = (ValueError, TypeError, EOFError, IndexError)
 
+_UNREADABLE = (sqlite3.Error, ValueError)
+"""A query that failed, or whose text did not decode (`UnicodeDecodeError`)."""
+
+
+def checksum(blob: bytes) -> int:
+    """The CRC-32 stored beside each snapshot blob (about 1 GB/s: a few ms warm)."""
+    return zlib.crc32(blob)
+
 
 class SkillCache:
     """One snapshot per walked root: the replay of its walk and the parse cache.
@@ -302,7 +327,9 @@ class SkillCache:
         """Whether a file missing from the snapshots decoded so far is looked for in
         every other snapshot (decoding them all). False: it is parsed instead, which
         suits a run that scans a few roots out of many (a watcher's refresh)."""
-        self._writes: list[tuple[str, str, int, int, bytes]] = []
+        self._writes: list[tuple[str, str, int, int, bytes, int]] = []
+        self._damaged_keys: set[str] = set()
+        """Keys of records whose checksum did not match: deleted unless rewritten."""
         self.hits = 0
         """Number of parses served from the index in this run."""
 
@@ -324,14 +351,16 @@ class SkillCache:
         conn = connect(path, problems=problems)
         return cls(conn, strict=strict, path=path, problems=problems)
 
-    def _failed(self, exc: sqlite3.Error) -> None:
+    def _failed(self, exc: Exception) -> None:
         """Note a failed query; a damaged file is reported once and removed on `close`.
 
         Busy, locked, read-only and I/O errors are `OperationalError`s and pass:
         the next run may well succeed. A plain `DatabaseError` is SQLite saying
-        the file is malformed, which no later run would fix.
+        the file is malformed, and text that does not decode is damage too: no
+        later run would fix either.
         """
-        if type(exc) is not sqlite3.DatabaseError or self._damaged:
+        damaged = type(exc) is sqlite3.DatabaseError or isinstance(exc, ValueError)
+        if not damaged or self._damaged:
             return
         self._damaged = True
         if self._problems is not None and self._path is not None:
@@ -345,6 +374,23 @@ class SkillCache:
                 )
             )
 
+    def _mismatch(self, key: str) -> None:
+        """A record whose checksum does not match: a miss, deleted at `commit` unless
+        this run stores the root again; reported once (`index-rebuilt`)."""
+        first = not self._damaged_keys
+        self._damaged_keys.add(key)
+        if first and self._problems is not None and self._path is not None:
+            self._problems.append(
+                _warning(
+                    self._path,
+                    "index-rebuilt",
+                    f"A record of the skill index at {self._path} does not match its "
+                    "checksum (the file was changed or damaged on disk); its skills are "
+                    "parsed again and the record replaced. Nothing to fix unless this "
+                    "repeats.",
+                )
+            )
+
     def _current(self) -> bool:
         """Whether the rows come from this code (checked once); stale rows are ignored."""
         if self._checked is None:
@@ -353,7 +399,7 @@ class SkillCache:
                     "SELECT value FROM skill_cache_meta WHERE key = 'parser'"
                 ).fetchone()
                 self._checked = row is not None and row[0] == _fingerprint()
-            except sqlite3.Error as exc:
+            except _UNREADABLE as exc:
                 self._failed(exc)
                 self._checked = False
             # Rows from other code are treated as absent; the next commit clears them.
@@ -370,13 +416,16 @@ class SkillCache:
             return None
         try:
             row = self._conn.execute(
-                "SELECT replay, snapshot FROM skill_cache_roots WHERE key = ?", (key,)
+                "SELECT replay, snapshot, checksum FROM skill_cache_roots WHERE key = ?", (key,)
             ).fetchone()
             if row is None:
                 return None
+            if checksum(row[1]) != row[2]:
+                self._mismatch(key)
+                return None
             snapshot = marshal.loads(row[1])
             entries = snapshot[3]
-        except sqlite3.Error as exc:
+        except _UNREADABLE as exc:
             self._failed(exc)
             return None
         except _BAD_ROW:
@@ -396,7 +445,7 @@ class SkillCache:
                 blob = marshal.dumps(marshal_safe(snapshot))
             except (ValueError, TypeError):
                 return
-        self._writes.append((key, root, self._strict, int(replay), blob))
+        self._writes.append((key, root, self._strict, int(replay), blob, checksum(blob)))
 
     def _index_pending(self) -> None:
         parses = self._parses
@@ -416,13 +465,17 @@ class SkillCache:
             return
         try:
             rows = self._conn.execute(
-                "SELECT key, snapshot FROM skill_cache_roots WHERE strict = ?", (self._strict,)
+                "SELECT key, snapshot, checksum FROM skill_cache_roots WHERE strict = ?",
+                (self._strict,),
             ).fetchall()
-        except sqlite3.Error as exc:
+        except _UNREADABLE as exc:
             self._failed(exc)
             return
-        for key, blob in rows:
+        for key, blob, stored in rows:
             if key in self._decoded:
+                continue
+            if checksum(blob) != stored:
+                self._mismatch(key)
                 continue
             try:
                 self._pending.append(marshal.loads(blob)[3])
@@ -485,7 +538,7 @@ class SkillCache:
         from the files themselves.
         """
         self._current()
-        if self._damaged or not (self._stale or self._writes):
+        if self._damaged or not (self._stale or self._writes or self._damaged_keys):
             return
         conn = self._conn
         try:
@@ -498,8 +551,12 @@ class SkillCache:
                         (_fingerprint(),),
                     )
                 conn.executemany(
+                    "DELETE FROM skill_cache_roots WHERE key = ?",
+                    [(key,) for key in self._damaged_keys],
+                )
+                conn.executemany(
                     "INSERT OR REPLACE INTO skill_cache_roots (key, root, strict, replay,"
-                    " snapshot) VALUES (?, ?, ?, ?, ?)",
+                    " snapshot, checksum) VALUES (?, ?, ?, ?, ?, ?)",
                     self._writes,
                 )
                 conn.execute("COMMIT")
@@ -510,6 +567,7 @@ class SkillCache:
         except sqlite3.Error as exc:
             self._failed(exc)
         self._writes.clear()
+        self._damaged_keys.clear()
         self._stale = False
 
     def close(self) -> None:

@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import functools
+import re
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Mapping
@@ -43,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._errors import SkillIOError, SkillpackError, UsageError
-from .._limits import SEARCH_LIMIT, SEARCH_MAX_LIMIT
+from .._limits import MAX_QUERY_CHARS, SEARCH_LIMIT, SEARCH_MAX_LIMIT
 from .._model import SCOPE_RANK, SCOPES, Catalog, Scope, Skill
 from ..select._words import STOP_WORDS, folded, norm_name, query_words
 from ._query import (
@@ -138,6 +140,10 @@ _SCHEMA = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS search_head_vocab USING fts5vocab(search_head, row)",
     "CREATE VIRTUAL TABLE IF NOT EXISTS search_text_vocab USING fts5vocab(search_text, row)",
 )
+_TABLES = frozenset(
+    re.findall(r"CREATE (?:VIRTUAL )?TABLE IF NOT EXISTS (\w+)", " ".join(_SCHEMA))
+)
+"""Every table `_SCHEMA` creates: one missing means the index is rebuilt."""
 # Set once, when the tables are created (FTS5 keeps it in its config table). The
 # pending-data hash FTS5 flushes to a new segment when full: 1 MiB by default,
 # which splits a 10,000-skill build into several segments that later writes merge.
@@ -329,8 +335,14 @@ class SkillSearch:
                 "Search query is empty: describe the task or give a skill name, "
                 'e.g. "review a pull request".'
             )
+        if len(query) > MAX_QUERY_CHARS:
+            raise UsageError(
+                f"Search query is {len(query)} characters, over the limit of "
+                f"{MAX_QUERY_CHARS}; describe the task in a few words."
+            )
         with self._lock:
-            found = self._search(
+            search = functools.partial(
+                self._search,
                 catalog,
                 query,
                 limit=limit + 1,
@@ -338,6 +350,15 @@ class SkillSearch:
                 is_visible=is_visible,
                 model_only=model_only,
             )
+            try:
+                found = search()
+            except Exception as exc:
+                if not _damaged(exc):
+                    raise
+                # The index file is damaged (a page or a name that does not decode, a
+                # table gone): it is a cache, so a fresh one is built and asked again.
+                self._replace_connection()
+                found = search()
         return found[:limit], len(found) > limit
 
     def prepare(self, catalog: Catalog) -> None:
@@ -349,6 +370,20 @@ class SkillSearch:
         """
         with self._lock:
             self._prepare(catalog)
+
+    def _replace_connection(self) -> None:
+        from ._cache import replace_damaged
+
+        path = _database_file(self._conn)
+        with contextlib.suppress(sqlite3.Error):
+            self._conn.close()
+        self._conn = (
+            replace_damaged(path)
+            if path
+            else sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        )
+        self._state = None
+        self._schema_ready = False
 
     def _search(
         self,
@@ -515,7 +550,9 @@ class SkillSearch:
                     word=word,
                     stem=stem,
                     forms=tuple(form for form, _df in forms),
-                    head_df=state.head_df[stem],
+                    # Counted from the whole file, which other catalogs share: never
+                    # past this catalog's document count (BM25's IDF needs df <= N).
+                    head_df=min(state.total, state.head_df[stem]),
                     text_df=min(state.total, sum(df for _form, df in forms)),
                 )
             )
@@ -658,14 +695,19 @@ class SkillSearch:
         try:
             with _savepoint(conn, "search_schema"):
                 version = None
-                exists = conn.execute(
-                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'search_meta'"
-                ).fetchone()
-                if exists:
+                present = {
+                    name
+                    for (name,) in conn.execute(
+                        "SELECT name FROM sqlite_master WHERE type = 'table'"
+                    )
+                }
+                if "search_meta" in present:
                     row = conn.execute(
                         "SELECT value FROM search_meta WHERE key = 'version'"
                     ).fetchone()
                     version = row[0] if row else None
+                if not _TABLES.issubset(present):
+                    version = None  # a table is gone: its rows elsewhere are no index
                 if version != _INDEX_VERSION:
                     for statement in _DROP:
                         conn.execute(statement)
@@ -891,14 +933,34 @@ class _savepoint:  # noqa: N801 - used as a context manager, reads like `with`
         self._conn.execute(f"RELEASE {self._name}")
 
 
-def _io_error(conn: sqlite3.Connection, action: str, exc: sqlite3.Error) -> SkillIOError:
-    where = "memory"
+def _database_file(conn: sqlite3.Connection) -> str:
+    """The file of the connection's main database; "" for memory (or when unknown)."""
     try:
         for _seq, name, filename in conn.execute("PRAGMA database_list"):
             if name == "main" and filename:
-                where = filename
-    except sqlite3.Error:
+                return str(filename)
+    except (sqlite3.Error, ValueError):
         pass
+    return ""
+
+
+_DAMAGE_WORDS = ("malformed", "corrupt", "no such table", "no such column", "not a database")
+
+
+def _damaged(exc: BaseException) -> bool:
+    """Whether a failed search means a damaged index file (rebuild it) rather than a
+    busy, read-only or full one (report it)."""
+    cause = exc.__cause__ if isinstance(exc, SkillIOError) and exc.__cause__ else exc
+    if isinstance(cause, UnicodeDecodeError) or type(cause) is sqlite3.DatabaseError:
+        return True
+    if isinstance(cause, sqlite3.Error):
+        message = str(cause).lower()
+        return any(word in message for word in _DAMAGE_WORDS)
+    return False
+
+
+def _io_error(conn: sqlite3.Connection, action: str, exc: sqlite3.Error) -> SkillIOError:
+    where = _database_file(conn) or "memory"
     return SkillIOError(
         f"Cannot {action} the skill search index in {where}: {exc}. If another skillpack "
         "process is writing it, retry; if the folder is read-only, set "

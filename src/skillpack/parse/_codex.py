@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .._limits import MAX_FRONTMATTER_CHARS
 from .._model import CodexMetadata, CodexPermissions, Problem
 from ._fields import FALSE_WORDS, TRUE_WORDS
 from ._json_safe import MAX_EXPANDED_CHARS, Budget, TooLarge, json_safe, kind_of, scalar_text
@@ -24,9 +25,10 @@ def parse_codex_metadata(
 ) -> tuple[CodexMetadata | None, tuple[Problem, ...]]:
     """Parse Codex's `agents/openai.yaml`; fail-open.
 
-    A broken file gives a `codex-yaml-invalid` warning and None; a field of the wrong
-    type gives the same warning and is left out, the rest is kept. An empty file
-    gives (None, ()).
+    A broken file gives a `codex-yaml-invalid` warning and None (so does one over
+    `MAX_FRONTMATTER_CHARS`, or one nested, aliased or merged past the YAML bounds);
+    a field of the wrong type gives the same warning and is left out, the rest is
+    kept. An empty file gives (None, ()).
     """
     problems: list[Problem] = []
 
@@ -41,8 +43,17 @@ def parse_codex_metadata(
             )
         )
 
+    if len(text) > MAX_FRONTMATTER_CHARS:
+        warn(
+            f"{path} is {len(text)} characters, over the {MAX_FRONTMATTER_CHARS}-character "
+            "limit; the skill loads without it. Keep the Codex metadata short."
+        )
+        return None, tuple(problems)
     try:
         raw = load_yaml(normalize(text))
+    except TooLarge as exc:
+        warn(f"{path} {exc.why()}; the skill loads without it.")
+        return None, tuple(problems)
     except yaml_errors() as exc:
         where, line = yaml_error_text(exc, 1)
         warn(f"{path} is not valid YAML{where}; the skill loads without it. Fix the YAML.", line)
@@ -57,8 +68,8 @@ def parse_codex_metadata(
         return None, tuple(problems)
     try:
         data = json_safe(raw, Budget(MAX_EXPANDED_CHARS), 0)
-    except TooLarge:
-        warn(f"{path} is too large or nested too deeply once aliases are expanded; ignored.")
+    except TooLarge as exc:
+        warn(f"{path} {exc.why()}; the skill loads without it.")
         return None, tuple(problems)
 
     interface = data.get("interface")

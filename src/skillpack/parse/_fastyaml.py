@@ -10,13 +10,16 @@ The contract: whenever `load_simple(text)` returns a mapping, it equals what
 `yaml.load(text, Loader=yaml.CSafeLoader)` returns, types included. Anything the
 subset cannot decide with certainty (escapes, comments after values, flow
 collections, tabs, anchors, tags, multi-line plain scalars, blank lines inside a
-block, unusual numbers) makes it give up rather than guess.
+block, unusual numbers, integers past `MAX_YAML_INT_CHARS` characters) makes it give
+up rather than guess: it returns None, it never raises.
 """
 
 from __future__ import annotations
 
 import re
 from typing import Any, Final
+
+from .._limits import MAX_YAML_INT_CHARS
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _INT = re.compile(r"0|[1-9][0-9]*")
@@ -71,6 +74,8 @@ def _scalar(value: str) -> Any:
         return value
     if "0" <= first <= "9":
         if _INT.fullmatch(value):
+            if len(value) > MAX_YAML_INT_CHARS:
+                raise _GiveUp  # the loader keeps it as text; int() may refuse it
             return int(value)
         if _FLOAT.fullmatch(value):
             return float(value)

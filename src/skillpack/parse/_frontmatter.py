@@ -15,20 +15,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from sys import intern
-from typing import Any, Final, NamedTuple
+from typing import Any, NamedTuple
 
+from .._limits import MAX_FRONTMATTER_CHARS as MAX_FRONTMATTER_CHARS
 from .._model import CodexMetadata, Problem, Skill, SkillLocation
 from ._codex import parse_codex_metadata
 from ._fields import EMPTY_TUPLE_FIELDS, FIELD_HANDLERS, FRONTMATTER_FIRST_LINE, Reader
-from ._json_safe import (
-    MAX_EXPANDED_CHARS,
-    MAX_NESTING,
-    Budget,
-    TooLarge,
-    json_safe,
-    kind_of,
-    scalar_text,
-)
+from ._json_safe import MAX_EXPANDED_CHARS, Budget, TooLarge, json_safe, kind_of, scalar_text
 from ._skill_build import new_skill
 from ._validate import (
     apply_strict,
@@ -38,9 +31,6 @@ from ._validate import (
     validate_fields,
 )
 from ._yaml import load_yaml, normalize, quote_colon_values, yaml_error_text, yaml_errors, yaml_fix
-
-MAX_FRONTMATTER_CHARS: Final = 256 * 1024
-"""Frontmatter longer than this is refused (`frontmatter-too-large`) before parsing."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -259,16 +249,31 @@ def _check_split(status: int, source: str, *, path: str, dir_name: str) -> None:
         )
 
 
+def _too_large(path: str, exc: TooLarge) -> _Refused:
+    return _Refused(
+        _error(
+            path,
+            "frontmatter-too-large",
+            f"the frontmatter of {path} {exc.why()}.",
+            line=FRONTMATTER_FIRST_LINE,
+        )
+    )
+
+
 def _load_mapping(source: str, *, path: str, problems: list[Problem]) -> dict[Any, Any]:
     """The frontmatter as a mapping: YAML, with the one `key: a: b` retry (DESIGN §2)."""
     try:
         data = load_yaml(source)
+    except TooLarge as exc:
+        raise _too_large(path, exc) from None
     except yaml_errors() as exc:
         rewritten, retried = quote_colon_values(source)
         data = None
         if retried:
             try:
                 data = load_yaml(rewritten)
+            except TooLarge as too_large:
+                raise _too_large(path, too_large) from None
             except yaml_errors():
                 retried = []
         if not retried:
@@ -339,21 +344,7 @@ def _read_fields(
         if budget.left < 0:
             raise TooLarge("aliases")
     except TooLarge as exc:
-        reason = (
-            f"nests more than {MAX_NESTING} levels deep or refers to itself through an "
-            "alias; flatten it"
-            if exc.reason == "nesting"
-            else f"expands to more than {MAX_EXPANDED_CHARS} characters through YAML "
-            "aliases (*name); write the values out instead of aliasing them"
-        )
-        raise _Refused(
-            _error(
-                path,
-                "frontmatter-too-large",
-                f"the frontmatter of {path} {reason}.",
-                line=FRONTMATTER_FIRST_LINE,
-            )
-        ) from None
+        raise _too_large(path, exc) from None
     return fields, frontmatter, extra
 
 

@@ -12,20 +12,35 @@ import base64
 import datetime as _dt
 import math
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any, Final, Literal
 
-MAX_EXPANDED_CHARS: Final = 1024 * 1024
-"""Budget for the frontmatter once YAML aliases are expanded (roughly its JSON size)."""
-MAX_NESTING: Final = 64
-"""Deepest nesting of lists/mappings accepted in frontmatter (also stops alias cycles)."""
+from .._limits import MAX_EXPANDED_CHARS as MAX_EXPANDED_CHARS
+from .._limits import MAX_MERGED_KEYS
+from .._limits import MAX_YAML_NESTING as MAX_NESTING
+
+TooLargeReason = Literal["aliases", "nesting", "merges"]
+
+_WHY: Final[dict[str, str]] = {
+    "nesting": f"nests more than {MAX_NESTING} levels deep or refers to itself through an "
+    "alias; flatten it",
+    "aliases": f"expands to more than {MAX_EXPANDED_CHARS} characters through YAML aliases "
+    "(*name); write the values out instead of aliasing them",
+    "merges": f"copies more than {MAX_MERGED_KEYS} keys through YAML merge keys "
+    "(<<: *name); write the values out instead of merging them",
+}
 
 
 class TooLarge(Exception):
-    """A value went over its budget (`reason` "aliases") or `MAX_NESTING` ("nesting")."""
+    """A YAML value went over a bound: its expanded size ("aliases"), `MAX_NESTING`
+    ("nesting") or the keys merge keys copy ("merges")."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: TooLargeReason) -> None:
         super().__init__(reason)
         self.reason = reason
+
+    def why(self) -> str:
+        """What is wrong and how to fix it, to follow "the frontmatter of X ..."."""
+        return _WHY[self.reason]
 
 
 class Budget:

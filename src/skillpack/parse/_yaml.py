@@ -5,6 +5,13 @@ PyYAML; anything else goes to libyaml's `CSafeLoader`, built (and PyYAML importe
 on first use, so a warm run and `import skillpack` never import `yaml`. When the
 loader refuses a frontmatter, `quote_colon_values` gives the one rewrite worth
 retrying, and `yaml_error_text`/`yaml_fix` say where it failed and how to fix it.
+
+The text is a stranger's, so its structure is bounded before values are built
+(issue 9): nesting past `MAX_NESTING` is refused before libyaml composes it (its
+composer recurses in C and overflows the stack near 20,000 levels; its scanner is
+quadratic in the nesting), merge keys may copy at most `MAX_MERGED_KEYS` pairs (a
+chain of `<<: [*a, *a]` doubles at each link), and an integer longer than
+`MAX_YAML_INT_CHARS` stays its text (Python refuses to print ints past 4,300 digits).
 """
 
 from __future__ import annotations
@@ -13,37 +20,59 @@ import functools
 import re
 from typing import Any, Final
 
+from .._limits import MAX_MERGED_KEYS, MAX_YAML_INT_CHARS
+from .._limits import MAX_YAML_NESTING as MAX_NESTING
 from ._fastyaml import load_simple
+from ._json_safe import TooLarge
 
 # Characters that start a YAML node: a value beginning with one is not a plain scalar,
 # so quoting it as a block scalar would change its meaning.
 _YAML_INDICATORS: Final = frozenset("\"'|>[{&*!#%@`")
 _RETRY_LINE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_.-]*)[ \t]*:[ \t]+(.*?)[ \t]*")
+# A block collection indicator: `-`, `?` or `:` followed by a blank, a line break
+# (YAML 1.1's NEL, LS, PS too) or the end. Every nesting level of a document needs
+# one of these or a `[`/`{`, so their count bounds its depth.
+_BLOCK_INDICATOR = re.compile("[-?:](?![^\\s\x85\u2028\u2029])")
 
 
 @functools.cache
 def _yaml_loader() -> Any:
     """libyaml's safe loader when present (the performance floor is measured with it).
 
-    Safe semantics either way: no python/* tags, no object construction. One change:
+    Safe semantics either way: no python/* tags, no object construction. Changes:
     a value shaped like a date that is not a real date (`2024-13-45`) stays text
-    instead of failing the whole frontmatter, as YAML 1.2 parsers read it. Built on
-    first use: plain frontmatter never needs PyYAML, so it is not imported for it.
+    instead of failing the whole frontmatter, as YAML 1.2 parsers read it; an
+    integer longer than `MAX_YAML_INT_CHARS` stays text; merge keys copy at most
+    `MAX_MERGED_KEYS` pairs per document. Built on first use: plain frontmatter
+    never needs PyYAML, so it is not imported for it.
     """
     import yaml
 
     base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
     class Loader(base):  # type: ignore[misc]
-        pass
+        merged_keys = 0
 
-    def construct_timestamp(loader: Any, node: Any) -> Any:
-        try:
-            return yaml.SafeLoader.construct_yaml_timestamp(loader, node)
-        except ValueError:
-            return loader.construct_scalar(node)
+        def construct_yaml_int(self, node: Any) -> Any:
+            if len(node.value) > MAX_YAML_INT_CHARS:
+                return self.construct_scalar(node)
+            return super().construct_yaml_int(node)
 
-    Loader.add_constructor("tag:yaml.org,2002:timestamp", construct_timestamp)
+        def construct_yaml_timestamp(self, node: Any) -> Any:
+            try:
+                return super().construct_yaml_timestamp(node)
+            except ValueError:
+                return self.construct_scalar(node)
+
+        def flatten_mapping(self, node: Any) -> None:
+            before = len(node.value)
+            super().flatten_mapping(node)  # calls this method again for merged mappings
+            self.merged_keys += len(node.value) - before
+            if self.merged_keys > MAX_MERGED_KEYS:
+                raise TooLarge("merges")
+
+    Loader.add_constructor("tag:yaml.org,2002:int", Loader.construct_yaml_int)
+    Loader.add_constructor("tag:yaml.org,2002:timestamp", Loader.construct_yaml_timestamp)
     return Loader
 
 
@@ -54,6 +83,36 @@ def yaml_errors() -> tuple[type[BaseException], ...]:
     import yaml
 
     return (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError)
+
+
+def check_nesting(source: str) -> None:
+    """Refuse YAML nested deeper than `MAX_NESTING` before it is composed.
+
+    Every level needs a `[`, a `{` or a block indicator, so text with at most
+    `MAX_NESTING` of them (nearly every frontmatter) needs no look. Otherwise
+    libyaml's parser (iterative, unlike its composer) streams the events and the
+    look stops at the first level past the limit: before that the scanner has read
+    about a line ahead, so even 256 KiB of `[` costs microseconds.
+
+    Raises:
+        TooLarge: ("nesting") the text nests deeper.
+        One of `yaml_errors()`: the text is not YAML (found before the depth was).
+    """
+    bound = source.count("[") + source.count("{")
+    if bound <= MAX_NESTING:
+        bound += len(_BLOCK_INDICATOR.findall(source))
+        if bound <= MAX_NESTING:
+            return
+    import yaml
+
+    depth = 0
+    for event in yaml.parse(source, Loader=_yaml_loader()):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_NESTING:
+                raise TooLarge("nesting")
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
 
 
 def normalize(text: str) -> str:
@@ -73,12 +132,15 @@ def load_yaml(source: str) -> Any:
 
     Raises:
         One of `yaml_errors()`: the text is not YAML the safe loader accepts.
+        TooLarge: it nests past `MAX_NESTING` or its merge keys copy too much
+            (its aliases are bounded where values are copied: `json_safe`).
     """
     # Most frontmatter is inside the subset `load_simple` reads (same result, a
     # fraction of the cost); everything else goes to the safe YAML loader.
     data = load_simple(source)
     if data is not None:
         return data
+    check_nesting(source)
     import yaml
 
     return yaml.load(source, Loader=_yaml_loader())

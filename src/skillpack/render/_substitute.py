@@ -5,8 +5,9 @@ never scanned again, so an argument that contains `$1` stays as typed):
 
 - `$ARGUMENTS`: the raw argument string, exactly as given.
 - `$ARGUMENTS[N]` and `$N`: the N-th argument, 0-based, split shell-style
-  (`shlex.split`; unbalanced quotes fall back to splitting on whitespace). An index
-  past the last argument stays literal.
+  (`shlex.split`'s rules; unbalanced quotes fall back to splitting on whitespace).
+  An index past the last argument stays literal. The arguments are split only when
+  a placeholder needs them, by a linear scanner (`shlex` took 15 s for 1 MB).
 - `$name` and `${name}`: a named argument; the i-th name in the skill's `arguments`
   frontmatter takes the i-th positional argument. A missing one stays literal.
 - `${SKILL_DIR}` (alias `${CLAUDE_SKILL_DIR}`) and `${SESSION_ID}` (alias
@@ -22,15 +23,20 @@ with `\\$` where they need a literal placeholder.
 Spans given as `keep` (the output of the skill's shell commands, DESIGN §9: the
 skill's own text is preprocessed first, then substituted) replace their part of the
 body as is and are never scanned: command output cannot inject an argument.
+
+Arguments come from a model or a user, so what substitution adds is bounded: past
+`MAX_EXPANSION_CHARS` characters more than the body it raises `UsageError` (a body
+writing `$ARGUMENTS` a thousand times would multiply the arguments a thousandfold).
 """
 
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Sequence
 from functools import lru_cache
 
+from .._errors import UsageError
+from .._limits import MAX_EXPANSION_CHARS
 from .._model import Skill
 
 __all__ = ["argument_names", "split_arguments", "substitute"]
@@ -51,18 +57,50 @@ _BASE_PATTERN = (
 )
 
 
+# POSIX shell words as `shlex.split` reads them (whitespace is space, tab, CR, LF):
+# a run of plain characters, a '…' string (nothing escaped), a "…" string (`\"` and
+# `\\` escaped, other backslashes kept), a backslash escaping the next character.
+_WORD_PART = re.compile(
+    r"(?P<space>[ \t\r\n]+)"
+    r"|'(?P<single>[^']*)'"
+    r'|"(?P<double>(?:[^"\\]|\\[\s\S])*)"'
+    r"|\\(?P<escaped>[\s\S])"
+    r"""|(?P<plain>[^ \t\r\n'"\\]+)"""
+)
+_DOUBLE_ESCAPE = re.compile(r'\\([\\"])')
+
+
 def split_arguments(args: str) -> tuple[str, ...]:
     """Split an argument string shell-style (quotes group words, nothing is expanded).
 
-    Unbalanced quotes cannot be split shell-style; the string is then split on
-    whitespace so the caller still gets every word.
+    The same words as `shlex.split(args)`, in time linear in the text. Unbalanced
+    quotes (or a trailing backslash) cannot be split shell-style; the string is
+    then split on whitespace so the caller still gets every word.
     """
     if not args.strip():
         return ()
-    try:
-        return tuple(shlex.split(args))
-    except ValueError:
+    words: list[str] = []
+    word: list[str] | None = None
+    position = 0
+    for match in _WORD_PART.finditer(args):
+        if match.start() != position:
+            break  # an unclosed quote or a lone backslash at the end
+        position = match.end()
+        kind = match.lastgroup
+        if kind == "space":
+            if word is not None:
+                words.append("".join(word))
+                word = None
+            continue
+        if word is None:
+            word = []
+        text = match.group(kind)  # type: ignore[arg-type]
+        word.append(_DOUBLE_ESCAPE.sub(r"\1", text) if kind == "double" else text)
+    if position != len(args):
         return tuple(args.split())
+    if word is not None:
+        words.append("".join(word))
+    return tuple(words)
 
 
 def argument_names(names: Sequence[str]) -> dict[str, int]:
@@ -112,14 +150,31 @@ def substitute(
         The body with placeholders replaced. When `args` is not blank and no argument
         placeholder was replaced, `"\\n\\nARGUMENTS: <args>"` is appended so the
         arguments still reach the model.
+
+    Raises:
+        UsageError: the substitutions would add more than `MAX_EXPANSION_CHARS`
+            characters to the body.
     """
-    positional = split_arguments(args)
+    positional: tuple[str, ...] | None = None  # split on first use
     named = argument_names(skill.arguments) if skill is not None else {}
     directory = skill_dir or (skill.dir if skill is not None else "")
     used_argument = False
+    added = 0
 
     def replace(match: re.Match[str]) -> str:
-        nonlocal used_argument
+        nonlocal added
+        value = expand(match)
+        added += len(value) - (match.end() - match.start())
+        if added > MAX_EXPANSION_CHARS:
+            raise UsageError(
+                f"The arguments would make {_what(skill)} over {MAX_EXPANSION_CHARS} "
+                "characters longer than its body (its placeholders repeat them); pass "
+                "shorter `args`."
+            )
+        return value
+
+    def expand(match: re.Match[str]) -> str:
+        nonlocal used_argument, positional
         text = match.group(0)
         braced = match.group("braced")
         if braced is not None and braced not in named and braced not in _BUILTIN_KEYS:
@@ -139,6 +194,8 @@ def substitute(
             position = named[name]
         else:
             position = int(match.group("index") or match.group("num"))
+        if positional is None:
+            positional = split_arguments(args)
         value = _nth(positional, position)
         if value is None:
             return text
@@ -158,8 +215,17 @@ def substitute(
     else:
         result = pattern.sub(replace, body)
     if args.strip() and not used_argument:
+        if len(args) > MAX_EXPANSION_CHARS:
+            raise UsageError(
+                f"The arguments to {_what(skill)} are {len(args)} characters, over the "
+                f"limit of {MAX_EXPANSION_CHARS}; pass shorter `args`."
+            )
         result += f"\n\nARGUMENTS: {args}"
     return result
+
+
+def _what(skill: Skill | None) -> str:
+    return f"skill '{skill.name}'" if skill is not None else "the skill"
 
 
 def _builtin_value(key: str, skill_dir: str, session_id: str) -> str | None:

@@ -37,6 +37,7 @@ from .._model import Catalog, Skill
 from .._paths import cache_dir, home_dir, project_root
 from ..config._config import write_atomic
 from ..config._lock import file_lock
+from ..discovery._load import read_bytes
 from ..parse._frontmatter import parse_skill
 from ..select._commands import find_shell_commands
 from ._permissions import PermissionGate
@@ -102,8 +103,8 @@ def digest_of(data: bytes) -> str:
 def file_digest(path: str) -> str | None:
     """The digest of the file at `path`, or None when it cannot be read."""
     try:
-        with open(path, "rb") as handle:
-            return digest_of(handle.read(MAX_SKILL_FILE_BYTES + 1))
+        # The bounded reader: a FIFO swapped in for the file is refused, not waited on.
+        return digest_of(read_bytes(path, MAX_SKILL_FILE_BYTES))
     except OSError:
         return None
 

@@ -3,8 +3,11 @@
 `SCHEMAS` is the one JSON schema per tool: `SkillTools.definitions()` publishes it
 (with the skill ids the model may pass as an enum) and `check_args` holds each call to
 it before a tool runs: a JSON object, no unknown keys, the required strings present
-and not blank, every value of its declared type and within its range or enum. A
-failure is a `UsageError` (envelope code `INVALID_PARAM`) that names the field. A
+and not blank, every value of its declared type and within its range, enum or
+length. A model chooses these values, so every string has a `maxLength` (`_limits`,
+issue 9: a 1 MB `args` once made a 1 GB injection, a 1 MB `path` took 33 s). A
+failure is a `UsageError` (envelope code `INVALID_PARAM`) that names the field and
+the limit it broke. A
 `null` value counts as absent, since strict providers send `null` for an optional
 argument the model leaves out (`strict_schema` writes that form).
 
@@ -21,14 +24,23 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._errors import UsageError
-from .._limits import SEARCH_LIMIT, SEARCH_MAX_LIMIT
+from .._limits import (
+    MAX_ARGS_CHARS,
+    MAX_CREATED_SKILL_BYTES,
+    MAX_PATH_CHARS,
+    MAX_QUERY_CHARS,
+    MAX_REF_CHARS,
+    SEARCH_LIMIT,
+    SEARCH_MAX_LIMIT,
+)
 from .._model import SCOPES
 
 _SKILL_REF = "Skill name, qualified id (`plugin:name`), or SKILL.md path."
 
 
-def _string(description: str, enum: list[str] | None = None) -> dict[str, Any]:
-    schema: dict[str, Any] = {"type": "string", "description": description}
+def _string(description: str, most: int, enum: list[str] | None = None) -> dict[str, Any]:
+    """A string argument of at most `most` characters (`maxLength`)."""
+    schema: dict[str, Any] = {"type": "string", "description": description, "maxLength": most}
     if enum:
         schema["enum"] = enum
     return schema
@@ -46,7 +58,7 @@ def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
 SCHEMAS: Mapping[str, Mapping[str, Any]] = {
     "skill_search": _object(
         {
-            "query": _string("What the task is about, in a few words."),
+            "query": _string("What the task is about, in a few words.", MAX_QUERY_CHARS),
             "limit": {
                 "type": "integer",
                 "minimum": 1,
@@ -55,41 +67,47 @@ SCHEMAS: Mapping[str, Mapping[str, Any]] = {
                     f"How many results, 1 to {SEARCH_MAX_LIMIT} (default {SEARCH_LIMIT})."
                 ),
             },
-            "scope": _string("Only skills from this scope.", list(SCOPES)),
+            "scope": _string("Only skills from this scope.", 16, list(SCOPES)),
         },
         ["query"],
     ),
     "skill_load": _object(
         {
-            "name": _string(_SKILL_REF),
-            "path": _string("Absolute path of the skill's SKILL.md."),
-            "args": _string("Arguments for the skill, as a user would type them."),
+            "name": _string(_SKILL_REF, MAX_REF_CHARS),
+            "path": _string("Absolute path of the skill's SKILL.md.", MAX_PATH_CHARS),
+            "args": _string("Arguments for the skill, as a user would type them.", MAX_ARGS_CHARS),
         },
         [],
     ),
     "use_skill": _object(
         {
-            "skill": _string(_SKILL_REF),
-            "args": _string("The task or arguments for the skill."),
+            "skill": _string(_SKILL_REF, MAX_REF_CHARS),
+            "args": _string("The task or arguments for the skill.", MAX_ARGS_CHARS),
         },
         ["skill"],
     ),
     "skill_read_file": _object(
         {
-            "skill": _string(_SKILL_REF),
-            "path": _string("File path relative to the skill folder."),
+            "skill": _string(_SKILL_REF, MAX_REF_CHARS),
+            "path": _string("File path relative to the skill folder.", MAX_PATH_CHARS),
         },
         ["skill", "path"],
     ),
     "skill_create": _object(
         {
-            "name": _string("Lowercase words joined by '-', e.g. 'project-conventions'."),
-            "description": _string("What the skill does and when to use it."),
-            "body": _string("The Markdown instructions."),
-            "scope": _string(
-                "Where to save it: 'user' (all projects) or 'project'.", ["user", "project"]
+            "name": _string(
+                "Lowercase words joined by '-', e.g. 'project-conventions'.", MAX_REF_CHARS
             ),
-            "digest": _string("Digest of the version being replaced (from skill_load)."),
+            "description": _string(
+                "What the skill does and when to use it.", MAX_CREATED_SKILL_BYTES
+            ),
+            # The whole SKILL.md is held to MAX_CREATED_SKILL_BYTES by the tool itself,
+            # with its own message; this bound only stops a body far past it early.
+            "body": _string("The Markdown instructions.", 4 * MAX_CREATED_SKILL_BYTES),
+            "scope": _string(
+                "Where to save it: 'user' (all projects) or 'project'.", 16, ["user", "project"]
+            ),
+            "digest": _string("Digest of the version being replaced (from skill_load).", 128),
             "frontmatter": {
                 "type": "object",
                 "description": 'Optional extra fields, e.g. {"user-invocable": false}.',
@@ -143,7 +161,7 @@ def strict_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
     required = set(schema.get("required", ()))
     properties: dict[str, Any] = {}
     for name, prop in schema["properties"].items():
-        prop = {k: v for k, v in prop.items() if k not in ("minimum", "maximum")}
+        prop = {k: v for k, v in prop.items() if k not in ("minimum", "maximum", "maxLength")}
         if prop["type"] == "object" and "properties" not in prop:
             # Strict mode has no free-form object: it travels as JSON text.
             prop = {
@@ -215,10 +233,18 @@ def _checked(tool: str, name: str, prop: Mapping[str, Any], value: object) -> An
             raise UsageError(f"`{name}` of {tool} must be an integer, got {_kind(value)}.")
         low, high = prop.get("minimum"), prop.get("maximum")
         if (low is not None and value < low) or (high is not None and value > high):
-            raise UsageError(f"`{name}` of {tool} must be from {low} to {high}, got {value}.")
+            # A huge int does not print (Python refuses 4,300+ digits).
+            got = value if value.bit_length() <= 64 else "a larger number"
+            raise UsageError(f"`{name}` of {tool} must be from {low} to {high}, got {got}.")
         return value
     if not isinstance(value, str):
         raise UsageError(f"`{name}` of {tool} must be {_JSON_TYPES[kind]}, got {_kind(value)}.")
+    most = prop.get("maxLength")
+    if most is not None and len(value) > most:
+        raise UsageError(
+            f"`{name}` of {tool} is {len(value)} characters, over the limit of {most}; "
+            "send a shorter value."
+        )
     if name in SCHEMAS[tool]["required"] and not value.strip():
         raise UsageError(f"`{name}` is required by {tool}; give it as a non-empty string.")
     enum = prop.get("enum")

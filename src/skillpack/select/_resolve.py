@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .._errors import AmbiguousSkillError, SkillDisabledError, SkillNotFoundError, UsageError
+from .._limits import MAX_DIAGNOSTICS
 from .._model import Catalog, Skill, best_of
 from ._mentions import (
     Mention,
@@ -88,6 +89,7 @@ DiagnosticKind = Literal[
     "not-model-invocable",
     "choose-one",
     "shadowed-by-builtin",
+    "too-many",
     # What a session reports when an activated skill could not be used (`prepare_turn`):
     "load-failed",
     "permission-denied",
@@ -470,6 +472,7 @@ def resolve_message(
     resolved: list[tuple[RawMention, str]] = []
     first: dict[str, tuple[RawMention, Skill]] = {}
     diagnostics: dict[tuple[str, str], Diagnostic] = {}
+    left_out: set[tuple[str, str]] = set()
     outcomes: dict[tuple[str, str | None, str], Skill | _Failure] = {}
     for mention in raw_mentions(text):
         cache_key = (mention[1], mention[5], mention[2])
@@ -482,7 +485,12 @@ def resolve_message(
             if key not in first:  # the same skill twice activates once
                 first[key] = (mention, outcome)
         elif (outcome.kind, mention[0]) not in diagnostics:
-            diagnostics[(outcome.kind, mention[0])] = _diagnostic(outcome, mention[0])
+            # A pasted script can hold thousands of `$words`: past the cap they are
+            # counted, and one diagnostic says how many.
+            if len(diagnostics) < MAX_DIAGNOSTICS:
+                diagnostics[(outcome.kind, mention[0])] = _diagnostic(outcome, mention[0])
+            else:
+                left_out.add((outcome.kind, mention[0]))
 
     chosen = list(first)
     leaders = [key for key in chosen if not only_scopes_tools(first[key][1])]
@@ -495,6 +503,15 @@ def resolve_message(
             candidates=tuple(shown),
         )
         chosen = [key for key in chosen if only_scopes_tools(first[key][1])]
+    if left_out:
+        diagnostics[("too-many", "")] = Diagnostic(
+            kind="too-many",
+            token="",
+            message=(
+                f"…and {len(left_out)} more references that activate nothing; only the "
+                f"first {MAX_DIAGNOSTICS} are listed."
+            ),
+        )
 
     keys = set(chosen)
     spans = [(m[3], m[4]) for m, key in resolved if key in keys]
