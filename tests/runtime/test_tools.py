@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from skillpack import _errors as errors
-from skillpack._model import Root, Skill
+from skillpack._model import Catalog, Root, Skill
 from skillpack.config._config import Config
 from skillpack.discovery._discover import discover
 from skillpack.discovery._memory import MemorySkills
@@ -332,3 +332,18 @@ def test_path_escape_attempts_are_refused(disk_tools: SkillTools, relpath: str) 
 
 def test_bundled_file_reads_from_disk(disk_tools: SkillTools) -> None:
     assert disk_tools.skill_read_file("pdf", "references/ok.md")["data"]["content"] == "fine\n"
+
+
+def test_a_failing_freshness_check_is_an_envelope_never_an_exception(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    session = Session(Catalog())
+    tools = SkillTools(session)
+
+    def broken() -> None:
+        raise RuntimeError("disk went away")
+
+    monkeypatch.setattr(session, "ensure_fresh", broken)
+    result = tools.call("skill_search", {"query": "anything"})
+    assert result["ok"] is False
+    assert result["error"]["code"] == "INTERNAL_ERROR"

@@ -227,8 +227,8 @@ class SkillTools:
         if self.create:
             handlers["skill_create"] = self._create_tool
         handler = handlers.get(name)
-        self.session.ensure_fresh()
         try:
+            self.session.ensure_fresh()
             self.session.require_skills_enabled()
             if handler is None:
                 raise ToolCallError(
