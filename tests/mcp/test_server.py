@@ -4,6 +4,7 @@ the skills extension, errors, and list_changed notifications."""
 from __future__ import annotations
 
 import inspect
+import json
 import threading
 from pathlib import Path
 from typing import Any
@@ -493,3 +494,24 @@ def test_a_session_whose_reader_cannot_give_bytes_is_refused(tree: Path) -> None
     session = Session(open_session(tree).catalog, reader=TextOnly())
     with pytest.raises(_errors.UsageError, match="manifest"):
         SkillServer(session)
+
+
+def test_a_listing_is_rebuilt_exactly_when_its_tree_changes(
+    server: SkillServer, tree: Path
+) -> None:
+    view = server.view()
+    alpha = next(s for s in view.skills if s.name == "alpha")
+    first = view.listing(alpha)
+    assert view.listing(alpha) is first  # same walk, same manifest: the kept entry
+
+    (tree / "alpha" / "references" / "extra.md").write_text("# More\n")
+    added = view.listing(alpha)
+    assert added is not first and added.entry is not None
+    uris = [r["uri"] for r in added.entry["resources"]]
+    assert "skill://extra/alpha/references/extra.md" in uris
+    assert added.size == len(json.dumps(added.entry))
+
+    skill_file = tree / "alpha" / "SKILL.md"
+    skill_file.write_text(skill_file.read_text().replace("enabled: yes", "enabled: no"))
+    edited = view.listing(alpha)
+    assert edited.entry is not None and edited.entry["frontmatter"]["enabled"] == "no"

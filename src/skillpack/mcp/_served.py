@@ -13,11 +13,15 @@ catalog (the live catalog swaps in a new one when skills change) and holds:
 
 Files are never cached here: every listing walks the folder and every read reads the
 file, so a digest always describes the bytes a read returns now (digests themselves
-are cached by the reader, keyed on `stat`).
+are cached by the reader, keyed on `stat`). What is kept is each skill's finished
+entry, keyed on the whole manifest that walk returned (every file's path, size and
+digest): a tree whose walk returns the same manifest gets the same entry without
+filtering, parsing or encoding it again.
 """
 
 from __future__ import annotations
 
+import json
 import mimetypes
 import re
 import threading
@@ -39,6 +43,8 @@ MARKDOWN_MIME: Final = "text/markdown"
 NAME_PATTERN: Final = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 NAME_MAX: Final = 64
 DESCRIPTION_MAX: Final = 1024
+Manifest = tuple[tuple[SkillFile, ...], bool]
+"""A skill's files (path, size, digest) and whether the walk stopped at the limit."""
 _FRONTMATTER_CACHE: Final = 20_000
 """Parsed frontmatter kept per SKILL.md digest (a few hundred bytes each)."""
 
@@ -51,6 +57,8 @@ class Listing:
     """`{uri, frontmatter, resources}`; None when the skill cannot be listed."""
     reason: str = ""
     """Why not (a sentence naming the fix), when `entry` is None."""
+    size: int = 0
+    """Bytes of `entry` as JSON (what a `skills/list` page's size bound counts)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -154,6 +162,8 @@ class ServedCatalog:
         self._key_at = {path: key for key, path in self.path_of.items()}
         self._withheld = _nested_folders(self.skills, withheld)
         self.prompts = _prompt_names(user_invocable)
+        self._listings: dict[str, tuple[Manifest, Listing]] = {}
+        self._listings_lock = threading.Lock()
 
     # -- lookups ----------------------------------------------------------------
 
@@ -191,14 +201,22 @@ class ServedCatalog:
         rel = "/".join(parts)
         return not any(rel.startswith(folder) for folder in self._withheld.get(skill.key, ()))
 
-    def files(self, skill: Skill, *, digests: bool) -> tuple[tuple[SkillFile, ...], bool]:
+    def files(self, skill: Skill, *, digests: bool) -> Manifest:
         """The files the skill serves (at most `MCP_SKILL_MAX_FILES`) and whether there
         were more. Digests are computed within `MCP_SKILL_MAX_BYTES` when asked."""
-        found, truncated = self._reader.manifest(
+        return self._served_files(skill, self._manifest(skill, digests=digests))
+
+    def _manifest(self, skill: Skill, *, digests: bool) -> Manifest:
+        """Every file of the skill's tree, as the reader walks it now."""
+        return self._reader.manifest(
             skill,
             max_files=MCP_SKILL_MAX_FILES,
             max_bytes=MCP_SKILL_MAX_BYTES if digests else 0,
         )
+
+    def _served_files(self, skill: Skill, manifest: Manifest) -> Manifest:
+        """The files of `manifest` the skill serves (withheld and shadowed ones left out)."""
+        found, truncated = manifest
         path = self.path_of[skill.key]
         kept = []
         for item in found:
@@ -252,8 +270,23 @@ class ServedCatalog:
     def listing(self, skill: Skill) -> Listing:
         """The skill's extension entry: frontmatter as YAML 1.2 reads it, every file
         with its size and digest; or why it cannot be listed (not a conforming Agent
-        Skill, or over the extension's limits)."""
-        files, truncated = self.files(skill, digests=True)
+        Skill, or over the extension's limits).
+
+        The tree is walked on every call; the entry is built again only when the walk
+        returns a different manifest (a file added, removed, resized or rewritten).
+        """
+        manifest = self._manifest(skill, digests=True)
+        with self._listings_lock:
+            kept = self._listings.get(skill.key)
+        if kept is not None and kept[0] == manifest:
+            return kept[1]
+        listing = self._listing(skill, self._served_files(skill, manifest))
+        with self._listings_lock:
+            self._listings[skill.key] = (manifest, listing)
+        return listing
+
+    def _listing(self, skill: Skill, served: Manifest) -> Listing:
+        files, truncated = served
         if truncated or len(files) > MCP_SKILL_MAX_FILES:
             return Listing(
                 entry=None,
@@ -295,7 +328,7 @@ class ServedCatalog:
             "frontmatter": frontmatter,
             "resources": resources,
         }
-        return Listing(entry=entry)
+        return Listing(entry=entry, size=len(json.dumps(entry)))
 
     # -- directories ------------------------------------------------------------
 

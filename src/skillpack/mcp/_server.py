@@ -48,7 +48,7 @@ logger = logging.getLogger("skillpack.mcp")
 SKILLS_EXTENSION: Final = "io.modelcontextprotocol/skills"
 CACHE_FIELDS: Final = {"ttlMs": 0, "cacheScope": "private"}
 """The listing is live (watched) and per machine: never cache it, never share it."""
-FIRST_PAGE_SKILLS: Final = 50
+FIRST_PAGE_SKILLS: Final = 25
 PAGE_SKILLS: Final = 200
 PAGE_SKILLS_BYTES: Final = 4 * 1024 * 1024
 """A `skills/list` page ends after this many entries (the first page after fewer: a
@@ -462,7 +462,7 @@ class SkillServer:
             index += 1
             if listing.entry is not None:
                 entries.append(listing.entry)
-                size += len(json.dumps(listing.entry))
+                size += listing.size
         result: dict[str, Any] = {"skills": entries, **CACHE_FIELDS}
         if index < len(view.skills):
             result["nextCursor"] = _encode_cursor(index)
