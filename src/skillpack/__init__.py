@@ -28,9 +28,10 @@ if TYPE_CHECKING:
     from .render._render import render_catalog
     from .runtime._deps import DependencyReport
     from .runtime._live import CatalogChange
-    from .runtime._session import Session, Turn
+    from .runtime._session import Session
     from .runtime._shell import ShellPolicy
     from .runtime._tools import SkillTools
+    from .runtime._turns import Turn
     from .select._resolve import resolve_message
 
 from ._version import __version__
@@ -44,7 +45,7 @@ _LAZY = {
     "Session": ".runtime._session",
     "ShellPolicy": ".runtime._shell",
     "SkillTools": ".runtime._tools",
-    "Turn": ".runtime._session",
+    "Turn": ".runtime._turns",
     "discover": ".discovery._discover",
     "load_config": ".config._config",
     "parse_skill": ".parse._frontmatter",
