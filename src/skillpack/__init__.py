@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from .discovery._discover import discover, read_body
     from .discovery._memory import MemorySkills
     from .parse._frontmatter import parse_skill
-    from .render._render import render_catalog
+    from .render._catalog import render_catalog
     from .runtime._deps import DependencyReport
     from .runtime._live import CatalogChange
     from .runtime._session import Session
@@ -50,7 +50,7 @@ _LAZY = {
     "load_config": ".config._config",
     "parse_skill": ".parse._frontmatter",
     "read_body": ".discovery._discover",
-    "render_catalog": ".render._render",
+    "render_catalog": ".render._catalog",
     "resolve_message": ".select._resolve",
 }
 

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .._model import Skill
-from ..render._render import render_injection, render_reminder, substitute
+from ..render._injection import render_injection, render_reminder
+from ..render._substitute import substitute
 from ._deps import DependencyResolver
 from ._permissions import PermissionGate
 from ._readers import SkillReader

@@ -32,8 +32,10 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from .._errors import SkillDisabledError, SkillIOError
 from .._model import Catalog, CodexPermissions, Skill
 from ..config._config import Config
-from ..render._render import CatalogFormat, RenderedCatalog, budget_from_env, catalog_budget
-from ..render._render import render_catalog as _render_catalog
+from ..render._budget import budget_from_env, catalog_budget
+from ..render._catalog import RenderedCatalog
+from ..render._catalog import render_catalog as _render_catalog
+from ..render._formats import CatalogFormat
 from ..select._resolve import Resolution, find_skill
 from . import _turns
 from ._deps import DependencyReport, DependencyResolver, EnvPrompt, McpInstall

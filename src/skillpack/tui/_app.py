@@ -35,7 +35,7 @@ from ..config._config import (
     project_config_path,
     user_config_path,
 )
-from ..render._render import RenderedCatalog
+from ..render._catalog import RenderedCatalog
 from ..runtime._live import CatalogChange
 from ..runtime._picker import (
     CatalogCosts,

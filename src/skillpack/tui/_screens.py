@@ -15,7 +15,7 @@ from textual.widgets import Button, DataTable, Footer, Static
 
 from .._model import Problem
 from ..config._config import ConfigScope
-from ..render._render import RenderedCatalog
+from ..render._catalog import RenderedCatalog
 from ._list import FLAG_MARKS
 from ._text import PathDisplay, clip, counted, safe_text
 
