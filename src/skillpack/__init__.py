@@ -21,7 +21,8 @@ from ._errors import (
 from ._model import Catalog, CodexMetadata, Problem, Root, Skill, SkillLocation
 
 if TYPE_CHECKING:
-    from .config._config import Config, load_config
+    from .config._files import load_config
+    from .config._schema import Config
     from .discovery._discover import discover, read_body
     from .discovery._memory import MemorySkills
     from .parse._frontmatter import parse_skill
@@ -39,7 +40,7 @@ from ._version import __version__
 # name -> module holding it; loaded on first attribute access (PEP 562).
 _LAZY = {
     "CatalogChange": ".runtime._live",
-    "Config": ".config._config",
+    "Config": ".config._schema",
     "DependencyReport": ".runtime._deps",
     "MemorySkills": ".discovery._memory",
     "Session": ".runtime._session",
@@ -47,7 +48,7 @@ _LAZY = {
     "SkillTools": ".runtime._tools",
     "Turn": ".runtime._turns",
     "discover": ".discovery._discover",
-    "load_config": ".config._config",
+    "load_config": ".config._files",
     "parse_skill": ".parse._frontmatter",
     "read_body": ".discovery._discover",
     "render_catalog": ".render._catalog",

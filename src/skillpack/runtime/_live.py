@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from .._model import Catalog, Skill
-from ..config._config import Config
+from ..config._schema import Config
 
 if TYPE_CHECKING:
     from ..discovery._discover import SkillDelta

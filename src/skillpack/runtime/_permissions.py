@@ -182,7 +182,7 @@ class PermissionGate:
 
 def persist_permission(glob: str, decision: str) -> None:
     """The `Remember` of `Session(remember_permissions=True)`: a rule in the user config."""
-    from ..config._config import add_permission
+    from ..config._files import add_permission
 
     if decision in ("allow", "deny", "ask"):
         add_permission(glob, decision)  # type: ignore[arg-type]

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from .._errors import SkillIOError, UsageError
 from .._model import Catalog
-from ..config._config import Config
+from ..config._schema import Config
 from ._live import (
     REFRESH_MODES,
     CatalogChange,

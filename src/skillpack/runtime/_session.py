@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from .._errors import SkillDisabledError, SkillIOError
 from .._model import Catalog, CodexPermissions, Skill
-from ..config._config import Config
+from ..config._schema import Config
 from ..render._budget import budget_from_env, catalog_budget
 from ..render._catalog import RenderedCatalog
 from ..render._catalog import render_catalog as _render_catalog

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from .._errors import SkillpackError, SkillPermissionError
-from ..config._config import Config
+from ..config._schema import Config
 from ..select._resolve import Activation, Diagnostic, DiagnosticKind, Resolution, resolve_message
 from ._fork import CycleError, ForkRun, SubagentRunner, no_runner_message
 from ._inject import Injection
