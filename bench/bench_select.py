@@ -51,7 +51,7 @@ def measure(work: Path, runs: int) -> dict[str, Any]:
     os.environ.update(isolated_env(work))
     from skillpack._model import Root
     from skillpack.discovery._discover import discover
-    from skillpack.render._render import render_catalog
+    from skillpack.render._catalog import render_catalog
     from skillpack.select._resolve import resolve_message
 
     small = ensure_corpus(work / "corpora", 1000)

@@ -27,7 +27,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import search_eval  # noqa: E402 - eval/search_eval.py
 
-from skillpack.index._search import TOKENIZER  # noqa: E402
+from skillpack.index._fts import TOKENIZER  # noqa: E402
 from skillpack.select._words import STOP_WORDS, WORD, folded  # noqa: E402
 
 Text = Callable[[dict[str, str]], str]

@@ -99,7 +99,8 @@ PURE_RUN = textwrap.dedent(
     import sys
     from skillpack._model import Catalog
     from skillpack.parse._frontmatter import parse_skill
-    from skillpack.render._render import render_catalog, render_injection
+    from skillpack.render._catalog import render_catalog
+    from skillpack.render._injection import render_injection
     from skillpack.render._substitute import substitute
     from skillpack.select._resolve import resolve_message
     import yaml  # imported before the hook: importing reads files

@@ -21,16 +21,18 @@ from ._errors import (
 from ._model import Catalog, CodexMetadata, Problem, Root, Skill, SkillLocation
 
 if TYPE_CHECKING:
-    from .config._config import Config, load_config
+    from .config._files import load_config
+    from .config._schema import Config
     from .discovery._discover import discover, read_body
     from .discovery._memory import MemorySkills
     from .parse._frontmatter import parse_skill
-    from .render._render import render_catalog
+    from .render._catalog import render_catalog
     from .runtime._deps import DependencyReport
     from .runtime._live import CatalogChange
-    from .runtime._session import Session, Turn
+    from .runtime._session import Session
     from .runtime._shell import ShellPolicy
     from .runtime._tools import SkillTools
+    from .runtime._turns import Turn
     from .select._resolve import resolve_message
 
 from ._version import __version__
@@ -38,18 +40,18 @@ from ._version import __version__
 # name -> module holding it; loaded on first attribute access (PEP 562).
 _LAZY = {
     "CatalogChange": ".runtime._live",
-    "Config": ".config._config",
+    "Config": ".config._schema",
     "DependencyReport": ".runtime._deps",
     "MemorySkills": ".discovery._memory",
     "Session": ".runtime._session",
     "ShellPolicy": ".runtime._shell",
     "SkillTools": ".runtime._tools",
-    "Turn": ".runtime._session",
+    "Turn": ".runtime._turns",
     "discover": ".discovery._discover",
-    "load_config": ".config._config",
+    "load_config": ".config._files",
     "parse_skill": ".parse._frontmatter",
     "read_body": ".discovery._discover",
-    "render_catalog": ".render._render",
+    "render_catalog": ".render._catalog",
     "resolve_message": ".select._resolve",
 }
 

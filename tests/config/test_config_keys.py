@@ -11,9 +11,9 @@ from click.testing import CliRunner
 
 from skillpack._errors import UsageError
 from skillpack.cli._app import cli
-from skillpack.config._config import Config, merge_layers, parse_config
+from skillpack.config._schema import Config, merge_layers, parse_config
 from skillpack.discovery._memory import MemorySkills
-from skillpack.render._render import render_catalog
+from skillpack.render._catalog import render_catalog
 from skillpack.runtime._session import Session
 from skillpack.runtime._tools import SkillTools
 

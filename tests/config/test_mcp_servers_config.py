@@ -7,13 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from skillpack.config._config import (
-    McpServerConfig,
-    merge_layers,
-    parse_config,
-    set_skill_enabled,
-    user_config_path,
-)
+from skillpack.config._files import set_skill_enabled, user_config_path
+from skillpack.config._schema import McpServerConfig, merge_layers, parse_config
 
 SERVERS = """
 [[mcp_servers]]

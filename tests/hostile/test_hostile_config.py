@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from hostile_inputs import run_isolated
 
-from skillpack.config._config import user_config_path
+from skillpack.config._files import user_config_path
 
 WRITERS = 16
 
@@ -20,7 +20,7 @@ WRITERS = 16
 def test_sixteen_processes_disabling_at_once_keep_all_sixteen_entries() -> None:
     script = (
         "import sys\n"
-        "from skillpack.config._config import set_skill_enabled\n"
+        "from skillpack.config._files import set_skill_enabled\n"
         "set_skill_enabled(f'skill-{sys.argv[1]}', False)\n"
     )
     # Started together, each process reads, edits and rewrites the same file.
@@ -56,7 +56,7 @@ def test_project_config_that_is_a_fifo_is_a_problem_not_a_hang(tmp_path: Path) -
     os.mkfifo(project / ".skillpack" / "config.toml")
     done = run_isolated(
         f"""
-        from skillpack.config._config import load_config
+        from skillpack.config._files import load_config
         config, problems = load_config(cwd={str(project)!r})
         print(" ".join(p.code for p in problems))
         """,
@@ -67,7 +67,7 @@ def test_project_config_that_is_a_fifo_is_a_problem_not_a_hang(tmp_path: Path) -
 
 
 def test_project_config_over_the_size_limit_is_a_problem(tmp_path: Path) -> None:
-    from skillpack.config._config import load_config
+    from skillpack.config._files import load_config
 
     project = tmp_path / "repo"
     (project / ".skillpack").mkdir(parents=True)

@@ -600,7 +600,7 @@ class ThreadRecordingBodies(Bodies):
 
 
 def test_a_large_build_reads_bodies_on_a_worker_thread(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("skillpack.index._search.READ_AHEAD_MIN", 3)
+    monkeypatch.setattr("skillpack.index._fts.READ_AHEAD_MIN", 3)
     bodies = ThreadRecordingBodies({"gardening": "Prune the roses in spring."})
     results = searcher(bodies).search(DEPLOY_CATALOG, "prune roses")
 
@@ -620,7 +620,7 @@ def test_a_small_build_reads_bodies_on_the_calling_thread() -> None:
 def test_a_failing_body_read_fails_the_build_and_leaves_the_index_as_it_was(
     monkeypatch: pytest.MonkeyPatch, read_ahead_min: int
 ) -> None:
-    monkeypatch.setattr("skillpack.index._search.READ_AHEAD_MIN", read_ahead_min)
+    monkeypatch.setattr("skillpack.index._fts.READ_AHEAD_MIN", read_ahead_min)
     conn = sqlite3.connect(":memory:")
 
     def broken(skill: Skill) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from skillpack.discovery._memory import MemorySkills
-from skillpack.render._render import entry_chars, render_catalog
+from skillpack.render._catalog import entry_chars, render_catalog
 from skillpack.runtime._context import context_report
 from skillpack.runtime._session import Session
 

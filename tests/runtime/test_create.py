@@ -12,7 +12,7 @@ import pytest
 
 from conftest import WriteSkill
 from skillpack._model import Skill
-from skillpack.config._config import Config
+from skillpack.config._schema import Config
 from skillpack.runtime._session import Session
 from skillpack.runtime._tools import SkillTools
 from skillpack.select._rules import PermissionRules

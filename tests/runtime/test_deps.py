@@ -13,7 +13,7 @@ import pytest
 from conftest import WriteSkill
 from skillpack._errors import UsageError
 from skillpack._model import CodexMetadata, CodexPermissions, Skill
-from skillpack.config._config import Config
+from skillpack.config._schema import Config
 from skillpack.discovery._memory import MemorySkills
 from skillpack.runtime._deps import (
     EnvVarRequest,

@@ -502,7 +502,7 @@ def test_a_refresh_after_events_equals_a_full_one_and_reports_nothing_more(
     write_skill("alpha", base=base)
     session = Session.open(cwd=str(project), include_user=False, include_system=False)
     new = write_skill("beta", base=base)
-    change = session._refresh(frozenset({str(new / "SKILL.md")}))
+    change = session._parts.live.refresh(frozenset({str(new / "SKILL.md")}))
     assert change is not None and [s.name for s in change.added] == ["beta"]
     before = session.catalog
     assert session.refresh() is None

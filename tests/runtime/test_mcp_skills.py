@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from skillpack._errors import SkillIOError
-from skillpack.config._config import McpServerConfig
+from skillpack.config._schema import McpServerConfig
 from skillpack.runtime import _mcp_skills
 from skillpack.runtime._mcp_skills import McpSkills, Published, _check_frontmatter
 from skillpack.runtime._session import Session

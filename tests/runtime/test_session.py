@@ -10,7 +10,7 @@ import pytest
 from conftest import REAL_SKILLS
 from skillpack._errors import SkillPermissionError, UsageError
 from skillpack._model import Catalog, Skill
-from skillpack.config._config import Config
+from skillpack.config._schema import Config
 from skillpack.discovery._memory import MemorySkills
 from skillpack.runtime._session import Session
 from skillpack.select._rules import PermissionRules
@@ -241,7 +241,7 @@ def test_session_open_discovers_from_disk_and_loads_a_real_claude_skill_with_arg
 def test_always_answer_is_persisted_to_user_config_when_asked(
     files: MemorySkills, isolated_home: Path
 ) -> None:
-    from skillpack.config._config import load_config, user_config_path
+    from skillpack.config._files import load_config, user_config_path
 
     session = Session(
         files.catalog(),

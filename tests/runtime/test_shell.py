@@ -13,7 +13,7 @@ import pytest
 from conftest import WriteSkill, root_session
 from skillpack._errors import UsageError
 from skillpack._model import Skill
-from skillpack.config._config import Config
+from skillpack.config._schema import Config
 from skillpack.runtime._permissions import PermissionGate
 from skillpack.runtime._session import Session
 from skillpack.runtime._shell import ShellPolicy, ShellRequest, run_declared, run_process

@@ -11,7 +11,7 @@ import pytest
 
 from skillpack._errors import UsageError
 from skillpack._model import Catalog, Skill
-from skillpack.config._config import Config
+from skillpack.config._schema import Config
 from skillpack.discovery._discover import discover
 from skillpack.discovery._memory import MemorySkills
 from skillpack.runtime._session import Session

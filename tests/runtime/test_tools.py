@@ -10,7 +10,7 @@ import pytest
 
 from skillpack import _errors as errors
 from skillpack._model import Catalog, Root, Skill
-from skillpack.config._config import Config
+from skillpack.config._schema import Config
 from skillpack.discovery._discover import discover
 from skillpack.discovery._memory import MemorySkills
 from skillpack.runtime._session import Session

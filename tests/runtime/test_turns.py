@@ -9,7 +9,7 @@ import pytest
 
 from skillpack._errors import SkillIOError, SkillPermissionError
 from skillpack._model import Skill
-from skillpack.config._config import Config
+from skillpack.config._schema import Config
 from skillpack.discovery._memory import MemorySkills
 from skillpack.runtime._session import Session
 from skillpack.select._rules import PermissionRules

@@ -179,7 +179,7 @@ def _toggle(ref: str, enabled: bool, *, project: bool, catalog: CatalogOptions,
     command says which file decides and how to change it there, and exits 1
     (`DECIDED_ELSEWHERE`): the written entry stays, it is the user's own choice.
     """
-    from ..config._config import enable_decided_by, load_config
+    from ..config._files import enable_decided_by, load_config
     from ..runtime._workspace import config_entry, write_enabled
     from ._errors import CommandFailed
 

@@ -4,7 +4,7 @@ It holds one snapshot per walked root (`SkillCache`): the folders seen with thei
 times, and each SKILL.md with its stat and its parse. A root whose folders are
 unchanged is replayed from it without a walk, and a SKILL.md whose `(real path,
 mtime_ns, size, inode, ctime_ns)` is unchanged is served from it: no read, no YAML, not even
-`import yaml`. The search layer (`_search.py`) keeps its FTS5 tables in the same
+`import yaml`. The search layer (`_fts.py`) keeps its FTS5 tables in the same
 file (tables prefixed `search_`); `PRAGMA user_version` is the schema version of
 the whole file, so a change to either module's tables bumps `SCHEMA_VERSION`.
 

@@ -105,7 +105,7 @@ def _invalid(path: Path, why: str) -> SkillIOError:
 
 def write_lock(path: Path, document: Mapping[str, Any]) -> None:
     """Replace the lock file atomically, skills sorted by name."""
-    from ..config._config import write_atomic
+    from ..config._atomic import write_atomic
 
     skills = document.get("skills", {})
     ordered = {name: skills[name] for name in sorted(skills, key=_js_order)}

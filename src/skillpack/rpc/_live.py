@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._model import Catalog, Skill
-from ..config._config import Config
+from ..config._schema import Config
 from ..runtime._session import Session
 from ..runtime._summary import summarizer
 from ..runtime._tools import SkillTools

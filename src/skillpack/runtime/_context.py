@@ -15,7 +15,8 @@ from typing import Any, Literal
 
 from .._model import Skill
 from ..parse._validate import estimate_tokens
-from ..render._render import CatalogFormat, CatalogReport, entry_chars
+from ..render._catalog import CatalogReport, entry_chars
+from ..render._formats import CatalogFormat
 from ._session import Session
 
 Shown = Literal["full", "shortened", "name_only", "omitted"]

@@ -35,7 +35,7 @@ from .._errors import SkillPermissionError, UsageError
 from .._limits import MAX_CREATED_SKILL_BYTES, MAX_SKILL_FILE_BYTES
 from .._model import Catalog, Skill
 from .._paths import cache_dir, home_dir, project_root
-from ..config._config import write_atomic
+from ..config._atomic import write_atomic
 from ..config._lock import file_lock
 from ..discovery._load import read_bytes
 from ..parse._frontmatter import parse_skill

@@ -1,6 +1,6 @@
 """A catalog that stays live: what changed between two catalogs, and where a new one comes from.
 
-`Session(refresh=...)` (in `_session.py`) re-discovers its catalog through a
+`Session(refresh=...)` (its `_refresh.LiveCatalog`) re-discovers its catalog through a
 `CatalogSource` — on demand (`refresh()`), before tool calls (`"on_call"`) or when
 a `discovery._watch.RootWatcher` sees files change (`"watch"`) — swaps it in
 atomically and tells subscribers with a `CatalogChange`.
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from .._model import Catalog, Skill
-from ..config._config import Config
+from ..config._schema import Config
 
 if TYPE_CHECKING:
     from ..discovery._discover import SkillDelta

@@ -42,7 +42,7 @@ from urllib.parse import unquote
 from .._errors import SkillIOError, SkillNotFoundError, SkillpackError
 from .._limits import MAX_LISTED_FILES, MCP_SKILL_MAX_BYTES, MCP_SKILL_MAX_FILES
 from .._model import Catalog, Problem, Root, Skill, SkillFile, SkillLocation
-from ..config._config import McpServerConfig
+from ..config._schema import McpServerConfig
 
 SKILLS_EXTENSION: Final = "io.modelcontextprotocol/skills"
 SKILL_FILE: Final = "SKILL.md"

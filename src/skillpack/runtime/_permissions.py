@@ -178,3 +178,11 @@ class PermissionGate:
     def _refuse(self, skill: Skill, reason: str) -> None:
         with self._state:
             self._refusals[skill.key] = reason
+
+
+def persist_permission(glob: str, decision: str) -> None:
+    """The `Remember` of `Session(remember_permissions=True)`: a rule in the user config."""
+    from ..config._files import add_permission
+
+    if decision in ("allow", "deny", "ask"):
+        add_permission(glob, decision)  # type: ignore[arg-type]

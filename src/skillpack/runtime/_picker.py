@@ -22,7 +22,8 @@ from .._errors import SkillpackError
 from .._limits import SEARCH_MAX_LIMIT
 from .._model import Catalog, Problem, Skill
 from .._paths import PROJECT_MARKERS, project_root
-from ..config._config import ConfigScope, enable_decided_by, project_config_path
+from ..config._files import enable_decided_by, project_config_path
+from ..config._schema import ConfigScope
 from ..index._search import SkillSearch
 from ..select._narrow import NameTier, SkillNames, typed_id
 from ..select._words import query_words

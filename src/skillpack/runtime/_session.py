@@ -13,132 +13,52 @@ turn at most every `refresh_interval` seconds, and `"watch"` runs a `watchfiles`
 thread (`discovery._watch`) that re-discovers after file events, scanning only the
 roots they touch (`discovery.discover_roots`). Each new catalog is swapped in whole,
 and subscribers get a `CatalogChange`.
+
+The class is the API; each behaviour lives in its own module and works on the
+session's parts: the live catalog (`_refresh.LiveCatalog`), turns (`_turns`),
+injections and the record of what was handed out (`_inject.Injections`), forked
+runs and the invocation chain (`_fork`), dependencies (`_deps`) and hooks (`_hooks`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import logging
 import os
 import threading
-import time
 import uuid
-import weakref
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from .._errors import (
-    SkillDisabledError,
-    SkillIOError,
-    SkillpackError,
-    SkillPermissionError,
-    UsageError,
-)
+from .._errors import SkillDisabledError, SkillIOError
 from .._model import Catalog, CodexPermissions, Skill
-from ..config._config import Config
-from ..render._render import (
-    CatalogFormat,
-    RenderedCatalog,
-    budget_from_env,
-    catalog_budget,
-    render_catalog,
-    render_injection,
-    render_reminder,
-    substitute,
-)
-from ..select._resolve import (
-    Activation,
-    Diagnostic,
-    DiagnosticKind,
-    Resolution,
-    find_skill,
-    resolve_message,
-)
+from ..config._schema import Config
+from ..render._budget import budget_from_env, catalog_budget
+from ..render._catalog import RenderedCatalog
+from ..render._catalog import render_catalog as _render_catalog
+from ..render._formats import CatalogFormat
+from ..select._resolve import Resolution, find_skill
+from . import _turns
 from ._deps import DependencyReport, DependencyResolver, EnvPrompt, McpInstall
-from ._fork import ForkRun, SubagentRunner, no_runner_message
-from ._live import (
-    ON_CALL_INTERVAL,
-    REFRESH_MODES,
-    CatalogChange,
-    CatalogSource,
-    IncrementalSource,
-    LoaderSource,
-    RefreshMode,
-    diff_catalogs,
-)
-from ._permissions import AskCallback, PermissionGate
+from ._fork import ForkRun, InvocationChain, SubagentRunner
+from ._inject import Injection as Injection
+from ._inject import Injections
+from ._live import ON_CALL_INTERVAL, CatalogChange, CatalogSource, LoaderSource, RefreshMode
+from ._parts import SessionParts
+from ._permissions import AskCallback, PermissionGate, persist_permission
 from ._readers import FileSystemReader as FileSystemReader
 from ._readers import SkillContent as SkillContent
 from ._readers import SkillReader as SkillReader
+from ._refresh import LiveCatalog
+from ._status import session_status
+from ._turns import Invoker as Invoker
+from ._turns import Turn as Turn
 
 if TYPE_CHECKING:
-    from ..discovery._discover import SkillDelta
-    from ..discovery._watch import RootWatcher
     from ._create import CreatedSkill
     from ._hooks import Hook, HookResult, HookState
-    from ._shell import ShellPolicy, ShellRun
+    from ._shell import ShellPolicy
 
-log = logging.getLogger("skillpack.session")
-
-Invoker = Literal["user", "model"]
 ToolT = TypeVar("ToolT")
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class Turn:
-    """What `prepare_turn` decided for one message."""
-
-    activations: tuple[Activation, ...]
-    """The skills this turn used: each inline one injected, each forked one run."""
-    injections: tuple[str, ...]
-    """One `<skill_content>` block (or a short reminder) per inline activation, in order."""
-    diagnostics: tuple[Diagnostic, ...]
-    """Why references did not activate, and why an activated skill could not be used
-    (`load-failed`, `permission-denied`, `fork-unavailable`, `fork-failed`, `cycle`):
-    such a skill is left out of `activations` and nothing of it is recorded."""
-    lines: tuple[str, ...]
-    """Visible lines for the transcript, e.g. `Using skill: pdf-forms`."""
-    text: str
-    """The task text left once the mentions or the slash command are taken out."""
-    forks: tuple[ForkRun, ...] = ()
-    """The `context: fork` activations, handed to the host's subagent runner, in order."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "activations": [a.to_dict() for a in self.activations],
-            "injections": list(self.injections),
-            "diagnostics": [d.to_dict() for d in self.diagnostics],
-            "lines": list(self.lines),
-            "text": self.text,
-            "forks": [f.to_dict() for f in self.forks],
-        }
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class Injection:
-    """One skill loaded into context."""
-
-    skill: Skill
-    text: str
-    """The rendered `<skill_content>` block, or a reminder when `reminder` is set."""
-    reminder: bool
-    """True when this version was already injected earlier in the session."""
-    commands: tuple[ShellRun, ...] = ()
-    """The skill's embedded shell commands and what became of each (with a policy)."""
-    missing_dependencies: tuple[dict[str, str], ...] = ()
-    """`{"type", "name"}` of each declared env var / MCP server still missing."""
-    version: tuple[int, ...] = (0, 0)
-    """The reader's version of the SKILL.md read for this injection, `(mtime_ns, size,
-    ...)` (the filesystem adds `ctime_ns`)."""
-
-
-@dataclass(kw_only=True)
-class _State:
-    enabled: dict[str, bool] = field(default_factory=dict)
-    injected: dict[str, tuple[int, ...]] = field(default_factory=dict)
-    leading: list[Skill] = field(default_factory=list)
-    invocations: list[Skill] = field(default_factory=list)
 
 
 class Session:
@@ -202,40 +122,49 @@ class Session:
             UsageError: an unknown `refresh` mode, a live mode without a `loader`
                 or `source`, or `"watch"` without `watchfiles` installed.
         """
-        self._catalog = catalog
-        self._config = config if config is not None else Config()
+        config = config if config is not None else Config()
         self._reader: SkillReader = reader if reader is not None else FileSystemReader()
         self.session_id = session_id or uuid.uuid4().hex
         if source is None and loader is not None:
             source = LoaderSource(loader=loader)
-        self._source = source
-        self._cwd = cwd
         self._env = env
         self.builtin_commands: frozenset[str] = frozenset(
             command.lower().lstrip("/") for command in builtin_commands
         )
-        self._lock = threading.RLock()
-        self._state = _State()
-        remember = _persist_permission if remember_permissions else None
-        self._gate = PermissionGate(self._config.permissions, ask=ask, remember=remember)
-        self._subscribers: list[Callable[[CatalogChange], None]] = []
-        self._refreshing = threading.RLock()
-        self._next_check = 0.0
-        self._watcher: RootWatcher | None = None
-        self._closed = False
-        self._refresh_mode = _check_refresh(refresh, source)
-        self._refresh_interval = max(0.0, float(refresh_interval))
+        lock = threading.RLock()
+        remember = persist_permission if remember_permissions else None
+        gate = PermissionGate(config.permissions, ask=ask, remember=remember)
+        live = LiveCatalog(
+            catalog,
+            config,
+            source=source,
+            mode=refresh,
+            interval=refresh_interval,
+            lock=lock,
+            gate=gate,
+        )
         self._shell = shell
         self._deps = DependencyResolver(
             environment=lambda: self._env if self._env is not None else os.environ,
             prompt=env_prompt,
             host_servers=mcp_servers,
-            config_servers=lambda: [server["name"] for server in self._config.mcp_servers],
+            config_servers=lambda: [server["name"] for server in live.config.mcp_servers],
             install=mcp_install,
+        )
+        injections = Injections(
+            lock=lock, gate=gate, reader=self._reader, deps=self._deps, shell=shell
+        )
+        self._parts = SessionParts(
+            lock=lock,
+            live=live,
+            gate=gate,
+            injections=injections,
+            chain=InvocationChain(lock),
+            cwd=cwd,
         )
         self._hooks: HookState | None = None
         if refresh == "watch":
-            self._watcher = _start_watcher(self)
+            live.start_watching()
 
     # -- construction -----------------------------------------------------------
 
@@ -273,15 +202,15 @@ class Session:
 
     @property
     def catalog(self) -> Catalog:
-        return self._catalog
+        return self._parts.live.catalog
 
     @property
     def config(self) -> Config:
-        return self._config
+        return self._parts.live.config
 
     @property
     def permissions(self) -> PermissionGate:
-        return self._gate
+        return self._parts.gate
 
     @property
     def reader(self) -> SkillReader:
@@ -294,17 +223,15 @@ class Session:
         """
         if catalog is None:
             self.refresh()
-            return self._catalog
-        with self._refreshing:
-            change = self._swap(catalog, None)
-            self._notify(change)
+            return self._parts.live.catalog
+        self._parts.live.reload(catalog)
         return catalog
 
-    # -- a live catalog -----------------------------------------------------------
+    # -- a live catalog (`_refresh.LiveCatalog`) -----------------------------------
 
     @property
     def refresh_mode(self) -> RefreshMode:
-        return self._refresh_mode
+        return self._parts.live.mode
 
     def refresh(self) -> CatalogChange | None:
         """Re-discover now, swap the new catalog in and tell subscribers what changed.
@@ -315,28 +242,7 @@ class Session:
         Raises:
             SkillIOError: the session has no loader to re-discover with.
         """
-        return self._refresh(None)
-
-    def _refresh(self, touched: Collection[str] | None) -> CatalogChange | None:
-        """`refresh()`; `touched` are the paths a watcher saw change (None: any), so
-        that only the roots holding them are scanned again."""
-        source = self._source
-        if source is None:
-            raise SkillIOError(
-                "This session has no loader to re-discover skills with; "
-                "pass the new catalog to reload(catalog) or open it with Session.open()."
-            )
-        with self._refreshing:
-            known = None
-            if not isinstance(source, IncrementalSource):
-                catalog, config = source.load()
-            else:
-                loaded = source.load() if touched is None else source.load_changed(touched)
-                catalog, config = loaded
-                known = source.known_change(self._catalog, catalog)
-            change = self._swap(catalog, config, known)
-            self._notify(change)
-        return change
+        return self._parts.live.refresh()
 
     def ensure_fresh(self) -> None:
         """What `"on_call"` does before each tool call and turn: `refresh()` when the
@@ -345,17 +251,7 @@ class Session:
         A failing re-discovery is logged and the current catalog kept: a tool call
         never fails because of it.
         """
-        if self._refresh_mode != "on_call":
-            return
-        now = time.monotonic()
-        with self._lock:
-            if now < self._next_check:
-                return
-            self._next_check = now + self._refresh_interval
-        try:
-            self.refresh()
-        except Exception:  # noqa: BLE001 - keep serving the catalog we have
-            log.exception("skillpack: re-discovering skills failed; the catalog is unchanged")
+        self._parts.live.ensure_fresh()
 
     def note_paths(self, *paths: str | os.PathLike[str]) -> CatalogChange | None:
         """Tell the session which files or folders the host works on.
@@ -368,12 +264,7 @@ class Session:
         project are ignored. Without a source that discovers repo roots (a session
         not opened with `Session.open`), this does nothing.
         """
-        source = self._source
-        if source is None or not paths:
-            return None
-        if not source.note_paths([os.fspath(p) for p in paths]):
-            return None
-        return self.refresh()
+        return self._parts.live.note_paths(paths)
 
     def subscribe(self, callback: Callable[[CatalogChange], None]) -> Callable[[], None]:
         """Call `callback(change)` after every catalog swap; returns the unsubscribe.
@@ -382,15 +273,7 @@ class Session:
         for `"on_call"`, `refresh()` and `reload()`), after the new catalog is in
         place, in the order of the changes. One that raises is logged and skipped.
         """
-        with self._lock:
-            self._subscribers.append(callback)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                if callback in self._subscribers:
-                    self._subscribers.remove(callback)
-
-        return unsubscribe
+        return self._parts.live.subscribe(callback)
 
     def set_refresh(self, refresh: RefreshMode) -> None:
         """Change how the catalog stays current from now on: `"watch"` starts the
@@ -402,26 +285,7 @@ class Session:
             UsageError: an unknown mode, a live mode without a source, `"watch"`
                 without `watchfiles`, or a closed session.
         """
-        mode = _check_refresh(refresh, self._source)
-        with self._lock:
-            if self._closed:
-                raise UsageError("This session is closed; open a new one to refresh it live.")
-            self._refresh_mode = mode
-            start = mode == "watch" and self._watcher is None
-            stopped = None
-            if mode != "watch":
-                stopped, self._watcher = self._watcher, None
-        if stopped is not None:
-            stopped.stop()
-        if not start:
-            return
-        watcher = _start_watcher(self)
-        with self._lock:
-            keep = not self._closed and self._watcher is None and self._refresh_mode == "watch"
-            if keep:
-                self._watcher = watcher
-        if not keep:
-            watcher.stop()  # closed, or switched again, meanwhile
+        self._parts.live.set_mode(refresh)
 
     def close(self) -> None:
         """Stop the watcher (if any) and live refreshing, and close the source's
@@ -429,15 +293,7 @@ class Session:
 
         The session still works on the catalog it has; `refresh()` still re-discovers.
         """
-        with self._lock:
-            self._closed = True
-            self._refresh_mode = "manual"
-            watcher, self._watcher = self._watcher, None
-        if watcher is not None:
-            watcher.stop()
-        close_source = getattr(self._source, "close", None)
-        if close_source is not None:
-            close_source()  # e.g. the MCP servers of `[[mcp_servers]]`
+        self._parts.live.close()
 
     def __enter__(self) -> Session:
         return self
@@ -445,66 +301,23 @@ class Session:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def _swap(
-        self, catalog: Catalog, config: Config | None, known: SkillDelta | None = None
-    ) -> CatalogChange | None:
-        """Put `catalog` (and `config`) in place unless nothing differs; the change
-        (`known`: the skills' change, when the source worked it out).
-
-        Callers hold `_refreshing`, so the catalog cannot change meanwhile: the
-        comparison runs outside `_lock` and readers are held up only by the swap.
-        """
-        config_changed = config is not None and config != self._config
-        change = diff_catalogs(
-            self._catalog, catalog, config_changed=config_changed, known=known
-        )
-        if change is None:
-            return None  # the catalog in place stays (searches keyed on it stay warm)
-        with self._lock:
-            self._catalog = catalog
-            if config is not None and config_changed:
-                self._config = config
-                self._gate.use_rules(config.permissions)
-        return change
-
-    def _notify(self, change: CatalogChange | None) -> None:
-        if change is None:
-            return
-        with self._lock:
-            subscribers = list(self._subscribers)
-        for callback in subscribers:
-            try:
-                callback(change)
-            except Exception:  # noqa: BLE001 - one subscriber never breaks the others
-                log.exception("skillpack: a catalog subscriber raised; it stays subscribed")
+    # -- enable state and visibility ----------------------------------------------
 
     def is_enabled(self, skill: Skill) -> bool:
-        with self._lock:
-            override = self._state.enabled.get(skill.key)
-        if override is not None:
-            return override
-        return self._config.is_enabled(skill)
+        return self._parts.is_enabled(skill)
 
     def set_enabled(self, skill: Skill, enabled: bool) -> None:
         """Enable or disable a skill for this session only (config is not written)."""
-        with self._lock:
-            self._state.enabled[skill.key] = enabled
+        with self._parts.lock:
+            self._parts.enabled[skill.key] = enabled
 
     def is_visible(self, skill: Skill) -> bool:
         """False when a permission rule denies the skill: it is then absent everywhere."""
-        return self._gate.visible(skill)
+        return self._parts.is_visible(skill)
 
     def model_skills(self, catalog: Catalog | None = None) -> tuple[Skill, ...]:
         """Skills the model may see: enabled, permitted, model-invocable, not shadowed."""
-        catalog = catalog or self._catalog
-        return tuple(
-            s
-            for s in catalog.skills
-            if s.model_invocable
-            and s.shadowed_by is None
-            and self.is_enabled(s)
-            and self.is_visible(s)
-        )
+        return self._parts.model_skills(catalog)
 
     # -- layer 1: the catalog ---------------------------------------------------
 
@@ -519,7 +332,7 @@ class Session:
         """The catalog text plus a report of what the budget shortened or omitted."""
         env = self._env if self._env is not None else os.environ
         env_var, env_value = budget_from_env(env)
-        config = self._config
+        config = self._parts.live.config
         budget = catalog_budget(
             context_window=context_window,
             budget_chars=budget_chars,
@@ -528,7 +341,7 @@ class Session:
             fraction=config.budget_fraction,
             fallback_chars=config.budget_chars,
         )
-        return render_catalog(
+        return _render_catalog(
             self.model_skills(),
             format=format,
             budget_chars=budget,
@@ -548,52 +361,26 @@ class Session:
             format=format, context_window=context_window, budget_chars=budget_chars
         ).text
 
-    # -- selection --------------------------------------------------------------
+    # -- selection (`_turns`) ---------------------------------------------------
 
     @property
     def skills_enabled(self) -> bool:
         """False when the config turns every skill off (`[skills] enabled = false`)."""
-        return self._config.skills_enabled
+        return self._parts.live.config.skills_enabled
 
     def require_skills_enabled(self) -> None:
         """Raise `SkillDisabledError` saying how to turn skills on, when they are off."""
-        if not self._config.skills_enabled:
-            raise SkillDisabledError(self._skills_off_message())
-
-    def _skills_off_message(self) -> str:
-        files = ", ".join(self._config.sources) or "the config"
-        return (
-            "Skills are turned off: `[skills] enabled = false` in "
-            f"{files}. Set it to true (or remove it) to use skills."
-        )
+        config = self._parts.live.config
+        if not config.skills_enabled:
+            raise SkillDisabledError(_turns.skills_off_message(config))
 
     def resolve(self, text: str, *, invoker: Invoker = "user") -> Resolution:
         """Mentions and slash commands in `text`, resolved without loading anything.
 
         With skills turned off, every reference is a `disabled` diagnostic that says so.
         """
-        resolution = self._resolve(text, invoker=invoker)
-        if self._config.skills_enabled or not resolution.diagnostics:
-            return resolution
-        message = self._skills_off_message()
-        return replace(
-            resolution,
-            diagnostics=tuple(
-                replace(d, message=message, hint=None) if d.kind == "disabled" else d
-                for d in resolution.diagnostics
-            ),
-        )
-
-    def _resolve(self, text: str, *, invoker: Invoker) -> Resolution:
-        return resolve_message(
-            text,
-            self._catalog,
-            invoker=invoker,
-            is_enabled=self.is_enabled,
-            is_visible=self.is_visible,
-            multi_mention=self._config.multi_mention,
-            builtin_commands=self.builtin_commands,
-            base_dir=self._cwd,
+        return _turns.resolve(
+            self._parts, text, invoker=invoker, builtin_commands=self.builtin_commands
         )
 
     def prepare_turn(
@@ -608,54 +395,14 @@ class Session:
         text the turn returns are recorded as loaded. A new user turn also clears the
         chain of leading skills (see `active_tools`).
         """
-        self.ensure_fresh()
-        resolution = self.resolve(text, invoker=invoker)
-        if invoker == "user":
-            self.end_turn()
-        used: list[Activation] = []
-        lines: list[str] = []
-        rendered: list[Injection] = []
-        forks: list[ForkRun] = []
-        diagnostics = list(resolution.diagnostics)
-        for activation, line in zip(resolution.activations, resolution.lines, strict=True):
-            try:
-                outcome = self._use(activation, runner)
-            except _Unusable as refused:
-                diagnostics.append(refused.diagnostic(activation.token))
-                continue
-            if isinstance(outcome, ForkRun):
-                forks.append(outcome)
-            else:
-                rendered.append(outcome)
-            used.append(activation)
-            lines.append(line)
-        self._record(rendered)
-        return Turn(
-            activations=tuple(used),
-            injections=tuple(injection.text for injection in rendered),
-            diagnostics=tuple(diagnostics),
-            lines=tuple(lines),
-            text=resolution.text,
-            forks=tuple(forks),
+        return _turns.prepare_turn(
+            self._parts,
+            text,
+            invoker=invoker,
+            runner=runner,
+            session_id=self.session_id,
+            builtin_commands=self.builtin_commands,
         )
-
-    def _use(self, activation: Activation, runner: SubagentRunner | None) -> Injection | ForkRun:
-        """One activation of a turn: injected, or run on `runner`; `_Unusable` if not."""
-        skill, args = activation.skill, activation.args
-        try:
-            if skill.context != "fork":
-                self.check_not_running(skill)
-                return self._render(skill, args=args, action="load")
-            if runner is None:
-                raise _Unusable("fork-unavailable", no_runner_message(skill))
-            result = self._run_fork(skill, args, runner, failure=_Unusable)
-            return ForkRun(skill=skill, args=args, result=result)
-        except _CycleError as exc:
-            raise _Unusable("cycle", str(exc)) from exc
-        except SkillPermissionError as exc:
-            raise _Unusable("permission-denied", str(exc), exc.hint) from exc
-        except SkillpackError as exc:
-            raise _Unusable("load-failed", str(exc), exc.hint) from exc
 
     def find(
         self,
@@ -667,16 +414,16 @@ class Session:
         """One skill by path or name, checked for enable state and invocation control."""
         self.require_skills_enabled()
         return find_skill(
-            self._catalog,
+            self._parts.live.catalog,
             name=name,
             path=path,
             invoker=invoker,
             is_enabled=self.is_enabled,
             is_visible=self.is_visible,
-            base_dir=self._cwd,
+            base_dir=self._parts.cwd,
         )
 
-    # -- layer 2: injection -----------------------------------------------------
+    # -- layer 2: injection (`_inject.Injections`) ------------------------------------
 
     def inject(self, skill: Skill, *, args: str = "", action: str = "load") -> Injection:
         """Render `skill` for the context, or a reminder if this version is already there.
@@ -689,73 +436,16 @@ class Session:
             SkillParseError: its SKILL.md no longer parses.
             SkillNotFoundError, SkillIOError: it is gone or cannot be read.
         """
-        injection = self._render(skill, args=args, action=action)
-        self._record((injection,))
+        injection = self._parts.injections.render(
+            skill, args=args, action=action, session_id=self.session_id
+        )
+        self._parts.injections.record((injection,))
         return injection
-
-    def _render(self, skill: Skill, *, args: str, action: str) -> Injection:
-        """The injection (or reminder) of `skill`, recording nothing."""
-        self._gate.require(skill, action)
-        version = self._reader.version(skill)
-        with self._lock:
-            seen = self._state.injected.get(skill.key)
-        if seen == version and not args:
-            missing = self._deps.report(skill).missing
-            return Injection(
-                skill=skill,
-                text=render_reminder(skill),
-                reminder=True,
-                missing_dependencies=missing,
-                version=version,
-            )
-        missing = self._deps.resolve(skill).missing
-        body = self._reader.read_body(skill)
-        keep, commands = self._preprocess(skill, body)
-        files, truncated = self._reader.list_files(skill)
-        text = render_injection(
-            skill,
-            body,
-            args=args,
-            session_id=self.session_id,
-            files=files,
-            files_truncated=truncated,
-            keep=keep,
-        )
-        return Injection(
-            skill=skill,
-            text=text,
-            reminder=False,
-            commands=commands,
-            missing_dependencies=missing,
-            version=version,
-        )
-
-    def _record(self, injections: Sequence[Injection]) -> None:
-        """Remember injections whose text was handed out: loaded versions, leaders."""
-        with self._lock:
-            for injection in injections:
-                key = injection.skill.key
-                if all(s.key != key for s in self._state.leading):
-                    self._state.leading.append(injection.skill)
-                if not injection.reminder:
-                    self._state.injected[key] = injection.version
-
-    def _preprocess(
-        self, skill: Skill, body: str
-    ) -> tuple[tuple[tuple[int, int, str], ...], tuple[ShellRun, ...]]:
-        if self._shell is None:
-            return (), ()
-        from ._shell import preprocess
-
-        done = preprocess(skill, body, policy=self._shell, gate=self._gate)
-        return done.keep, done.runs
 
     def render_body(self, skill: Skill, *, args: str = "") -> str:
         """The skill's body as the model gets it: commands run (with a shell policy),
         then arguments substituted around them. No envelope, no file listing."""
-        body = self._reader.read_body(skill)
-        keep, _ = self._preprocess(skill, body)
-        return substitute(body, args=args, skill=skill, session_id=self.session_id, keep=keep)
+        return self._parts.injections.body(skill, args=args, session_id=self.session_id)
 
     def fork(self, skill: Skill, *, args: str = "", runner: SubagentRunner) -> ForkRun:
         """Run a skill on the host's subagent runner (what `context: fork` means).
@@ -771,43 +461,8 @@ class Session:
             UsageError: the skill is already running (a cycle).
             Exception: whatever the runner raised.
         """
-        return ForkRun(skill=skill, args=args, result=self._run_fork(skill, args, runner))
-
-    def _run_fork(
-        self,
-        skill: Skill,
-        args: str,
-        runner: SubagentRunner,
-        *,
-        failure: Callable[[DiagnosticKind, str], Exception] | None = None,
-    ) -> Any:
-        """The runner's result for `skill`; a runner error is re-raised as is, or as
-        `failure("fork-failed", message)` when given (and a cycle as `"cycle"`)."""
-        self._gate.require(skill, "fork")
-        try:
-            self.push_invocation(skill)
-        except _CycleError as exc:
-            if failure is None:
-                raise
-            raise failure("cycle", str(exc)) from exc
-        try:
-            prompt = self.render_body(skill, args=args).strip()
-            try:
-                return runner.run(
-                    skill=skill, prompt=prompt, agent=skill.agent, model=skill.model
-                )
-            except SkillpackError:
-                raise
-            except Exception as exc:
-                if failure is None:
-                    raise
-                raise failure(
-                    "fork-failed",
-                    f"The subagent running skill '{skill.name}' failed: "
-                    f"{type(exc).__name__}: {exc}",
-                ) from exc
-        finally:
-            self.pop_invocation(skill)
+        result = self._parts.run_fork(skill, args, runner, session_id=self.session_id)
+        return ForkRun(skill=skill, args=args, result=result)
 
     def load(
         self,
@@ -822,8 +477,7 @@ class Session:
 
     def forget(self, skill: Skill) -> None:
         """Drop the record that `skill` was injected, so the next load sends it whole."""
-        with self._lock:
-            self._state.injected.pop(skill.key, None)
+        self._parts.injections.forget(skill)
 
     def compacted(self, *, kept: Sequence[str] = ()) -> None:
         """Tell the session the host compacted its context.
@@ -833,58 +487,13 @@ class Session:
         text the model no longer has. `kept` lists SKILL.md paths whose injections
         survived compaction verbatim.
         """
-        keep = set(kept)
-        with self._lock:
-            for key in list(self._state.injected):
-                if key not in keep:
-                    del self._state.injected[key]
+        self._parts.injections.compacted(kept)
 
     def inspect(self, *, include_skills: bool = False) -> dict[str, Any]:
         """The session's catalog status: counts, what is loaded, what leads, problems."""
-        catalog = self._catalog
-        visible = self.model_skills(catalog)
-        with self._lock:
-            injected = dict(self._state.injected)
-            leading = [s.qualified_name for s in self._state.leading]
-        loaded = []
-        for key, version in sorted(injected.items()):
-            skill = catalog.at_path(key)
-            loaded.append(
-                {
-                    "name": skill.name if skill else None,
-                    "path": skill.path if skill else key,
-                    "mtime_ns": version[0],
-                    "size": version[1],
-                }
-            )
-        data: dict[str, Any] = {
-            "session_id": self.session_id,
-            "counts": {
-                "skills": len(catalog.skills),
-                "in_model_catalog": len(visible),
-                "disabled": sum(1 for s in catalog.skills if not self.is_enabled(s)),
-                "denied": sum(1 for s in catalog.skills if not self.is_visible(s)),
-                "problems": len(catalog.problems),
-            },
-            "loaded": loaded,
-            "leading": leading,
-            "roots": [r.to_dict() for r in catalog.roots],
-        }
-        if include_skills:
-            visible_keys = {s.key for s in visible}
-            data["skills"] = [
-                {
-                    "name": s.name,
-                    "qualified_name": s.qualified_name,
-                    "path": s.path,
-                    "scope": s.scope,
-                    "enabled": self.is_enabled(s),
-                    "visible": self.is_visible(s),
-                    "in_model_catalog": s.key in visible_keys,
-                }
-                for s in catalog.skills
-            ]
-        return data
+        return session_status(
+            self._parts, session_id=self.session_id, include_skills=include_skills
+        )
 
     # -- what skills declare: dependencies, hooks ------------------------------------
 
@@ -923,7 +532,7 @@ class Session:
         """
         from ._hooks import HookState
 
-        with self._lock:
+        with self._parts.lock:
             if self._hooks is None:
                 self._hooks = HookState()
             state = self._hooks
@@ -948,10 +557,10 @@ class Session:
         data: dict[str, Any] = {
             "session_id": self.session_id,
             "tool_name": tool_name,
-            "cwd": self._cwd or os.getcwd(),
+            "cwd": self._parts.cwd or os.getcwd(),
             **(payload or {}),
         }
-        return run_hooks(hooks, policy=self._shell, gate=self._gate, payload=data)
+        return run_hooks(hooks, policy=self._shell, gate=self._parts.gate, payload=data)
 
     def create_skill(
         self,
@@ -976,14 +585,14 @@ class Session:
             scope=scope,
             frontmatter=frontmatter,
             digest=digest,
-            cwd=self._cwd,
-            catalog=self._catalog,
-            gate=self._gate,
+            cwd=self._parts.cwd,
+            catalog=self._parts.live.catalog,
+            gate=self._parts.gate,
             by_model=by_model,
         )
-        if self._source is not None:
+        if self._parts.live.source is not None:
             self.refresh()  # subscribers hear of the new skill like of any other change
-        in_catalog = self._catalog.at_path(created.path) is not None
+        in_catalog = self._parts.live.catalog.at_path(created.path) is not None
         return dataclasses.replace(created, in_catalog=in_catalog)
 
     def digest(self, skill: Skill) -> str | None:
@@ -999,7 +608,7 @@ class Session:
         except (OSError, SkillIOError):
             return None
 
-    # -- skill-invokes-skill ------------------------------------------------------
+    # -- skill-invokes-skill (`_fork`) ---------------------------------------------
 
     def check_not_running(self, skill: Skill) -> None:
         """Refuse to start `skill` while a forked run of it is still going (a cycle).
@@ -1011,18 +620,7 @@ class Session:
         Raises:
             UsageError: `skill` is on the invocation chain.
         """
-        with self._lock:
-            self._check_not_running(skill)
-
-    def _check_not_running(self, skill: Skill) -> None:
-        chain = self._state.invocations
-        if any(s.key == skill.key for s in chain):
-            names = " -> ".join([*(s.name for s in chain), skill.name])
-            raise _CycleError(
-                f"Skill '{skill.name}' is already running in this turn ({names}); "
-                "a skill cannot invoke itself, directly or through other skills. "
-                "Continue with the instructions already loaded."
-            )
+        self._parts.chain.check(skill)
 
     def push_invocation(self, skill: Skill) -> None:
         """Record that `skill` runs now (a fork); a skill already running is a cycle.
@@ -1030,32 +628,22 @@ class Session:
         Raises:
             UsageError: `skill` is already on the invocation chain of this turn.
         """
-        with self._lock:
-            self._check_not_running(skill)
-            self._state.invocations.append(skill)
+        self._parts.chain.push(skill)
 
     def pop_invocation(self, skill: Skill) -> None:
         """Take `skill` off the invocation chain (a forked run finished)."""
-        with self._lock:
-            chain = self._state.invocations
-            for i in range(len(chain) - 1, -1, -1):
-                if chain[i].key == skill.key:
-                    del chain[i]
-                    break
+        self._parts.chain.pop(skill)
 
     def end_turn(self) -> None:
         """Start a new user turn: no skill leads, the invocation chain is empty."""
-        with self._lock:
-            self._state.leading.clear()
-            self._state.invocations.clear()
+        self._parts.end_turn()
 
     # -- tools while a skill leads ----------------------------------------------
 
     @property
     def leading(self) -> tuple[Skill, ...]:
         """Skills activated since the last user turn, first one leading."""
-        with self._lock:
-            return tuple(self._state.leading)
+        return self._parts.injections.leading()
 
     def active_tools(
         self, all_tools: Sequence[ToolT], *, tool_name: Callable[[ToolT], str] | None = None
@@ -1069,71 +657,3 @@ class Session:
         from ..render._tools_filter import filter_tools
 
         return filter_tools(all_tools, self.leading, tool_name=tool_name)
-
-
-class _CycleError(UsageError):
-    """A skill started again inside its own forked run (`UsageError` to callers)."""
-
-
-class _Unusable(Exception):
-    """An activated skill a turn could not use, as the diagnostic that says why."""
-
-    def __init__(self, kind: DiagnosticKind, message: str, hint: str | None = None) -> None:
-        super().__init__(message)
-        self.kind: DiagnosticKind = kind
-        self.message = message
-        self.hint = hint
-
-    def diagnostic(self, token: str) -> Diagnostic:
-        return Diagnostic(kind=self.kind, token=token, message=self.message, hint=self.hint)
-
-
-def _check_refresh(mode: str, source: CatalogSource | None) -> RefreshMode:
-    if mode not in REFRESH_MODES:
-        raise UsageError(
-            f"Unknown refresh mode {mode!r}; use one of {', '.join(REFRESH_MODES)}."
-        )
-    if mode != "manual" and source is None:
-        raise UsageError(
-            f"refresh={mode!r} needs a way to re-discover skills: pass `loader=` "
-            "(or `source=`), or open the session with Session.open()."
-        )
-    return mode  # type: ignore[return-value]
-
-
-def _start_watcher(session: Session) -> RootWatcher:
-    """A running watcher for `session` that holds it weakly: a session dropped
-    without `close()` stops its watcher at the next poll."""
-    from ..discovery._watch import RootWatcher
-
-    ref = weakref.ref(session)
-
-    def paths() -> tuple[str, ...] | None:
-        live = ref()
-        if live is None or live._closed or live._source is None:
-            return None
-        return live._source.watch_paths(live._catalog)
-
-    def on_change(touched: Collection[str] | None) -> bool:
-        live = ref()
-        if live is None or live._closed:
-            return False
-        live._refresh(touched)
-        return True
-
-    def probe() -> object:
-        live = ref()
-        if live is None or live._source is None:
-            return None
-        return live._source.probe(live._catalog)
-
-    watcher = RootWatcher(paths=paths, on_change=on_change, probe=probe)
-    watcher.start()
-    return watcher
-
-
-def _persist_permission(glob: str, decision: str) -> None:
-    from ..config._config import add_permission
-
-    if decision in ("allow", "deny", "ask"):
-        add_permission(glob, decision)  # type: ignore[arg-type]

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .._model import Skill
-from ..config._config import Config
+from ..config._schema import Config
 
 
 def skill_summary(

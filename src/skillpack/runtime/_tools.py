@@ -20,7 +20,9 @@ from .._limits import SEARCH_MAX_LIMIT as MAX_LIMIT
 from .._model import Skill
 from ..select._resolve import shown_ids
 from ._fork import SubagentRunner, no_runner_message
-from ._session import Injection, Session, SkillReader
+from ._inject import Injection
+from ._readers import SkillReader
+from ._session import Session
 from ._tool_args import check_args, strict_schema, tool_schema
 from ._workspace import looks_like_path
 

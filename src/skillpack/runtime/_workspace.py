@@ -16,14 +16,8 @@ from typing import TYPE_CHECKING
 
 from .._errors import AmbiguousSkillError, SkillNotFoundError
 from .._model import Catalog, Problem, Skill, best_of
-from ..config._config import (
-    Config,
-    ConfigScope,
-    McpServerConfig,
-    load_config,
-    project_config_path,
-    user_config_path,
-)
+from ..config._files import load_config, project_config_path, user_config_path
+from ..config._schema import Config, ConfigScope, McpServerConfig
 from ._live import existing_roots
 from ._readers import FileSystemReader, SkillReader
 from ._sources import RoutingReader, SkillSource, with_sources
@@ -411,7 +405,7 @@ def write_enabled(
         SkillNotFoundError, AmbiguousSkillError: `ref` names no single skill.
         UsageError, SkillIOError: the config file is broken or cannot be written.
     """
-    from ..config._config import set_skill_enabled
+    from ..config._files import set_skill_enabled
 
     skill = lookup_skill(catalog, ref)
     return skill, set_skill_enabled(config_entry(ref, skill), enabled, scope=scope, cwd=cwd)

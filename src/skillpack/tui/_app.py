@@ -29,13 +29,9 @@ from textual.widgets import Footer, Input, Static
 from .._errors import SkillpackError
 from .._model import Catalog, Problem, Skill
 from .._paths import home_dir
-from ..config._config import (
-    ConfigScope,
-    enable_decided_by,
-    project_config_path,
-    user_config_path,
-)
-from ..render._render import RenderedCatalog
+from ..config._files import enable_decided_by, project_config_path, user_config_path
+from ..config._schema import ConfigScope
+from ..render._catalog import RenderedCatalog
 from ..runtime._live import CatalogChange
 from ..runtime._picker import (
     CatalogCosts,

@@ -14,8 +14,8 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Footer, Static
 
 from .._model import Problem
-from ..config._config import ConfigScope
-from ..render._render import RenderedCatalog
+from ..config._schema import ConfigScope
+from ..render._catalog import RenderedCatalog
 from ._list import FLAG_MARKS
 from ._text import PathDisplay, clip, counted, safe_text
 

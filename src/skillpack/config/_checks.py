@@ -1,0 +1,104 @@
+"""Typed checks of config values: each returns the value typed, or raises `Invalid`
+saying what was expected (`_schema.py` turns that into a problem naming the key)."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .._limits import SEARCH_MAX_LIMIT
+
+_TOML_TYPE_NAMES: tuple[tuple[type, str], ...] = (
+    (bool, "boolean"),
+    (int, "integer"),
+    (float, "float"),
+    (str, "string"),
+    (list, "array"),
+    (dict, "table"),
+    (datetime.datetime, "datetime"),
+    (datetime.date, "date"),
+    (datetime.time, "time"),
+)
+
+
+def toml_type(value: object) -> str:
+    """The TOML name of a parsed value's type, for messages."""
+    for kind, name in _TOML_TYPE_NAMES:
+        if isinstance(value, kind):
+            return name
+    return type(value).__name__
+
+
+Check = Callable[[Any], Any]
+"""Returns the typed value, or raises `Invalid` naming the expected type."""
+
+
+class Invalid(Exception):
+    """A value of the wrong type; `expected` says what it should be."""
+
+    def __init__(self, expected: str) -> None:
+        super().__init__(expected)
+        self.expected = expected
+
+
+def string_list(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise Invalid("an array of strings")
+    return tuple(value)
+
+
+def boolean(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise Invalid("a boolean (true or false)")
+    return value
+
+
+def server_list(value: Any) -> tuple[Mapping[str, Any], ...]:
+    if not isinstance(value, list) or not all(
+        isinstance(v, dict) and isinstance(v.get("name"), str) and v["name"].strip()
+        for v in value
+    ):
+        raise Invalid("an array of tables, each with a `name` string ([[mcp_servers]])")
+    return tuple(value)
+
+
+def enabled_entries(value: Any) -> bool | tuple[str, ...]:
+    """`[skills] enabled`: a boolean (the master switch) or entries overriding `disabled`."""
+    if isinstance(value, bool):
+        return value
+    try:
+        return string_list(value)
+    except Invalid:
+        raise Invalid(
+            "a boolean (false turns every skill off) or an array of strings (skills to "
+            "re-enable)"
+        ) from None
+
+
+def limit(value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= SEARCH_MAX_LIMIT:
+        raise Invalid(f"an integer from 1 to {SEARCH_MAX_LIMIT}")
+    return value
+
+
+def multi_mention(value: Any) -> str:
+    if value not in ("choose-one", "all"):
+        raise Invalid('"choose-one" or "all"')
+    return str(value)
+
+
+def fraction(value: Any) -> float:
+    ok = isinstance(value, int | float) and not isinstance(value, bool)
+    if not ok or not 0 < value <= 1:
+        raise Invalid("a number greater than 0 and at most 1 (e.g. 0.02)")
+    return float(value)
+
+
+def int_at_least(minimum: int) -> Check:
+    def check(value: Any) -> int:
+        if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+            raise Invalid(f"an integer of at least {minimum}")
+        return value
+
+    return check

@@ -1,0 +1,256 @@
+"""A session's catalog kept current: refresh modes, the atomic swap, subscribers, the watcher.
+
+`LiveCatalog` holds the catalog and the config a `Session` works on and replaces them
+whole when its `CatalogSource` (`_live.py`) finds a change: on `refresh()`, before a
+tool call or a turn in `"on_call"` mode (at most every `refresh_interval` seconds), or
+after file events in `"watch"` mode, where a `discovery._watch.RootWatcher` thread
+names the paths that changed so that only the roots holding them are scanned again.
+Subscribers hear of each swap with a `CatalogChange`, on the thread that refreshed.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+import weakref
+from collections.abc import Callable, Collection, Sequence
+from typing import TYPE_CHECKING
+
+from .._errors import SkillIOError, UsageError
+from .._model import Catalog
+from ..config._schema import Config
+from ._live import (
+    REFRESH_MODES,
+    CatalogChange,
+    CatalogSource,
+    IncrementalSource,
+    RefreshMode,
+    diff_catalogs,
+)
+from ._permissions import PermissionGate
+
+if TYPE_CHECKING:
+    from ..discovery._discover import SkillDelta
+    from ..discovery._watch import RootWatcher
+
+log = logging.getLogger("skillpack.session")
+
+
+def check_refresh(mode: str, source: CatalogSource | None) -> RefreshMode:
+    """`mode` as a refresh mode; a `UsageError` when it is unknown, or live without
+    a source to re-discover with."""
+    if mode not in REFRESH_MODES:
+        raise UsageError(
+            f"Unknown refresh mode {mode!r}; use one of {', '.join(REFRESH_MODES)}."
+        )
+    if mode != "manual" and source is None:
+        raise UsageError(
+            f"refresh={mode!r} needs a way to re-discover skills: pass `loader=` "
+            "(or `source=`), or open the session with Session.open()."
+        )
+    return mode  # type: ignore[return-value]
+
+
+class LiveCatalog:
+    """The catalog and config of one session, swapped whole when they change.
+
+    `catalog` and `config` are read without a lock (each read sees one whole value);
+    a swap takes the session's lock, and refreshes are serialized among themselves,
+    so subscribers hear of changes in the order they were made. A new config's
+    permission rules go to the session's gate in the same swap.
+    """
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        config: Config,
+        *,
+        source: CatalogSource | None,
+        mode: str,
+        interval: float,
+        lock: threading.RLock,
+        gate: PermissionGate,
+    ) -> None:
+        self.catalog = catalog
+        self.config = config
+        self.source = source
+        self.mode: RefreshMode = check_refresh(mode, source)
+        self._interval = max(0.0, float(interval))
+        self._lock = lock
+        self._gate = gate
+        self._refreshing = threading.RLock()
+        self._subscribers: list[Callable[[CatalogChange], None]] = []
+        self._next_check = 0.0
+        self._watcher: RootWatcher | None = None
+        self._closed = False
+
+    # -- refreshing ------------------------------------------------------------------
+
+    def refresh(self, touched: Collection[str] | None = None) -> CatalogChange | None:
+        """Re-discover, swap and notify; `touched` are the paths a watcher saw change
+        (None: any), so that only the roots holding them are scanned again."""
+        source = self.source
+        if source is None:
+            raise SkillIOError(
+                "This session has no loader to re-discover skills with; "
+                "pass the new catalog to reload(catalog) or open it with Session.open()."
+            )
+        with self._refreshing:
+            known = None
+            if not isinstance(source, IncrementalSource):
+                catalog, config = source.load()
+            else:
+                loaded = source.load() if touched is None else source.load_changed(touched)
+                catalog, config = loaded
+                known = source.known_change(self.catalog, catalog)
+            change = self._swap(catalog, config, known)
+            self._notify(change)
+        return change
+
+    def reload(self, catalog: Catalog) -> None:
+        """Swap in `catalog` (the config stays) and notify."""
+        with self._refreshing:
+            change = self._swap(catalog, None)
+            self._notify(change)
+
+    def ensure_fresh(self) -> None:
+        """`refresh()` in `"on_call"` mode when the last one is `interval` old; a
+        failure is logged and the catalog kept."""
+        if self.mode != "on_call":
+            return
+        now = time.monotonic()
+        with self._lock:
+            if now < self._next_check:
+                return
+            self._next_check = now + self._interval
+        try:
+            self.refresh()
+        except Exception:  # noqa: BLE001 - keep serving the catalog we have
+            log.exception("skillpack: re-discovering skills failed; the catalog is unchanged")
+
+    def note_paths(self, paths: Sequence[str | os.PathLike[str]]) -> CatalogChange | None:
+        """Hand `paths` to the source; refresh when they bring in new folders."""
+        source = self.source
+        if source is None or not paths:
+            return None
+        if not source.note_paths([os.fspath(p) for p in paths]):
+            return None
+        return self.refresh()
+
+    def _swap(
+        self, catalog: Catalog, config: Config | None, known: SkillDelta | None = None
+    ) -> CatalogChange | None:
+        """Put `catalog` (and `config`) in place unless nothing differs; the change
+        (`known`: the skills' change, when the source worked it out).
+
+        Callers hold `_refreshing`, so the catalog cannot change meanwhile: the
+        comparison runs outside the lock and readers are held up only by the swap.
+        """
+        config_changed = config is not None and config != self.config
+        change = diff_catalogs(self.catalog, catalog, config_changed=config_changed, known=known)
+        if change is None:
+            return None  # the catalog in place stays (searches keyed on it stay warm)
+        with self._lock:
+            self.catalog = catalog
+            if config is not None and config_changed:
+                self.config = config
+                self._gate.use_rules(config.permissions)
+        return change
+
+    # -- subscribers -----------------------------------------------------------------
+
+    def subscribe(self, callback: Callable[[CatalogChange], None]) -> Callable[[], None]:
+        with self._lock:
+            self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if callback in self._subscribers:
+                    self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    def _notify(self, change: CatalogChange | None) -> None:
+        if change is None:
+            return
+        with self._lock:
+            subscribers = list(self._subscribers)
+        for callback in subscribers:
+            try:
+                callback(change)
+            except Exception:  # noqa: BLE001 - one subscriber never breaks the others
+                log.exception("skillpack: a catalog subscriber raised; it stays subscribed")
+
+    # -- the mode and the watcher ----------------------------------------------------
+
+    def start_watching(self) -> None:
+        """Start the watcher of a session created in `"watch"` mode."""
+        self._watcher = _start_watcher(self)
+
+    def set_mode(self, refresh: RefreshMode) -> None:
+        """Switch modes: `"watch"` starts the watcher, another mode stops it."""
+        mode = check_refresh(refresh, self.source)
+        with self._lock:
+            if self._closed:
+                raise UsageError("This session is closed; open a new one to refresh it live.")
+            self.mode = mode
+            start = mode == "watch" and self._watcher is None
+            stopped = None
+            if mode != "watch":
+                stopped, self._watcher = self._watcher, None
+        if stopped is not None:
+            stopped.stop()
+        if not start:
+            return
+        watcher = _start_watcher(self)
+        with self._lock:
+            keep = not self._closed and self._watcher is None and self.mode == "watch"
+            if keep:
+                self._watcher = watcher
+        if not keep:
+            watcher.stop()  # closed, or switched again, meanwhile
+
+    def close(self) -> None:
+        """Stop the watcher and live refreshing, close the source; idempotent."""
+        with self._lock:
+            self._closed = True
+            self.mode = "manual"
+            watcher, self._watcher = self._watcher, None
+        if watcher is not None:
+            watcher.stop()
+        close_source = getattr(self.source, "close", None)
+        if close_source is not None:
+            close_source()  # e.g. the MCP servers of `[[mcp_servers]]`
+
+
+def _start_watcher(live: LiveCatalog) -> RootWatcher:
+    """A running watcher for `live` that holds it weakly: a session dropped without
+    `close()` (and its catalog with it) stops its watcher at the next poll."""
+    from ..discovery._watch import RootWatcher
+
+    ref = weakref.ref(live)
+
+    def paths() -> tuple[str, ...] | None:
+        held = ref()
+        if held is None or held._closed or held.source is None:
+            return None
+        return held.source.watch_paths(held.catalog)
+
+    def on_change(touched: Collection[str] | None) -> bool:
+        held = ref()
+        if held is None or held._closed:
+            return False
+        held.refresh(touched)
+        return True
+
+    def probe() -> object:
+        held = ref()
+        if held is None or held.source is None:
+            return None
+        return held.source.probe(held.catalog)
+
+    watcher = RootWatcher(paths=paths, on_change=on_change, probe=probe)
+    watcher.start()
+    return watcher
