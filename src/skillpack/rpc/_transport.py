@@ -135,13 +135,7 @@ class StdioTransport:
         if stdin is not None and not stdin.closed:
             with contextlib.suppress(OSError):
                 stdin.close()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        if self.process.stdout is not None:
-            self.process.stdout.close()
+        _reap(self.process)
 
 
 # -- HTTP ---------------------------------------------------------------------------------
@@ -263,13 +257,19 @@ class HttpTransport:
             self._events_connection.close()
         if self.process is not None:
             self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-            if self.process.stdout is not None:
-                self.process.stdout.close()
+            _reap(self.process)
+
+
+def _reap(process: subprocess.Popen[bytes]) -> None:
+    """Wait for a server process asked to stop (killed after 10 s), then close its
+    output pipe."""
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    if process.stdout is not None:
+        process.stdout.close()
 
 
 def _http_error(status: int, body: bytes) -> RpcError:
