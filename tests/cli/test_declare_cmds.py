@@ -72,7 +72,8 @@ def test_deps_json_lists_every_dependency_and_its_state(
 def test_deps_counts_the_configured_mcp_servers(root: Path) -> None:
     (root / ".skillpack").mkdir()
     (root / ".skillpack" / "config.toml").write_text(
-        '[[mcp_servers]]\nname = "github"\nurl = "https://x.example/mcp"\n', encoding="utf-8"
+        # Loopback, a port nothing listens on: `list` connects to it and fails at once.
+        '[[mcp_servers]]\nname = "github"\nurl = "http://127.0.0.1:9/mcp"\n', encoding="utf-8"
     )
     data = json.loads(run("deps", "needy", *scope_args(root), "--json").stdout)
     assert (data["mcp_servers"][0]["state"], data["mcp_servers"][0]["source"]) == (

@@ -5,6 +5,7 @@ verified against their digests, and a tampered file is refused."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -96,6 +97,48 @@ def test_same_named_skills_of_two_servers_are_both_reachable_by_namespace(
     assert 'path="mcp://one/extra/report/SKILL.md"' in one["content"]  # origin shown
     local = tools.call("skill_load", {"name": "shared"})["data"]
     assert "Local." in local["content"]
+
+
+# A host whose `sys.stderr` had no file descriptor when the SDK was first imported (a
+# notebook's, a test runner's capture): the SDK binds its default `errlog` then.
+STDERR_WITHOUT_FD = """
+import io, json, sys
+real, sys.stderr = sys.stderr, io.StringIO()
+import mcp.client.stdio  # noqa: F401 - binds stdio_client's default errlog now
+sys.stderr = real
+from skillpack.runtime._session import Session
+with Session.open(cwd=sys.argv[1], include_user=False, include_system=False) as session:
+    skills = session.catalog.skills
+    problems = [p.message for p in session.catalog.problems if p.code.startswith("mcp")]
+    print(json.dumps([sorted(s.qualified_name for s in skills if s.scope == "mcp"), problems]))
+"""
+
+
+def test_servers_start_whatever_stderr_the_host_had_when_the_sdk_loaded(
+    project: Path, tmp_path: Path
+) -> None:
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-c", STDERR_WITHOUT_FD, str(project)],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path, check=True,
+    )
+    listed, problems = json.loads(done.stdout)
+    assert problems == []
+    assert listed == ["one:report", "one:shared", "two:report"]
+
+
+def test_a_stdio_server_writes_its_stderr_to_a_real_file(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import io
+
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    with _mcp_skills._child_stderr() as stream:
+        assert stream is sys.__stderr__
+    monkeypatch.setattr(sys, "__stderr__", None)
+    with _mcp_skills._child_stderr() as stream:
+        assert stream.fileno() >= 0 and stream.name == os.devnull
 
 
 def test_files_are_fetched_when_read_and_the_allowed_tools_grant_is_dropped(

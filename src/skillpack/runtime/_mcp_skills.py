@@ -29,14 +29,16 @@ import concurrent.futures
 import contextlib
 import hashlib
 import json
+import os
 import queue
 import re
+import sys
 import threading
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, replace
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TextIO, TypeVar
 from urllib.parse import unquote
 
 from .._errors import SkillIOError, SkillNotFoundError, SkillpackError
@@ -428,6 +430,23 @@ async def _list_skills(client: Any) -> list[dict[str, Any]]:
     raise SkillIOError(f"Its skills/list has more than {MAX_PAGES} pages; the rest was cut.")
 
 
+@contextlib.contextmanager
+def _child_stderr() -> Iterator[TextIO]:
+    """Where a stdio server's stderr goes: this process's stderr when it is a real file
+    (else the one it started with), or nowhere when neither is."""
+    for stream in (sys.stderr, sys.__stderr__):
+        try:
+            if stream is not None and stream.fileno() >= 0:
+                break
+        except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation included
+            continue
+    else:
+        with open(os.devnull, "w", encoding="utf-8") as devnull:
+            yield devnull
+        return
+    yield stream
+
+
 async def _read_resource(client: Any, uri: str) -> bytes:
     import base64
 
@@ -449,7 +468,7 @@ async def _sdk_client(server: McpServerConfig) -> AsyncIterator[Any]:
     from mcp.client.client import Client
 
     if server.command is not None:
-        from mcp.client.stdio import StdioServerParameters
+        from mcp.client.stdio import StdioServerParameters, stdio_client
 
         params = StdioServerParameters(
             command=server.command,
@@ -457,8 +476,12 @@ async def _sdk_client(server: McpServerConfig) -> AsyncIterator[Any]:
             env=dict(server.env) or None,
             cwd=server.cwd,
         )
-        async with Client(params, mode="legacy") as client:
-            yield client
+        # The SDK's default `errlog` is whatever `sys.stderr` was when it was imported
+        # (a test runner's or a notebook's stand-in has no file descriptor, and every
+        # later server would fail to start): name the stream each time.
+        with _child_stderr() as errlog:
+            async with Client(stdio_client(params, errlog=errlog), mode="legacy") as client:
+                yield client
         return
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
