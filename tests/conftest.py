@@ -41,6 +41,40 @@ settings.register_profile(
 settings.load_profile("ci")  # `--hypothesis-profile NAME` (hypothesis' plugin) wins
 
 
+_LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1", "0.0.0.0", "::", ""}
+
+
+def _loopback_host(host: object) -> bool:
+    if host is None:
+        return True
+    if isinstance(host, bytes):
+        host = host.decode("ascii", "replace")
+    if not isinstance(host, str):
+        return False
+    return host.lower() in _LOOPBACK_NAMES or host.startswith("127.")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Tests never reach the network beyond loopback: a name or address elsewhere is
+    refused in this process (servers under test run as subprocesses on 127.0.0.1)."""
+    import socket
+
+    resolve, connect = socket.getaddrinfo, socket.socket.connect
+
+    def loopback_only(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if not _loopback_host(host):
+            raise socket.gaierror(socket.EAI_NONAME, f"tests never reach the network: {host!r}")
+        return resolve(host, *args, **kwargs)
+
+    def connect_loopback(sock: socket.socket, address: Any) -> Any:
+        if sock.family in (socket.AF_INET, socket.AF_INET6) and not _loopback_host(address[0]):
+            raise ConnectionRefusedError(f"tests never reach the network: {address!r}")
+        return connect(sock, address)
+
+    socket.getaddrinfo = loopback_only  # type: ignore[assignment]
+    socket.socket.connect = connect_loopback  # type: ignore[method-assign]
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Skip every test marked `corpus`, with one reason, when the corpus is absent; lift
     the per-test timeout under the `long` hypothesis profile (minutes per property)."""
