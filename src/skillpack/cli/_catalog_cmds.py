@@ -71,14 +71,16 @@ def _shorten(text: str, width: int) -> str:
 @catalog_options
 def list_command(catalog: CatalogOptions, as_json: bool) -> None:
     """List every discovered skill, with problems and the roots searched."""
-    from ..runtime._deps import missing_dependencies
-
     ws = catalog.workspace(warn_missing_roots=False)  # listed with the other problems
     skills = ws.catalog
 
     servers = [server["name"] for server in ws.config.mcp_servers]
 
     def missing(skill: Skill) -> tuple[dict[str, str], ...]:
+        if skill.codex is None or not skill.codex.tool_dependencies:
+            return ()  # most skills declare nothing: no need to import the checker
+        from ..runtime._deps import missing_dependencies
+
         return missing_dependencies(skill, os.environ, servers)
 
     rules = ws.config.permissions

@@ -30,9 +30,7 @@ from .._model import Problem, Skill
 from .._paths import PROJECT_CONFIG_DIR, home_dir, project_root, user_config_dir
 from ..select._refs import SkillRefs
 from ..select._rules import DECISIONS, Decision
-from ._atomic import write_atomic
 from ._checks import toml_type
-from ._lock import file_lock
 from ._schema import (
     Config,
     ConfigLayer,
@@ -41,7 +39,6 @@ from ._schema import (
     normalize_entry,
     parse_config,
 )
-from ._toml_writer import dumps_toml
 
 CONFIG_FILENAME = "config.toml"
 
@@ -248,6 +245,11 @@ def _user_disables(entry: str) -> bool:
 
 
 def _update(path: Path, edit: Callable[[dict[str, Any]], None]) -> Path:
+    # Only writes need these; a command that just reads the config never loads them.
+    from ._atomic import write_atomic
+    from ._lock import file_lock
+    from ._toml_writer import dumps_toml
+
     # Read, edit and write under the file's lock: two processes (or threads)
     # writing at once would each rewrite the file they read, losing the other's edit.
     with file_lock(path):

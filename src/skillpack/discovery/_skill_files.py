@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import os
 import stat
 import threading
@@ -27,8 +26,6 @@ from dataclasses import dataclass
 from .._errors import SkillIOError, SkillNotFoundError, SkillpackError, SkillPermissionError
 from .._limits import MAX_LISTED_FILES, MAX_READ_FILE_BYTES, MAX_SKILL_FILE_BYTES
 from .._model import Skill, SkillFile
-from ..parse._frontmatter import split_frontmatter
-from ..parse._loadable import loadable_body
 from ._confine import NOISE_DIRS, SKILL_FILE, confined_parts, missing, refuse, too_large
 from ._load import read_bytes, read_fd
 
@@ -87,6 +84,8 @@ def read_body(skill: Skill, *, max_bytes: int = MAX_SKILL_FILE_BYTES) -> str:
         SkillParseError: it no longer parses as a skill.
         SkillIOError: it cannot be read, is too large or is not UTF-8.
     """
+    from ..parse._loadable import loadable_body  # the warm path imports no parser
+
     text = read_text(skill, max_bytes=max_bytes)
     return loadable_body(text, path=skill.path, skill_dir=skill.dir)
 
@@ -114,6 +113,8 @@ def read_text(skill: Skill, *, max_bytes: int = MAX_SKILL_FILE_BYTES) -> str:
 
 
 def _split_body(skill: Skill) -> str:
+    from ..parse._frontmatter import split_frontmatter
+
     return split_frontmatter(read_text(skill)).body
 
 
@@ -148,6 +149,8 @@ def read_body_head(skill: Skill, max_chars: int) -> str:
         return _split_body(skill)[:max_chars]
     text = _decode_cut(data, truncated, "utf-8-sig")
     if text is not None:
+        from ..parse._frontmatter import split_frontmatter
+
         frontmatter, body, _line = split_frontmatter(text)
         # A body longer than asked is known to hold the first `max_chars`
         # characters unchanged: CRLF folding can only alter the cut's last one.
@@ -478,6 +481,8 @@ def read_skill_file(skill: Skill, relpath: str, *, max_bytes: int = MAX_READ_FIL
 
 def sha256_digest(data: bytes) -> str:
     """`sha256:<64 lowercase hex>` of `data`: how a file's digest is written everywhere."""
+    import hashlib  # 4 ms to import: only digests need it
+
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 

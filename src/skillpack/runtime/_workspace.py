@@ -18,7 +18,6 @@ from .._errors import AmbiguousSkillError, SkillNotFoundError
 from .._model import Catalog, Problem, Skill, best_of
 from ..config._files import load_config, project_config_path, user_config_path
 from ..config._schema import Config, ConfigScope, McpServerConfig
-from ._live import existing_roots
 from ._readers import FileSystemReader, SkillReader
 from ._sources import RoutingReader, SkillSource, with_sources
 
@@ -305,10 +304,13 @@ class WorkspaceSource:
         return known[2]
 
     def watch_paths(self, catalog: Catalog) -> tuple[str, ...]:
+        from ._live import existing_roots  # the refresh machinery: not for one-shot commands
+
         return existing_roots(catalog)
 
     def probe(self, catalog: Catalog) -> Hashable:
         from ..discovery._roots import default_roots
+        from ._live import existing_roots
 
         with self._lock:
             config = self._config
