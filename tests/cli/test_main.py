@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -82,3 +83,52 @@ def test_the_library_leaves_the_garbage_collector_on(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "True"
+
+
+# What a warm `list` has no use for: it replays the index, reads no SKILL.md, hashes
+# nothing, writes no config and watches nothing.
+COLD_ONLY = (
+    "yaml",
+    "hashlib",
+    "skillpack.parse._frontmatter",
+    "skillpack.parse._yaml",
+    "skillpack.parse._validate",
+    "skillpack.runtime._deps",
+    "skillpack.runtime._live",
+    "skillpack.config._atomic",
+    "skillpack.config._lock",
+    "skillpack.config._toml_writer",
+)
+REPORT_MODULES = f"""
+import json, os, sys
+real_exit = os._exit
+def report(code=0):
+    sys.stdout.flush()
+    loaded = sorted(m for m in {COLD_ONLY!r} if m in sys.modules)
+    sys.stderr.write("LOADED " + json.dumps(loaded) + "\\n")
+    sys.stderr.flush()
+    real_exit(code)
+os._exit = report
+from skillpack.cli import main
+sys.argv = ["skillpack", *sys.argv[1:]]
+main()
+"""
+
+
+def test_a_warm_list_loads_no_parser_hasher_or_writer(tmp_path: Path, write_skill: Any) -> None:
+    root = tmp_path / "skills"
+    write_skill("alpha", base=root)
+    write_skill("beta", base=root)
+    args = ["list", "--root", str(root), "--no-user", "--no-system", "--json"]
+
+    def loaded() -> list[str]:
+        done = subprocess.run(
+            [sys.executable, "-c", REPORT_MODULES, *args],
+            capture_output=True, text=True, check=True, cwd=tmp_path,
+        )
+        assert len(json.loads(done.stdout)["skills"]) == 2
+        line = next(x for x in done.stderr.splitlines() if x.startswith("LOADED "))
+        return list(json.loads(line.removeprefix("LOADED ")))
+
+    assert "skillpack.parse._frontmatter" in loaded()  # cold: it parses
+    assert loaded() == []
