@@ -202,6 +202,11 @@ class Skill:
         return not (self.codex is not None and self.codex.allow_implicit_invocation is False)
 
     @property
+    def declares_dependencies(self) -> bool:
+        """Its Codex sidecar lists tool dependencies (env vars, MCP servers, CLIs)."""
+        return self.codex is not None and bool(self.codex.tool_dependencies)
+
+    @property
     def legacy_command(self) -> bool:
         """A Claude Code command file (`.claude/commands/**/<name>.md`), not a SKILL.md."""
         return not self.path.endswith("SKILL.md")

@@ -44,7 +44,7 @@ def skill_summaries_json(
         plugin = s.plugin
         shadowed = s.shadowed_by
         enabled = True if is_enabled is None else is_enabled(s)
-        lacking = missing(s) if missing is not None and s.codex is not None else ()
+        lacking = missing(s) if missing is not None and s.declares_dependencies else ()
         missing_json = json.dumps([dict(m) for m in lacking]) if lacking else "[]"
         decision = '"allow"' if permission is None else enc(permission(s))
         parts.append(
@@ -77,7 +77,7 @@ def list_command(catalog: CatalogOptions, as_json: bool) -> None:
     servers = [server["name"] for server in ws.config.mcp_servers]
 
     def missing(skill: Skill) -> tuple[dict[str, str], ...]:
-        if skill.codex is None or not skill.codex.tool_dependencies:
+        if not skill.declares_dependencies:
             return ()  # most skills declare nothing: no need to import the checker
         from ..runtime._deps import missing_dependencies
 

@@ -381,8 +381,7 @@ def missing_dependencies(
     No session, no questions: variables come from `environment` only. A skill that
     declares nothing costs one attribute check.
     """
-    codex = skill.codex
-    if codex is None or not codex.tool_dependencies:
+    if not skill.declares_dependencies:
         return ()
     return check_dependencies(
         skill, cached=lambda name: False, environment=environment, host_servers=servers
