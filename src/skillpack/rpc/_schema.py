@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, get_args
 
-from .._limits import SEARCH_MAX_LIMIT
+from .._limits import MAX_PATH_CHARS, MAX_REF_CHARS, SEARCH_MAX_LIMIT
 from .._model import SCOPES
 from ..runtime._tools import ErrorCode
 from ..select._mentions import MentionSource
@@ -63,10 +63,10 @@ def _params(properties: dict[str, Schema], *required: str) -> Schema:
     return _obj(properties, required, closed=True)
 
 
-_PATHS = {"type": "string", "minLength": 1, "maxLength": 4096}
+_PATHS = {"type": "string", "minLength": 1, "maxLength": MAX_PATH_CHARS}
 
 _CWD = _str("Working directory whose repo chain (plus user and system roots) is used; "
-            "default: the server's --cwd.", minLength=1, maxLength=4096)
+            "default: the server's --cwd.", minLength=1, maxLength=MAX_PATH_CHARS)
 _SESSION = _str("A session id from `session.open`.", minLength=1, maxLength=128)
 _EXTRA_ROOTS = _list(_PATHS, "Extra skill roots (scope `extra`), absolute paths.", maxItems=64)
 _WHERE = {
@@ -358,8 +358,8 @@ METHODS: dict[str, Method] = {
             "short reminder; without one every load renders in full.",
             params=_params(
                 {
-                    "name": _str("Name, qualified id or path.", maxLength=4096),
-                    "path": _str("Absolute SKILL.md path.", maxLength=4096),
+                    "name": _str("Name, qualified id or path.", maxLength=MAX_REF_CHARS),
+                    "path": _str("Absolute SKILL.md path.", maxLength=MAX_PATH_CHARS),
                     "args": _str("Arguments, as a user types them.", maxLength=100_000),
                     **_WHERE,
                 }
@@ -373,8 +373,10 @@ METHODS: dict[str, Method] = {
             "relative to its folder (never outside it), as an envelope.",
             params=_params(
                 {
-                    "skill": _str("Name, qualified id or path.", minLength=1, maxLength=4096),
-                    "path": _str("Relative path.", minLength=1, maxLength=4096),
+                    "skill": _str(
+                        "Name, qualified id or path.", minLength=1, maxLength=MAX_REF_CHARS
+                    ),
+                    "path": _str("Relative path.", minLength=1, maxLength=MAX_PATH_CHARS),
                     **_WHERE,
                 },
                 "skill",
@@ -398,7 +400,9 @@ METHODS: dict[str, Method] = {
             "state of that skill.",
             params=_params(
                 {
-                    "ref": _str("Name, qualified id or path.", minLength=1, maxLength=4096),
+                    "ref": _str(
+                        "Name, qualified id or path.", minLength=1, maxLength=MAX_REF_CHARS
+                    ),
                     "enabled": {"type": "boolean"},
                     "target": {"enum": ["user", "project"], "description": "Which config "
                                "file: the user's, or the project's `.skillpack/config.toml`."},
