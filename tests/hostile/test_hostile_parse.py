@@ -156,6 +156,22 @@ def test_merge_keys_of_ordinary_size_still_merge() -> None:
     assert parsed.skill.frontmatter["chain"] == {"a": 1, "b": 2}
 
 
+def test_merged_mappings_give_the_same_values_under_every_pyyaml_release() -> None:
+    # PyYAML 6.0.4 let the last merged mapping win and skipped pairs reached twice;
+    # skillpack applies the merge rule itself: own keys, then the sources in order.
+    text = skill_text(
+        "description: d\nfirst: &f {shared: 1, only_first: 1}\n"
+        "second: &s {shared: 2, only_second: 2}\n"
+        "both:\n  <<: [*f, *s, *f]\n  w: 0\nbad:\n  <<: [1]\n"
+    )
+    parsed = parse_skill(text, path="/s/x/SKILL.md")
+    assert [p.code for p in parsed.problems] == ["yaml-invalid"]
+    parsed = parse_skill(text.replace("bad:\n  <<: [1]\n", ""), path="/s/x/SKILL.md")
+    assert parsed.skill is not None
+    both = parsed.skill.frontmatter["both"]
+    assert both == {"shared": 1, "only_first": 1, "only_second": 2, "w": 0}
+
+
 def test_codex_sidecar_merge_chain_is_a_warning() -> None:
     done = run_isolated(
         f"""

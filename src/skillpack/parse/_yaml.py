@@ -65,15 +65,56 @@ def _yaml_loader() -> Any:
                 return self.construct_scalar(node)
 
         def flatten_mapping(self, node: Any) -> None:
-            before = len(node.value)
-            super().flatten_mapping(node)  # calls this method again for merged mappings
-            self.merged_keys += len(node.value) - before
-            if self.merged_keys > MAX_MERGED_KEYS:
-                raise TooLarge("merges")
+            _flatten_merges(self, node)
 
     Loader.add_constructor("tag:yaml.org,2002:int", Loader.construct_yaml_int)
     Loader.add_constructor("tag:yaml.org,2002:timestamp", Loader.construct_yaml_timestamp)
     return Loader
+
+
+def _flatten_merges(loader: Any, node: Any) -> None:
+    """Apply the `<<` merge keys of mapping `node`, counting every pair copied.
+
+    skillpack's own merge rule rather than PyYAML's: PyYAML 6.0.4 changed both which
+    pairs a merge copies and which mapping wins a key given twice, so the values and
+    the guard would depend on the release pip picked. Here, as the merge-key type
+    describes: the mapping's own keys win, then the merged mappings in list order;
+    each pair a merge copies counts against `MAX_MERGED_KEYS` (a chain of
+    `<<: [*a, *a]` doubles at each link and is refused before it is copied).
+
+    Raises:
+        TooLarge: ("merges") the document's merges copy more than the bound.
+        yaml.constructor.ConstructorError: a merge value is not a mapping or a
+            list of mappings.
+    """
+    from yaml.constructor import ConstructorError
+    from yaml.nodes import MappingNode, SequenceNode
+
+    merged: list[Any] = []
+    own: list[Any] = []
+    for key_node, value_node in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge":
+            sources = value_node.value if isinstance(value_node, SequenceNode) else [value_node]
+            for source in sources:
+                if not isinstance(source, MappingNode):
+                    raise ConstructorError(
+                        "while constructing a mapping",
+                        node.start_mark,
+                        f"a merge key takes a mapping or a list of mappings, not {source.id}",
+                        source.start_mark,
+                    )
+                _flatten_merges(loader, source)
+                loader.merged_keys += len(source.value)
+                if loader.merged_keys > MAX_MERGED_KEYS:
+                    raise TooLarge("merges")
+                merged.append(source.value)
+            continue
+        if key_node.tag == "tag:yaml.org,2002:value":
+            key_node.tag = "tag:yaml.org,2002:str"
+        own.append((key_node, value_node))
+    if merged:
+        # Constructing keeps the last of equal keys: the earliest source goes last.
+        node.value = [pair for pairs in reversed(merged) for pair in pairs] + own
 
 
 @functools.cache
@@ -92,7 +133,7 @@ def check_nesting(source: str) -> None:
     `MAX_NESTING` of them (nearly every frontmatter) needs no look. Otherwise
     libyaml's parser (iterative, unlike its composer) streams the events and the
     look stops at the first level past the limit: before that the scanner has read
-    about a line ahead, so even 256 KiB of `[` costs microseconds.
+    about a line ahead, so even 256 KiB of `[` costs well under a millisecond.
 
     Raises:
         TooLarge: ("nesting") the text nests deeper.
@@ -106,7 +147,11 @@ def check_nesting(source: str) -> None:
     import yaml
 
     depth = 0
-    for event in yaml.parse(source, Loader=_yaml_loader()):
+    # PyYAML's pure-Python parser, never libyaml: libyaml's own depth limit (added in
+    # PyYAML 6.0.4) fires before this one for some shapes, so the verdict would depend
+    # on the release. The Python scanner reads about a line ahead and is the same code
+    # in every release the package accepts.
+    for event in yaml.parse(source, Loader=yaml.SafeLoader):
         if isinstance(event, yaml.CollectionStartEvent):
             depth += 1
             if depth > MAX_NESTING:
