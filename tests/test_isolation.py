@@ -21,8 +21,9 @@ def test_a_name_or_address_beyond_loopback_is_refused(host: str) -> None:
 
 
 def test_a_direct_connect_beyond_loopback_is_refused() -> None:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock, pytest.raises(
-        ConnectionRefusedError, match="tests never reach the network"
+    with (
+        socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock,
+        pytest.raises(ConnectionRefusedError, match="tests never reach the network"),
     ):
         sock.connect(("192.0.2.1", 80))
 

@@ -27,7 +27,10 @@ def test_readme_python_example_runs(
     assert isinstance(result, dict) and result["ok"] is True
     assert result["data"]["results"][0]["name"] == "vetting-skills"
     assert [d["name"] for d in namespace["definitions"]] == [  # type: ignore[attr-defined]
-        "skill_search", "skill_load", "use_skill", "skill_read_file"
+        "skill_search",
+        "skill_load",
+        "use_skill",
+        "skill_read_file",
     ]
     policy = namespace["policy"]  # the README's shell policy does what the README says
     assert policy.match("git diff --stat") == "git diff *"  # type: ignore[attr-defined]

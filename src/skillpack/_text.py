@@ -26,8 +26,7 @@ def safe_text(text: str, *, multiline: bool = False) -> str:
         return text
     keep = "\n\t" if multiline else ""
     return "".join(
-        _escape(ch) if ch not in keep and unicodedata.category(ch) in _HIDDEN else ch
-        for ch in text
+        _escape(ch) if ch not in keep and unicodedata.category(ch) in _HIDDEN else ch for ch in text
     )
 
 

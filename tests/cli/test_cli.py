@@ -30,10 +30,18 @@ def run_json(*args: str, code: int = 0) -> Any:
 @pytest.fixture
 def skills(write_skill: Any, tmp_path: Path) -> Path:
     root = tmp_path / "skills"
-    write_skill("pdf-forms", base=root, description="Fill PDF forms. Use for PDFs.",
-                body="# PDF\n\nFill $ARGUMENTS.\n", files={"references/fields.md": "# F\n"})
-    write_skill("deploy", base=root, frontmatter="name: deploy\ndescription: Deploy it.\n"
-                "disable-model-invocation: true")
+    write_skill(
+        "pdf-forms",
+        base=root,
+        description="Fill PDF forms. Use for PDFs.",
+        body="# PDF\n\nFill $ARGUMENTS.\n",
+        files={"references/fields.md": "# F\n"},
+    )
+    write_skill(
+        "deploy",
+        base=root,
+        frontmatter="name: deploy\ndescription: Deploy it.\ndisable-model-invocation: true",
+    )
     write_skill("broken", base=root, text="no frontmatter here\n")
     return root
 
@@ -43,8 +51,18 @@ def test_list_json_shape(skills: Path, tmp_path: Path) -> None:
     assert set(data) >= {"skills", "problems", "roots"}
     by_name = {s["name"]: s for s in data["skills"]}
     pdf = by_name["pdf-forms"]
-    assert set(pdf) >= {"name", "description", "path", "dir", "scope", "qualified_name",
-                        "enabled", "model_invocable", "user_invocable", "shadowed_by"}
+    assert set(pdf) >= {
+        "name",
+        "description",
+        "path",
+        "dir",
+        "scope",
+        "qualified_name",
+        "enabled",
+        "model_invocable",
+        "user_invocable",
+        "shadowed_by",
+    }
     assert pdf["path"] == str(skills / "pdf-forms" / "SKILL.md")
     assert pdf["dir"] == str(skills / "pdf-forms")
     assert pdf["scope"] == "extra" and pdf["enabled"] is True and pdf["shadowed_by"] is None
@@ -68,8 +86,9 @@ def test_list_human_output_is_a_table(skills: Path) -> None:
 
 def test_validate_exit_codes_and_shape(skills: Path) -> None:
     good = run_json("validate", str(skills / "pdf-forms"))
-    assert good == {"results": [{"path": str(skills / "pdf-forms" / "SKILL.md"),
-                                 "valid": True, "problems": []}]}
+    assert good == {
+        "results": [{"path": str(skills / "pdf-forms" / "SKILL.md"), "valid": True, "problems": []}]
+    }
     tree = run_json("validate", str(skills), code=1)
     valid = {Path(r["path"]).parent.name: r["valid"] for r in tree["results"]}
     assert valid == {"pdf-forms": True, "deploy": True, "broken": False}
@@ -108,13 +127,18 @@ def test_show_unknown_suggests(skills: Path) -> None:
 
 
 def test_resolve_json_shape(skills: Path) -> None:
-    data = run_json("resolve", "$pdf-forms fill a.pdf and $nope", "--root", str(skills),
-                    "--no-user")
-    assert data["activations"] == [{
-        "name": "pdf-forms", "qualified_name": "extra:pdf-forms",
-        "path": str(skills / "pdf-forms" / "SKILL.md"), "args": data["text"],
-        "source": "mention",
-    }]
+    data = run_json(
+        "resolve", "$pdf-forms fill a.pdf and $nope", "--root", str(skills), "--no-user"
+    )
+    assert data["activations"] == [
+        {
+            "name": "pdf-forms",
+            "qualified_name": "extra:pdf-forms",
+            "path": str(skills / "pdf-forms" / "SKILL.md"),
+            "args": data["text"],
+            "source": "mention",
+        }
+    ]
     [diag] = data["diagnostics"]
     assert diag["kind"] == "not-found" and diag["token"] == "$nope"
     assert set(diag) >= {"kind", "token", "message", "candidates"}
@@ -125,8 +149,9 @@ def test_resolve_builtin_names_the_hosts_slash_commands(skills: Path) -> None:
     common = ("--root", str(skills), "--no-user", "--no-system")
     plain = run_json("resolve", "/pdf-forms a.pdf", *common)
     assert [a["name"] for a in plain["activations"]] == ["pdf-forms"]
-    shadowed = run_json("resolve", "/pdf-forms a.pdf", "--builtin", "help",
-                        "--builtin", "pdf-forms", *common)
+    shadowed = run_json(
+        "resolve", "/pdf-forms a.pdf", "--builtin", "help", "--builtin", "pdf-forms", *common
+    )
     assert shadowed["activations"] == []
     [diag] = shadowed["diagnostics"]
     assert diag["kind"] == "shadowed-by-builtin" and "$pdf-forms" in diag["message"]
@@ -135,12 +160,21 @@ def test_resolve_builtin_names_the_hosts_slash_commands(skills: Path) -> None:
 
 
 def test_render_formats_and_report(skills: Path) -> None:
-    data = run_json("render", "--root", str(skills), "--no-user", "--no-system",
-                    "--budget-chars", "100000")
+    data = run_json(
+        "render", "--root", str(skills), "--no-user", "--no-system", "--budget-chars", "100000"
+    )
     assert "<available_skills>" in data["text"] and "deploy" not in data["text"]
     assert data["report"]["omitted"] == [] and data["report"]["truncated"] is False
-    tight = run_json("render", "--format", "markdown", "--root", str(skills), "--no-user",
-                     "--budget-chars", "300")
+    tight = run_json(
+        "render",
+        "--format",
+        "markdown",
+        "--root",
+        str(skills),
+        "--no-user",
+        "--budget-chars",
+        "300",
+    )
     assert tight["report"]["truncated"] is True
     run("render", "--budget-chars", "1", "--context-window", "1000", code=2)
 
@@ -184,8 +218,16 @@ def test_a_missing_root_is_warned_about_on_stderr(
 ) -> None:
     # Without the warning a mistyped --root reads as "no such skill".
     missing = tmp_path / "no-such-folder"
-    result = run(*command, "--root", str(skills), "--root", str(missing), "--no-user",
-                 "--no-system", "--json")
+    result = run(
+        *command,
+        "--root",
+        str(skills),
+        "--root",
+        str(missing),
+        "--no-user",
+        "--no-system",
+        "--json",
+    )
     json.loads(result.stdout)  # the JSON output is unchanged
     assert result.stderr.count("warning") == 1
     assert f"Skill root {missing} (extra scope) does not exist" in result.stderr
@@ -204,8 +246,11 @@ def test_usage_errors_exit_2() -> None:
 
 
 def test_every_public_exception_has_an_exit_code() -> None:
-    public = [o for o in vars(errors).values()
-              if isinstance(o, type) and issubclass(o, errors.SkillpackError)]
+    public = [
+        o
+        for o in vars(errors).values()
+        if isinstance(o, type) and issubclass(o, errors.SkillpackError)
+    ]
     assert set(public) <= set(EXIT_CODES)
 
 
@@ -260,7 +305,6 @@ def test_skill_summaries_json_is_json_dumps_of_the_summaries(
     skill = Skill(**values)
     other = Skill(name="zip", description="Zip.", path="/r/zip/SKILL.md", dir="/r/zip")
 
-
     def missing(s: Skill) -> tuple[dict[str, str], ...]:
         return missing_dependencies(s, {})
 
@@ -292,9 +336,7 @@ def test_list_json_is_compact_ascii_json(write_skill: Any, tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize("command", ["load", "show", "enable", "disable", "resolve", "search"])
-def test_an_empty_argument_gets_a_message_without_python_names(
-    command: str, skills: Path
-) -> None:
+def test_an_empty_argument_gets_a_message_without_python_names(command: str, skills: Path) -> None:
     result = CliRunner().invoke(cli, [command, "", "--root", str(skills), "--no-user"])
     text = result.output + result.stderr
     assert "Traceback" not in text

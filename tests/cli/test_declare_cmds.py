@@ -55,7 +55,7 @@ def test_deps_json_lists_every_dependency_and_its_state(
     assert [(d["name"], d["state"]) for d in data["env_vars"]] == [("CLI_DEMO_TOKEN", "missing")]
     [server] = data["mcp_servers"]
     assert (server["name"], server["state"]) == ("github", "missing")
-    assert server["add"].startswith("[[mcp_servers]]\nname = \"github\"")
+    assert server["add"].startswith('[[mcp_servers]]\nname = "github"')
     assert data["other"] == [{"type": "cli", "value": "gh"}]
     assert data["permissions"]["write"] == ["./out"]
     assert data["missing"] == [
@@ -73,7 +73,8 @@ def test_deps_counts_the_configured_mcp_servers(root: Path) -> None:
     (root / ".skillpack").mkdir()
     (root / ".skillpack" / "config.toml").write_text(
         # Loopback, a port nothing listens on: `list` connects to it and fails at once.
-        '[[mcp_servers]]\nname = "github"\nurl = "http://127.0.0.1:9/mcp"\n', encoding="utf-8"
+        '[[mcp_servers]]\nname = "github"\nurl = "http://127.0.0.1:9/mcp"\n',
+        encoding="utf-8",
     )
     data = json.loads(run("deps", "needy", *scope_args(root), "--json").stdout)
     assert (data["mcp_servers"][0]["state"], data["mcp_servers"][0]["source"]) == (
@@ -122,8 +123,13 @@ def test_show_shows_permissions_hooks_and_commands(root: Path) -> None:
     ]
     assert [c["command"] for c in data["shell_commands"]] == ["echo main", "touch ran"]
     text = run("show", "needy", *scope_args(root)).stdout
-    for expected in ("permissions", "network: on", "writes: ./out", "PreToolUse[Bash]",
-                     "run only under a host shell policy"):
+    for expected in (
+        "permissions",
+        "network: on",
+        "writes: ./out",
+        "PreToolUse[Bash]",
+        "run only under a host shell policy",
+    ):
         assert expected in text
 
 

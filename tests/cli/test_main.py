@@ -124,7 +124,10 @@ def test_a_warm_list_loads_no_parser_hasher_or_writer(tmp_path: Path, write_skil
     def loaded() -> list[str]:
         done = subprocess.run(
             [sys.executable, "-c", REPORT_MODULES, *args],
-            capture_output=True, text=True, check=True, cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=tmp_path,
         )
         assert len(json.loads(done.stdout)["skills"]) == 2
         line = next(x for x in done.stderr.splitlines() if x.startswith("LOADED "))

@@ -30,12 +30,20 @@ def root(write_skill: Any, tmp_path: Path) -> Path:
 
 
 def test_context_json_is_the_context_inspect_shape_with_every_entry(root: Path) -> None:
-    out = run("context", "--root", str(root), "--no-user", "--no-system",
-              "--context-window", "200000", "--json")
+    out = run(
+        "context",
+        "--root",
+        str(root),
+        "--no-user",
+        "--no-system",
+        "--context-window",
+        "200000",
+        "--json",
+    )
     data = json.loads(out.stdout)
-    jsonschema.Draft202012Validator(
-        {**METHODS["context.inspect"].result, "$defs": DEFS}
-    ).validate(data)
+    jsonschema.Draft202012Validator({**METHODS["context.inspect"].result, "$defs": DEFS}).validate(
+        data
+    )
     assert data["context_window"] == 200_000
     entries = {e["name"]: e for e in data["catalog"]["entries"]}
     assert set(entries) == {"tiny", "wordy", "middle"}
@@ -52,15 +60,25 @@ def test_context_table_lists_the_most_expensive_skills_first(root: Path) -> None
 
 
 def test_context_over_budget_says_what_was_cut(root: Path) -> None:
-    out = run("context", "--root", str(root), "--no-user", "--no-system",
-              "--budget-chars", "300", "--limit", "1").stdout
+    out = run(
+        "context",
+        "--root",
+        str(root),
+        "--no-user",
+        "--no-system",
+        "--budget-chars",
+        "300",
+        "--limit",
+        "1",
+    ).stdout
     assert "Over budget:" in out
     assert "extra:wordy" in out and "extra:tiny" not in out
 
 
 def test_context_refuses_both_a_window_and_a_budget(root: Path) -> None:
-    result = run("context", "--root", str(root), "--context-window", "1000",
-                 "--budget-chars", "10", code=2)
+    result = run(
+        "context", "--root", str(root), "--context-window", "1000", "--budget-chars", "10", code=2
+    )
     assert "not both" in result.stderr
 
 
@@ -74,8 +92,9 @@ def test_context_table_shows_control_characters_and_markup_as_text(
     write_skill: Any, tmp_path: Path
 ) -> None:
     base = tmp_path / "odd"
-    write_skill("odd", base=base, frontmatter='name: "[bold]x\\u202e\\u001b[2J"\n'
-                'description: Odd name.')
+    write_skill(
+        "odd", base=base, frontmatter='name: "[bold]x\\u202e\\u001b[2J"\ndescription: Odd name.'
+    )
     out = run("context", "--root", str(base), "--no-user", "--no-system").stdout
     assert "\x1b" not in out and "\u202e" not in out
     assert "\\u202e" in out and "[bold]x" in out

@@ -49,8 +49,11 @@ def skills(write_skill: Any, tmp_path: Path) -> Path:
         files={"evals/triggers.toml": 'triggers = ["write the changelog for the release"]\n'},
     )
     for topic in FILLER:
-        write_skill(f"{topic}-helper", base=root,
-                    description=f"Answer questions about {topic} in plain words.")
+        write_skill(
+            f"{topic}-helper",
+            base=root,
+            description=f"Answer questions about {topic} in plain words.",
+        )
     return root
 
 
@@ -80,8 +83,10 @@ def test_a_skill_whose_requests_pick_it_passes(skills: Path) -> None:
 def test_a_folder_checks_every_skill_under_it(skills: Path) -> None:
     result = run(str(skills), code=1)
 
-    assert result.stdout.startswith("10 skills checked, 3 listed requests: 2 pick their skill, "
-                                    "1 pick another skill, 0 pick nothing;")
+    assert result.stdout.startswith(
+        "10 skills checked, 3 listed requests: 2 pick their skill, "
+        "1 pick another skill, 0 pick nothing;"
+    )
     assert '  FAIL  "write the changelog for the release" picks release-notes' in result.stdout
     assert "lint  description-no-when" in result.stdout  # the filler skills never say when
 

@@ -387,8 +387,11 @@ def test_permission_lists_concatenate_with_their_origins() -> None:
 def test_mcp_servers_merge_by_name_the_project_winning() -> None:
     config = merge_layers(
         [
-            layer('[[mcp_servers]]\nname = "github"\nurl = "https://user"\n'
-                  '[[mcp_servers]]\nname = "notes"\ncommand = "notes-mcp"', "user.toml"),
+            layer(
+                '[[mcp_servers]]\nname = "github"\nurl = "https://user"\n'
+                '[[mcp_servers]]\nname = "notes"\ncommand = "notes-mcp"',
+                "user.toml",
+            ),
             layer('[[mcp_servers]]\nname = "github"\nurl = "https://project"', "p.toml"),
         ]
     )

@@ -26,9 +26,7 @@ with file_lock(path):
 
 def test_sixteen_processes_incrementing_one_file_lose_no_update(tmp_path: Path) -> None:
     counter = tmp_path / "counter"
-    procs = [
-        subprocess.Popen([sys.executable, "-c", BUMP, str(counter)]) for _ in range(16)
-    ]
+    procs = [subprocess.Popen([sys.executable, "-c", BUMP, str(counter)]) for _ in range(16)]
     assert [p.wait(timeout=60) for p in procs] == [0] * 16
     assert counter.read_text() == "16"
 

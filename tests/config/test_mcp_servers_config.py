@@ -73,9 +73,7 @@ def test_servers_with_a_url_or_command_are_hosts_with_paths_resolved(
         ('name = "a"\ncommand = "x"\ntimeout = 0', "positive number of seconds"),
     ],
 )
-def test_a_host_entry_that_cannot_be_used_is_an_error_naming_the_fix(
-    entry: str, says: str
-) -> None:
+def test_a_host_entry_that_cannot_be_used_is_an_error_naming_the_fix(entry: str, says: str) -> None:
     layer, problems = parse_config(f"[[mcp_servers]]\n{entry}\n", path="c.toml", base="/")
     (problem,) = problems
     assert problem.code == "config-value-invalid"

@@ -740,7 +740,9 @@ def test_roots_may_be_given_as_strings_or_paths(tmp_path: Path, write_skill: Wri
         roots=[str(tmp_path / "first"), tmp_path / "second"], include_user=False, use_cache=False
     )
     assert [(s.name, s.scope, s.rank) for s in catalog.skills] == [
-        ("docx", "extra", 1), ("pdf", "extra", 0), ("pdf", "extra", 1)
+        ("docx", "extra", 1),
+        ("pdf", "extra", 0),
+        ("pdf", "extra", 1),
     ]
     assert catalog.winners("pdf")[0].path == str(tmp_path / "first" / "pdf" / "SKILL.md")
     assert [r.path for r in catalog.roots] == [str(tmp_path / "first"), str(tmp_path / "second")]

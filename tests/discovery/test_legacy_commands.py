@@ -57,9 +57,7 @@ def test_each_command_file_is_a_user_invocable_skill_named_by_its_stem(project: 
     ]
 
 
-def test_user_commands_are_found_in_the_home_folder(
-    isolated_home: Path, project: Path
-) -> None:
+def test_user_commands_are_found_in_the_home_folder(isolated_home: Path, project: Path) -> None:
     write(isolated_home / ".claude" / "commands" / "standup.md", "Write my standup notes.\n")
 
     catalog = run(project)
@@ -158,8 +156,9 @@ def test_the_description_of_a_command_without_one_is_its_first_paragraph(
     ("text", "code"),
     [
         pytest.param("", "description-missing", id="empty-file"),
-        pytest.param('---\ndescription: ""\n---\nBody.\n', "description-empty",
-                     id="description-given-empty"),
+        pytest.param(
+            '---\ndescription: ""\n---\nBody.\n', "description-empty", id="description-given-empty"
+        ),
     ],
 )
 def test_a_command_with_nothing_to_describe_it_is_an_error(text: str, code: str) -> None:

@@ -311,10 +311,14 @@ def test_read_body_head_matches_read_body_on_real_skills(max_chars: int) -> None
 @pytest.mark.parametrize(
     ("now", "code"),
     [
-        pytest.param("---\nname: doc\ndescription: x\nBody, the close is gone.\n",
-                      "frontmatter-unclosed", id="closing-line-removed"),
-        pytest.param("---\nname: doc\ndescription: [unclosed\n---\nBody.\n", "yaml-invalid",
-                     id="yaml-broken"),
+        pytest.param(
+            "---\nname: doc\ndescription: x\nBody, the close is gone.\n",
+            "frontmatter-unclosed",
+            id="closing-line-removed",
+        ),
+        pytest.param(
+            "---\nname: doc\ndescription: [unclosed\n---\nBody.\n", "yaml-invalid", id="yaml-broken"
+        ),
         pytest.param("No frontmatter any more.\n", "frontmatter-missing", id="frontmatter-gone"),
     ],
 )
@@ -356,8 +360,9 @@ def test_the_recheck_of_a_command_file_uses_the_command_rules(tmp_path: Path) ->
     (tmp_path / "proj" / ".git").mkdir()
     command = commands / "review.md"
     command.write_text("Review $ARGUMENTS carefully.\n", encoding="utf-8")
-    catalog = discover(cwd=str(tmp_path / "proj"), include_user=False, include_system=False,
-                       use_cache=False)
+    catalog = discover(
+        cwd=str(tmp_path / "proj"), include_user=False, include_system=False, use_cache=False
+    )
     (skill,) = catalog.skills
     assert read_body(skill) == "Review $ARGUMENTS carefully.\n"  # no frontmatter: still fine
     command.write_text("---\ndescription: x\nThe closing line is gone.\n", encoding="utf-8")

@@ -87,6 +87,7 @@ def run_isolated(code: str, *, timeout: float, cwd: str | None = None) -> Isolat
             env=dict(os.environ),
         )
     except subprocess.TimeoutExpired as exc:
+
         def text(value: object) -> str:
             return value.decode(errors="replace") if isinstance(value, bytes) else ""
 

@@ -118,9 +118,7 @@ def test_search_over_a_malformed_index_rebuilds_and_answers(
     assert_search_answers(root)
 
 
-def test_search_with_its_tables_gone_rebuilds_them(
-    tmp_path: Path, write_skill: WriteSkill
-) -> None:
+def test_search_with_its_tables_gone_rebuilds_them(tmp_path: Path, write_skill: WriteSkill) -> None:
     root = make_tree(write_skill, tmp_path / "skills")
     assert cli_run("search", "deploy cloud", *catalog_args(root)).exit_code == 0
     with sqlite3.connect(index_path()) as conn:
@@ -161,9 +159,17 @@ def test_a_flipped_byte_in_a_cached_record_is_a_miss_and_the_record_is_replaced(
 
 def catalog_of(root: str, names: list[str], text: str) -> Catalog:
     skills = tuple(
-        Skill(name=name, description=text, path=f"{root}/{name}/SKILL.md", dir=f"{root}/{name}",
-              real_path=f"{root}/{name}/SKILL.md", scope="extra", root=root, mtime_ns=1,
-              size=10)  # fmt: skip
+        Skill(
+            name=name,
+            description=text,
+            path=f"{root}/{name}/SKILL.md",
+            dir=f"{root}/{name}",
+            real_path=f"{root}/{name}/SKILL.md",
+            scope="extra",
+            root=root,
+            mtime_ns=1,
+            size=10,
+        )  # fmt: skip
         for name in names
     )
     return Catalog(skills=skills, roots=(Root(path=root, scope="extra"),))

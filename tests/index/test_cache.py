@@ -561,7 +561,6 @@ def test_a_skill_marshal_cannot_hold_is_stored_in_its_json_safe_form(tmp_path: P
     assert miss is None
 
 
-
 @pytest.mark.parametrize("replayed", [True, False], ids=["replayed root", "walked root"])
 def test_an_edit_that_keeps_mtime_and_size_is_noticed(
     tmp_path: Path, write_skill: WriteSkill, replayed: bool

@@ -651,7 +651,7 @@ def test_a_word_in_too_many_descriptions_is_searched_in_names_only(
     assert names(results) == ["reports-mailer"]
     assert results[0].reasons == ("text_match:name",)
     head_queries = [s for s in statements if "FROM search_head WHERE" in s]
-    assert head_queries and all("name : \"reporting\"" in q for q in head_queries)
+    assert head_queries and all('name : "reporting"' in q for q in head_queries)
 
 
 def test_a_new_index_sets_a_pending_data_size_that_fits_a_large_build() -> None:

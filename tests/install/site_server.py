@@ -76,7 +76,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.flush()
             time.sleep(0.2)
 
-
     def _answer_special(self, path: str) -> None:
         if path.startswith("/status/"):
             status = int(path.split("/")[2])

@@ -82,65 +82,141 @@ def zip_bomb() -> bytes:
 
 
 MALICIOUS: list[tuple[str, Callable[[], bytes], str, str]] = [
-    ("zip-slip in a tar", lambda: targz((member("SKILL.md"), SKILL), (member("../evil.sh"), b"x")),
-     "tar.gz", "unsafe-entry"),
-    ("zip-slip in a zip", lambda: zipped(("SKILL.md", SKILL, 0o100644),
-                                         ("a/../../evil.sh", b"x", 0o100644)),
-     "zip", "unsafe-entry"),
-    ("absolute path in a tar", lambda: targz((member("SKILL.md"), SKILL),
-                                             (member("/etc/cron.d/x"), b"x")),
-     "tar.gz", "unsafe-entry"),
+    (
+        "zip-slip in a tar",
+        lambda: targz((member("SKILL.md"), SKILL), (member("../evil.sh"), b"x")),
+        "tar.gz",
+        "unsafe-entry",
+    ),
+    (
+        "zip-slip in a zip",
+        lambda: zipped(("SKILL.md", SKILL, 0o100644), ("a/../../evil.sh", b"x", 0o100644)),
+        "zip",
+        "unsafe-entry",
+    ),
+    (
+        "absolute path in a tar",
+        lambda: targz((member("SKILL.md"), SKILL), (member("/etc/cron.d/x"), b"x")),
+        "tar.gz",
+        "unsafe-entry",
+    ),
     ("absolute path in a zip", lambda: zipped(("/tmp/x", b"x", 0o100644)), "zip", "unsafe-entry"),
     ("drive letter", lambda: zipped(("C:/Windows/x", b"x", 0o100644)), "zip", "unsafe-entry"),
     ("backslash traversal", lambda: zipped(("..\\evil", b"x", 0o100644)), "zip", "unsafe-entry"),
-    ("control character", lambda: targz((member("SKILL.md\x1b[2J"), SKILL)), "tar.gz",
-     "unsafe-entry"),
-    ("symlink escape in a tar", lambda: targz((member("SKILL.md"), SKILL),
-                                              (member("x", tarfile.SYMTYPE, "../../etc/passwd"),
-                                               None)),
-     "tar.gz", "unsafe-entry"),
-    ("absolute symlink in a tar", lambda: targz((member("SKILL.md"), SKILL),
-                                                (member("x", tarfile.SYMTYPE, "/etc/passwd"),
-                                                 None)),
-     "tar.gz", "unsafe-entry"),
-    ("symlink escape in a zip", lambda: zipped(("SKILL.md", SKILL, 0o100644),
-                                               ("x", b"../../../etc/passwd", 0o120777)),
-     "zip", "unsafe-entry"),
-    ("hard link escape", lambda: targz((member("SKILL.md"), SKILL),
-                                       (member("x", tarfile.LNKTYPE, "../outside"), None)),
-     "tar.gz", "unsafe-entry"),
-    ("link to a folder", lambda: targz((member("SKILL.md"), SKILL),
-                                       (member("sub", tarfile.DIRTYPE), None),
-                                       (member("x", tarfile.SYMTYPE, "sub"), None)),
-     "tar.gz", "unsafe-entry"),
-    ("symlink loop", lambda: targz((member("SKILL.md"), SKILL),
-                                   (member("a", tarfile.SYMTYPE, "b"), None),
-                                   (member("b", tarfile.SYMTYPE, "a"), None)),
-     "tar.gz", "unsafe-entry"),
-    ("character device", lambda: targz((member("SKILL.md"), SKILL),
-                                       (member("dev", tarfile.CHRTYPE), None)),
-     "tar.gz", "unsafe-entry"),
-    ("block device", lambda: targz((member("SKILL.md"), SKILL),
-                                   (member("disk", tarfile.BLKTYPE), None)),
-     "tar.gz", "unsafe-entry"),
-    ("fifo", lambda: targz((member("SKILL.md"), SKILL), (member("pipe", tarfile.FIFOTYPE), None)),
-     "tar.gz", "unsafe-entry"),
-    ("device in a zip", lambda: zipped(("SKILL.md", SKILL, 0o100644), ("dev", b"", 0o020644)),
-     "zip", "unsafe-entry"),
-    ("duplicate tar entry", lambda: targz((member("SKILL.md"), SKILL), (member("SKILL.md"), b"x")),
-     "tar.gz", "unsafe-entry"),
-    ("duplicate after ./", lambda: targz((member("SKILL.md"), SKILL), (member("./SKILL.md"), b"x")),
-     "tar.gz", "unsafe-entry"),
-    ("duplicate by case", lambda: targz((member("SKILL.md"), SKILL), (member("skill.md"), b"x")),
-     "tar.gz", "unsafe-entry"),
+    (
+        "control character",
+        lambda: targz((member("SKILL.md\x1b[2J"), SKILL)),
+        "tar.gz",
+        "unsafe-entry",
+    ),
+    (
+        "symlink escape in a tar",
+        lambda: targz(
+            (member("SKILL.md"), SKILL), (member("x", tarfile.SYMTYPE, "../../etc/passwd"), None)
+        ),
+        "tar.gz",
+        "unsafe-entry",
+    ),
+    (
+        "absolute symlink in a tar",
+        lambda: targz(
+            (member("SKILL.md"), SKILL), (member("x", tarfile.SYMTYPE, "/etc/passwd"), None)
+        ),
+        "tar.gz",
+        "unsafe-entry",
+    ),
+    (
+        "symlink escape in a zip",
+        lambda: zipped(("SKILL.md", SKILL, 0o100644), ("x", b"../../../etc/passwd", 0o120777)),
+        "zip",
+        "unsafe-entry",
+    ),
+    (
+        "hard link escape",
+        lambda: targz(
+            (member("SKILL.md"), SKILL), (member("x", tarfile.LNKTYPE, "../outside"), None)
+        ),
+        "tar.gz",
+        "unsafe-entry",
+    ),
+    (
+        "link to a folder",
+        lambda: targz(
+            (member("SKILL.md"), SKILL),
+            (member("sub", tarfile.DIRTYPE), None),
+            (member("x", tarfile.SYMTYPE, "sub"), None),
+        ),
+        "tar.gz",
+        "unsafe-entry",
+    ),
+    (
+        "symlink loop",
+        lambda: targz(
+            (member("SKILL.md"), SKILL),
+            (member("a", tarfile.SYMTYPE, "b"), None),
+            (member("b", tarfile.SYMTYPE, "a"), None),
+        ),
+        "tar.gz",
+        "unsafe-entry",
+    ),
+    (
+        "character device",
+        lambda: targz((member("SKILL.md"), SKILL), (member("dev", tarfile.CHRTYPE), None)),
+        "tar.gz",
+        "unsafe-entry",
+    ),
+    (
+        "block device",
+        lambda: targz((member("SKILL.md"), SKILL), (member("disk", tarfile.BLKTYPE), None)),
+        "tar.gz",
+        "unsafe-entry",
+    ),
+    (
+        "fifo",
+        lambda: targz((member("SKILL.md"), SKILL), (member("pipe", tarfile.FIFOTYPE), None)),
+        "tar.gz",
+        "unsafe-entry",
+    ),
+    (
+        "device in a zip",
+        lambda: zipped(("SKILL.md", SKILL, 0o100644), ("dev", b"", 0o020644)),
+        "zip",
+        "unsafe-entry",
+    ),
+    (
+        "duplicate tar entry",
+        lambda: targz((member("SKILL.md"), SKILL), (member("SKILL.md"), b"x")),
+        "tar.gz",
+        "unsafe-entry",
+    ),
+    (
+        "duplicate after ./",
+        lambda: targz((member("SKILL.md"), SKILL), (member("./SKILL.md"), b"x")),
+        "tar.gz",
+        "unsafe-entry",
+    ),
+    (
+        "duplicate by case",
+        lambda: targz((member("SKILL.md"), SKILL), (member("skill.md"), b"x")),
+        "tar.gz",
+        "unsafe-entry",
+    ),
     ("duplicate zip entry", zip_with_duplicate, "zip", "unsafe-entry"),
-    ("too many files", lambda: targz(*[(member(f"f{i}.md"), b"x") for i in range(30)]),
-     "tar.gz", "too-large"),
+    (
+        "too many files",
+        lambda: targz(*[(member(f"f{i}.md"), b"x") for i in range(30)]),
+        "tar.gz",
+        "too-large",
+    ),
     ("gzip bomb", gz_bomb, "tar.gz", "too-large"),
     ("pax header bomb", pax_header_bomb, "tar.gz", "too-large"),
     ("zip bomb", zip_bomb, "zip", "too-large"),
-    ("truncated gzip", lambda: targz((member("SKILL.md"), SKILL))[:-20], "tar.gz",
-     "archive-invalid"),
+    (
+        "truncated gzip",
+        lambda: targz((member("SKILL.md"), SKILL))[:-20],
+        "tar.gz",
+        "archive-invalid",
+    ),
     ("not an archive", lambda: b"<html>not found</html>", "zip", "archive-invalid"),
 ]
 
@@ -194,8 +270,11 @@ def test_long_names_in_pax_or_ustar_prefix_form_are_read_whole() -> None:
 
 
 def test_a_zip_is_read_with_its_exec_bits() -> None:
-    data = zipped(("SKILL.md", SKILL, 0o100644), ("scripts/run.sh", b"#!/bin/sh\n", 0o100755),
-                  ("scripts/", b"", 0o040755))
+    data = zipped(
+        ("SKILL.md", SKILL, 0o100644),
+        ("scripts/run.sh", b"#!/bin/sh\n", 0o100755),
+        ("scripts/", b"", 0o040755),
+    )
     payload = read_archive(data, "zip", limits=SMALL, label="x")
     assert set(payload.files) == {"SKILL.md", "scripts/run.sh"}
     assert payload.executable == {"scripts/run.sh"}
@@ -203,8 +282,14 @@ def test_a_zip_is_read_with_its_exec_bits() -> None:
 
 @pytest.mark.parametrize(
     ("name", "expected"),
-    [("SKILL.md", "SKILL.md"), ("./a/b.md", "a/b.md"), ("a//b.md", "a/b.md"), ("./", ""),
-     (".", ""), ("a/", "a")],
+    [
+        ("SKILL.md", "SKILL.md"),
+        ("./a/b.md", "a/b.md"),
+        ("a//b.md", "a/b.md"),
+        ("./", ""),
+        (".", ""),
+        ("a/", "a"),
+    ],
 )
 def test_member_paths_are_normalized(name: str, expected: str) -> None:
     assert normalize_member(name, label="x") == expected

@@ -114,8 +114,12 @@ def test_the_locale_order_equals_node_locale_compare_on_random_ascii_paths() -> 
     )
     env = {**os.environ, "LC_ALL": "en_US.UTF-8", "LANG": "en_US.UTF-8"}
     result = subprocess.run(
-        [node, "-e", script], input=json.dumps(paths), capture_output=True, text=True,
-        env=env, check=True,
+        [node, "-e", script],
+        input=json.dumps(paths),
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
     )
     assert json.loads(result.stdout) == sorted(paths, key=_js_locale_key)
 

@@ -18,8 +18,12 @@ pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git o
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     work = make_repo(tmp_path / "work")
-    write_skill(work / "skills", "pdf", description="Fill PDFs. Use for PDF forms.",
-                files={"scripts/fill.py": "print('fill')\n"})
+    write_skill(
+        work / "skills",
+        "pdf",
+        description="Fill PDFs. Use for PDF forms.",
+        files={"scripts/fill.py": "print('fill')\n"},
+    )
     write_skill(work / "skills", "deploy", description="Deploy. Use to ship.")
     write_skill(work / "docs" / "examples", "example", description="Example.")
     (work / "README.md").write_text("# skills\n")
@@ -52,7 +56,9 @@ def test_every_skill_folder_of_a_repository_is_found_and_installed(
     entry = lock["skills"]["pdf"]
     head = git("rev-parse", "HEAD", cwd=repo)
     assert (entry["sourceType"], entry["skillPath"], entry["skillpack"]["commit"]) == (
-        "git", "skills/pdf/SKILL.md", head
+        "git",
+        "skills/pdf/SKILL.md",
+        head,
     )
     assert entry["sourceUrl"].endswith("remote.git") and "ref" not in entry
     assert doctor().clean

@@ -26,8 +26,12 @@ FAST = Limits(timeout=2.0, retries=0)
 def sources(tmp_path: Path) -> Path:
     src = tmp_path / "src"
     write_skill(src, "hello-md", description="Say hello. Use when greeting someone.")
-    write_skill(src, "toolbox", description="Run the toolbox. Use when you need the toolbox.",
-                files={"references/REF.md": "# Reference\n", "scripts/run.sh": "#!/bin/sh\necho\n"})
+    write_skill(
+        src,
+        "toolbox",
+        description="Run the toolbox. Use when you need the toolbox.",
+        files={"references/REF.md": "# Reference\n", "scripts/run.sh": "#!/bin/sh\necho\n"},
+    )
     (src / "toolbox" / "scripts" / "run.sh").chmod(0o755)
     return src
 
@@ -68,8 +72,10 @@ def test_a_published_site_installs_verified_and_doctor_is_clean(
     )
     report = doctor()
     assert report.clean and [e.status for e in report.entries] == ["ok", "ok"]
-    names = {s.name: s.scope for s in discover(cwd=str(tmp_path), include_system=False,
-                                              use_cache=False).skills}
+    names = {
+        s.name: s.scope
+        for s in discover(cwd=str(tmp_path), include_system=False, use_cache=False).skills
+    }
     assert names == {"hello-md": "user", "toolbox": "user"}
 
 
@@ -97,9 +103,10 @@ def test_the_approval_sees_each_skill_and_declining_writes_nothing(
 def tampered_targz(original: bytes) -> bytes:
     """The same archive with one byte of SKILL.md changed."""
     raw = io.BytesIO()
-    with tarfile.open(fileobj=io.BytesIO(original), mode="r:gz") as source, tarfile.open(
-        fileobj=raw, mode="w", format=tarfile.USTAR_FORMAT
-    ) as target:
+    with (
+        tarfile.open(fileobj=io.BytesIO(original), mode="r:gz") as source,
+        tarfile.open(fileobj=raw, mode="w", format=tarfile.USTAR_FORMAT) as target,
+    ):
         for member in source.getmembers():
             data = source.extractfile(member).read()  # type: ignore[union-attr]
             if member.name == "SKILL.md":
@@ -153,19 +160,27 @@ def cloudflare_site(root: Path, files: dict[str, bytes], *, digest: str | None =
         (folder / path).parent.mkdir(parents=True, exist_ok=True)
         (folder / path).write_bytes(data)
     digests = file_digests(files)
-    index = {"version": "0.2.0", "skills": [{
-        "name": "demo", "description": "Demo. Use when testing.",
-        "digest": digest or skill_digest(digests),
-        "files": [{"path": p, "digest": d} for p, d in digests.items()],
-    }]}
+    index = {
+        "version": "0.2.0",
+        "skills": [
+            {
+                "name": "demo",
+                "description": "Demo. Use when testing.",
+                "digest": digest or skill_digest(digests),
+                "files": [{"path": p, "digest": d} for p, d in digests.items()],
+            }
+        ],
+    }
     (well_known(root) / "index.json").write_text(json.dumps(index))
 
 
 def test_the_cloudflare_form_installs_file_by_file_and_checks_the_skill_digest(
     tmp_path: Path, isolated_home: Path
 ) -> None:
-    files = {"SKILL.md": skill_md("demo", "Demo. Use when testing.").encode(),
-             "scripts/run.sh": b"#!/bin/sh\n"}
+    files = {
+        "SKILL.md": skill_md("demo", "Demo. Use when testing.").encode(),
+        "scripts/run.sh": b"#!/bin/sh\n",
+    }
     good, bad = tmp_path / "good", tmp_path / "bad"
     cloudflare_site(good, files)
     cloudflare_site(bad, files, digest="sha256:" + "1" * 64)
@@ -182,9 +197,15 @@ def test_an_index_listing_a_path_outside_the_skill_is_refused_unfetched(
 ) -> None:
     root = tmp_path / "site"
     write_skill(well_known(root), "demo")
-    (well_known(root) / "index.json").write_text(json.dumps({"skills": [
-        {"name": "demo", "description": "Demo.", "files": ["SKILL.md", "../index.json"]}
-    ]}))
+    (well_known(root) / "index.json").write_text(
+        json.dumps(
+            {
+                "skills": [
+                    {"name": "demo", "description": "Demo.", "files": ["SKILL.md", "../index.json"]}
+                ]
+            }
+        )
+    )
     with serve(root) as server:
         outcome = install(server.url, approve=approve_all, limits=FAST)
         requests = server.requests()
@@ -200,10 +221,20 @@ def test_a_404_midway_refuses_that_skill_and_installs_the_others(
     root = tmp_path / "site"
     write_skill(well_known(root), "good")
     write_skill(well_known(root), "broken")
-    (well_known(root) / "index.json").write_text(json.dumps({"skills": [
-        {"name": "good", "description": "Good.", "files": ["SKILL.md"]},
-        {"name": "broken", "description": "Broken.", "files": ["SKILL.md", "missing.md"]},
-    ]}))
+    (well_known(root) / "index.json").write_text(
+        json.dumps(
+            {
+                "skills": [
+                    {"name": "good", "description": "Good.", "files": ["SKILL.md"]},
+                    {
+                        "name": "broken",
+                        "description": "Broken.",
+                        "files": ["SKILL.md", "missing.md"],
+                    },
+                ]
+            }
+        )
+    )
     with serve(root) as server:
         outcome = install(server.url, all_skills=True, approve=approve_all, limits=FAST)
     assert [(r.name, r.code) for r in outcome.refusals] == [("broken", "fetch-failed")]
@@ -219,8 +250,12 @@ def test_a_server_that_never_answers_fails_within_the_timeout(
     with serve(site) as server:
         started = time.monotonic()
         with pytest.raises(SkillIOError, match="did not answer in time"):
-            install(server.url + "/hang", all_skills=True, approve=approve_all,
-                    limits=Limits(timeout=0.5, retries=1))
+            install(
+                server.url + "/hang",
+                all_skills=True,
+                approve=approve_all,
+                limits=Limits(timeout=0.5, retries=1),
+            )
         assert time.monotonic() - started < 10
     assert not user_skills(isolated_home).exists()
 
@@ -232,15 +267,26 @@ def test_an_artifact_that_never_arrives_refuses_that_skill_only(
     with serve(root) as server:
         for name in ("quick", "stuck"):
             write_skill(well_known(root), name)
-        index = {"$schema": SCHEMA_V2, "skills": [
-            {"name": name, "type": "skill-md", "description": "D.", "url": url,
-             "digest": sha256_digest((well_known(root) / name / "SKILL.md").read_bytes())}
-            for name, url in (("quick", "quick/SKILL.md"),
-                              ("stuck", f"{server.url}/hang/stuck/SKILL.md"))
-        ]}
+        index = {
+            "$schema": SCHEMA_V2,
+            "skills": [
+                {
+                    "name": name,
+                    "type": "skill-md",
+                    "description": "D.",
+                    "url": url,
+                    "digest": sha256_digest((well_known(root) / name / "SKILL.md").read_bytes()),
+                }
+                for name, url in (
+                    ("quick", "quick/SKILL.md"),
+                    ("stuck", f"{server.url}/hang/stuck/SKILL.md"),
+                )
+            ],
+        }
         (well_known(root) / "index.json").write_text(json.dumps(index))
-        outcome = install(server.url, all_skills=True, approve=approve_all,
-                          limits=Limits(timeout=0.5, retries=0))
+        outcome = install(
+            server.url, all_skills=True, approve=approve_all, limits=Limits(timeout=0.5, retries=0)
+        )
     assert [(r.name, r.code) for r in outcome.refusals] == [("stuck", "fetch-failed")]
     assert "did not answer in time" in outcome.refusals[0].message
     assert [i.candidate.name for i in outcome.written] == ["quick"]
@@ -267,9 +313,22 @@ def test_a_skill_failing_strict_validation_is_refused(tmp_path: Path) -> None:
     folder.mkdir(parents=True)
     body = b"---\nname: other-name\ndescription: Demo.\n---\nbody\n"
     (folder / "SKILL.md").write_bytes(body)
-    (well_known(root) / "index.json").write_text(json.dumps({"$schema": SCHEMA_V2, "skills": [
-        {"name": "demo", "type": "skill-md", "description": "Demo.", "url": "demo/SKILL.md",
-         "digest": sha256_digest(body)}]}))
+    (well_known(root) / "index.json").write_text(
+        json.dumps(
+            {
+                "$schema": SCHEMA_V2,
+                "skills": [
+                    {
+                        "name": "demo",
+                        "type": "skill-md",
+                        "description": "Demo.",
+                        "url": "demo/SKILL.md",
+                        "digest": sha256_digest(body),
+                    }
+                ],
+            }
+        )
+    )
     with serve(root) as server:
         outcome = install(server.url, approve=approve_all, limits=FAST)
     [refusal] = outcome.refusals
@@ -323,7 +382,9 @@ def test_an_update_shows_changed_files_and_a_local_edit_is_never_overwritten(
     assert (item.candidate.name, item.action) == ("toolbox", "update")
     assert item.changes is not None
     assert (item.changes.added, item.changes.changed, item.changes.removed) == (
-        ("references/NEW.md",), ("references/REF.md",), ()
+        ("references/NEW.md",),
+        ("references/REF.md",),
+        (),
     )
     assert [(r.name, r.code) for r in outcome.refusals] == [("hello-md", "locally-modified")]
     assert edited.read_text().endswith("my note\n")
@@ -357,14 +418,21 @@ def test_project_installs_write_skills_lock_json_in_the_project_root(
     (project / ".git").mkdir(parents=True)
     (project / "sub").mkdir()
     with serve(site) as server:
-        outcome = install(server.url, skills=["hello-md"], scope="project",
-                          cwd=str(project / "sub"), approve=approve_all, limits=FAST)
+        outcome = install(
+            server.url,
+            skills=["hello-md"],
+            scope="project",
+            cwd=str(project / "sub"),
+            approve=approve_all,
+            limits=FAST,
+        )
     assert outcome.ok
     assert (project / ".agents" / "skills" / "hello-md" / "SKILL.md").is_file()
     lock = json.loads((project / "skills-lock.json").read_text())
     assert list(lock) == ["version", "skills"] and lock["version"] == 1
-    repo = discover(roots=[Root(path=str(project / ".agents" / "skills"), scope="repo")],
-                    use_cache=False)
+    repo = discover(
+        roots=[Root(path=str(project / ".agents" / "skills"), scope="repo")], use_cache=False
+    )
     assert [s.name for s in repo.skills] == ["hello-md"]
     assert doctor(scope="project", cwd=str(project)).clean
 
@@ -381,7 +449,6 @@ def test_claude_code_gets_a_link_when_its_folder_exists(site: Path, isolated_hom
     assert not link.exists() and not link.is_symlink()
 
 
-
 def test_project_scope_refuses_when_the_project_root_is_the_home_folder(
     isolated_home: Path,
 ) -> None:
@@ -392,8 +459,13 @@ def test_project_scope_refuses_when_the_project_root_is_the_home_folder(
 def test_the_progress_hook_sees_every_download_grow_and_end(site: Path) -> None:
     calls: list[tuple[str, int, int | None]] = []
     with serve(site) as server:
-        outcome = install(server.url, skills=["toolbox"], approve=approve_all, limits=FAST,
-                          progress=lambda url, done, total: calls.append((url, done, total)))
+        outcome = install(
+            server.url,
+            skills=["toolbox"],
+            approve=approve_all,
+            limits=FAST,
+            progress=lambda url, done, total: calls.append((url, done, total)),
+        )
     assert outcome.ok
     archive = f"{server.url}/.well-known/agent-skills/toolbox.tar.gz"
     size = (well_known(site) / "toolbox.tar.gz").stat().st_size
@@ -427,18 +499,28 @@ def test_server_errors_and_insecure_redirects_refuse_that_skill(
             "broken": f"{server.url}/status/503/broken/SKILL.md",
             "bounced": f"{server.url}/redirect-to/http://example.com/bounced/SKILL.md",
         }
-        index = {"$schema": SCHEMA_V2, "skills": [
-            {"name": name, "type": "skill-md", "description": "D.", "url": url,
-             "digest": sha256_digest((well_known(root) / name / "SKILL.md").read_bytes())}
-            for name, url in urls.items()
-        ]}
+        index = {
+            "$schema": SCHEMA_V2,
+            "skills": [
+                {
+                    "name": name,
+                    "type": "skill-md",
+                    "description": "D.",
+                    "url": url,
+                    "digest": sha256_digest((well_known(root) / name / "SKILL.md").read_bytes()),
+                }
+                for name, url in urls.items()
+            ],
+        }
         (well_known(root) / "index.json").write_text(json.dumps(index))
-        outcome = install(server.url, all_skills=True, approve=approve_all,
-                          limits=Limits(timeout=2.0, retries=1))
+        outcome = install(
+            server.url, all_skills=True, approve=approve_all, limits=Limits(timeout=2.0, retries=1)
+        )
         requests = server.requests()
     refused = {r.name: r for r in outcome.refusals}
     assert {name: r.code for name, r in refused.items()} == {
-        "broken": "fetch-failed", "bounced": "fetch-failed"
+        "broken": "fetch-failed",
+        "bounced": "fetch-failed",
     }
     assert "HTTP 503" in refused["broken"].message and "tried 2 times" in refused["broken"].message
     assert "only https" in refused["bounced"].message

@@ -32,7 +32,9 @@ def test_the_bundled_skills_are_copied_with_skillpacks_version(
     lock = json.loads((isolated_home / ".agents" / ".skillpack-lock.json").read_text())
     entry = lock["skills"][names[0]]
     assert (entry["sourceType"], entry["source"], entry["skillpack"]["version"]) == (
-        "system", "skillpack", __version__
+        "system",
+        "skillpack",
+        __version__,
     )
     catalog = discover(cwd=str(tmp_path), use_cache=False)
     winners = {s.name: s.scope for s in catalog.skills if s.shadowed_by is None}

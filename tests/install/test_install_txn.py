@@ -38,14 +38,20 @@ main()
 def skillpack(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-c", "from skillpack.cli import main; main()", *args],
-        env=skillpack_env(home), capture_output=True, text=True, timeout=120,
+        env=skillpack_env(home),
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
 def run_until_paused(home: Path, step: str, *args: str) -> subprocess.Popen[str]:
     process = subprocess.Popen(
         [sys.executable, "-c", PAUSING_CLI, step, *args],
-        env=skillpack_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=skillpack_env(home),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     assert process.stdout is not None
     for line in process.stdout:
@@ -145,12 +151,17 @@ def test_a_kill_mid_download_leaves_everything_as_it_was(
         first = skillpack(isolated_home, "install", url, "--yes")
         assert first.returncode == 0, first.stderr
         before, lock_before = tree_files(installed(isolated_home)), lock_text(isolated_home)
-        write_skill(src, "big", description="Version two.",
-                    files={"assets/data.txt": os.urandom(12_000).hex()})
+        write_skill(
+            src,
+            "big",
+            description="Version two.",
+            files={"assets/data.txt": os.urandom(12_000).hex()},
+        )
         publish(str(src), str(site))
         process = subprocess.Popen(
             [sys.executable, "-c", "from skillpack.cli import main; main()", "update", "--yes"],
-            env=skillpack_env(isolated_home), stdout=subprocess.DEVNULL,
+            env=skillpack_env(isolated_home),
+            stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + 30
@@ -173,10 +184,18 @@ def test_concurrent_installs_into_one_scope_all_land_in_the_lock(
         write_skill(tmp_path / "src" / name, name)
     processes = [
         subprocess.Popen(
-            [sys.executable, "-c", "from skillpack.cli import main; main()", "install",
-             str(tmp_path / "src" / name), "--yes"],
-            env=skillpack_env(isolated_home), stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE, text=True,
+            [
+                sys.executable,
+                "-c",
+                "from skillpack.cli import main; main()",
+                "install",
+                str(tmp_path / "src" / name),
+                "--yes",
+            ],
+            env=skillpack_env(isolated_home),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         for name in names
     ]

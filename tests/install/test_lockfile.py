@@ -25,8 +25,14 @@ def test_a_missing_lock_reads_as_empty_version_one(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["{not json", '{"version": "1", "skills": {}}', '{"version": 0, "skills": {}}',
-             '{"version": 1}', "[]"],
+    "text",
+    [
+        "{not json",
+        '{"version": "1", "skills": {}}',
+        '{"version": 0, "skills": {}}',
+        '{"version": 1}',
+        "[]",
+    ],
 )
 def test_an_invalid_lock_is_an_error_and_is_never_overwritten(tmp_path: Path, text: str) -> None:
     path = tmp_path / "skills-lock.json"
@@ -38,8 +44,13 @@ def test_an_invalid_lock_is_an_error_and_is_never_overwritten(tmp_path: Path, te
 
 def test_written_locks_are_sorted_two_space_json_with_a_newline(tmp_path: Path) -> None:
     path = tmp_path / "skills-lock.json"
-    write_lock(path, {"version": 1, "skills": {"zeta": {"source": "z"}, "Alpha": {"source": "a"},
-                                               "alpha": {"source": "b"}}})
+    write_lock(
+        path,
+        {
+            "version": 1,
+            "skills": {"zeta": {"source": "z"}, "Alpha": {"source": "a"}, "alpha": {"source": "b"}},
+        },
+    )
     text = path.read_text()
     assert text.endswith("}\n") and text.startswith('{\n  "version": 1,\n  "skills": {\n')
     assert list(json.loads(text)["skills"]) == ["Alpha", "alpha", "zeta"]
@@ -58,33 +69,63 @@ def test_unknown_entries_and_fields_survive_a_rewrite(tmp_path: Path) -> None:
 
 def test_a_well_known_entry_has_the_skills_cli_fields_then_skillpacks(tmp_path: Path) -> None:
     origin = Origin(
-        source_type="well-known", source="example.com", source_url="https://example.com",
+        source_type="well-known",
+        source="example.com",
+        source_url="https://example.com",
         index_url="https://example.com/.well-known/agent-skills/index.json",
         artifact_url="https://example.com/.well-known/agent-skills/demo/SKILL.md",
-        artifact_digest="sha256:" + "1" * 64, well_known_digest="sha256:" + "1" * 64,
+        artifact_digest="sha256:" + "1" * 64,
+        well_known_digest="sha256:" + "1" * 64,
     )
     entry = make_entry(candidate(origin), lock_dir=tmp_path, now="T", previous=None)
-    assert list(entry) == ["source", "sourceUrl", "sourceType", "computedHash",
-                           "wellKnownDigest", "skillpack"]
+    assert list(entry) == [
+        "source",
+        "sourceUrl",
+        "sourceType",
+        "computedHash",
+        "wellKnownDigest",
+        "skillpack",
+    ]
     ours = entry["skillpack"]
-    assert set(ours) == {"skillDigest", "files", "indexUrl", "artifactUrl", "artifactDigest",
-                         "installedAt", "updatedAt"}
+    assert set(ours) == {
+        "skillDigest",
+        "files",
+        "indexUrl",
+        "artifactUrl",
+        "artifactDigest",
+        "installedAt",
+        "updatedAt",
+    }
     assert ours["files"] == {"SKILL.md": "sha256:" + hashlib.sha256(SKILL).hexdigest()}
 
 
 def test_git_github_and_local_entries_take_the_skills_cli_shapes(tmp_path: Path) -> None:
-    git = Origin(source_type="git", source="file:///r.git", source_url="file:///r.git",
-                 ref="v1", skill_path="skills/demo/SKILL.md", commit="c" * 40)
+    git = Origin(
+        source_type="git",
+        source="file:///r.git",
+        source_url="file:///r.git",
+        ref="v1",
+        skill_path="skills/demo/SKILL.md",
+        commit="c" * 40,
+    )
     github = Origin(source_type="github", source="o/r", skill_path="demo/SKILL.md")
-    local = Origin(source_type="local", source=str(tmp_path / "src"),
-                   source_url=str(tmp_path / "src"))
+    local = Origin(
+        source_type="local", source=str(tmp_path / "src"), source_url=str(tmp_path / "src")
+    )
     shapes = {
         name: list(make_entry(candidate(o), lock_dir=tmp_path, now="T", previous=None))
         for name, o in (("git", git), ("github", github), ("local", local))
     }
     assert shapes == {
-        "git": ["source", "sourceUrl", "ref", "sourceType", "skillPath", "computedHash",
-                "skillpack"],
+        "git": [
+            "source",
+            "sourceUrl",
+            "ref",
+            "sourceType",
+            "skillPath",
+            "computedHash",
+            "skillpack",
+        ],
         "github": ["source", "sourceType", "skillPath", "computedHash", "skillpack"],
         "local": ["source", "sourceType", "computedHash", "skillpack"],
     }
@@ -105,14 +146,34 @@ def test_an_update_keeps_the_first_install_time(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("origin", "kind", "location", "ref"),
     [
-        (Origin(source_type="well-known", source="example.com",
-                source_url="https://example.com/team"), "site", "https://example.com/team", None),
-        (Origin(source_type="github", source="o/r", ref="v1"), "git",
-         "https://github.com/o/r.git", "v1"),
-        (Origin(source_type="git", source="u", source_url="ssh://h/r.git"), "git",
-         "ssh://h/r.git", None),
-        (Origin(source_type="archive", source="/x.zip", source_url="/x.zip"), "archive",
-         "/x.zip", None),
+        (
+            Origin(
+                source_type="well-known",
+                source="example.com",
+                source_url="https://example.com/team",
+            ),
+            "site",
+            "https://example.com/team",
+            None,
+        ),
+        (
+            Origin(source_type="github", source="o/r", ref="v1"),
+            "git",
+            "https://github.com/o/r.git",
+            "v1",
+        ),
+        (
+            Origin(source_type="git", source="u", source_url="ssh://h/r.git"),
+            "git",
+            "ssh://h/r.git",
+            None,
+        ),
+        (
+            Origin(source_type="archive", source="/x.zip", source_url="/x.zip"),
+            "archive",
+            "/x.zip",
+            None,
+        ),
     ],
 )
 def test_a_lock_entry_is_re_resolved_from_the_source_it_records(

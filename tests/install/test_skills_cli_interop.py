@@ -56,7 +56,12 @@ def skills(*args: str, home: Path, cwd: Path) -> subprocess.CompletedProcess[str
         "FORCE_COLOR": "0",
     }
     result = subprocess.run(
-        [cli, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120,
+        [cli, *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
         stdin=subprocess.DEVNULL,
     )
     return subprocess.CompletedProcess(
@@ -69,8 +74,12 @@ def test_the_skills_cli_lists_and_installs_a_published_site_and_shares_the_lock(
 ) -> None:
     src, site = tmp_path / "src", tmp_path / "site"
     write_skill(src, "hello-md", description="Say hello. Use when greeting someone.")
-    write_skill(src, "toolbox", description="Run the toolbox. Use when you need it.",
-                files={"references/REF.md": "# Ref\n", "scripts/run.sh": "#!/bin/sh\necho\n"})
+    write_skill(
+        src,
+        "toolbox",
+        description="Run the toolbox. Use when you need it.",
+        files={"references/REF.md": "# Ref\n", "scripts/run.sh": "#!/bin/sh\necho\n"},
+    )
     publish(str(src), str(site))
     home, project = tmp_path / "npm-home", tmp_path / "project"
     (home / ".claude").mkdir(parents=True)
@@ -91,7 +100,8 @@ def test_the_skills_cli_lists_and_installs_a_published_site_and_shares_the_lock(
         # skillpack reads the lock the npm CLI wrote: clean, and nothing to update.
         assert doctor(scope="project", cwd=str(project)).clean
         assert update(scope="project", cwd=str(project), approve=approve_all).plan.unchanged == (
-            "hello-md", "toolbox"
+            "hello-md",
+            "toolbox",
         )
 
         # skillpack updates one skill; the npm CLI still lists both and keeps skillpack's data.

@@ -34,7 +34,10 @@ def test_stage_writes_every_file_with_its_mode_and_nothing_else(
 
 def test_stage_never_writes_into_an_existing_folder(tmp_path: Path) -> None:
     (tmp_path / "demo").mkdir()
-    candidate = make_candidate(Payload(files={"SKILL.md": FILES["SKILL.md"]}),
-                               Origin(source_type="local", source="x"), name="demo")
+    candidate = make_candidate(
+        Payload(files={"SKILL.md": FILES["SKILL.md"]}),
+        Origin(source_type="local", source="x"),
+        name="demo",
+    )
     with pytest.raises(FileExistsError):
         _txn.stage(tmp_path / "demo", candidate)

@@ -18,8 +18,13 @@ def parse(document: Any) -> Any:
 
 
 def v2(**overrides: Any) -> dict[str, Any]:
-    entry = {"name": "pdf", "type": "archive", "description": "PDFs.", "url": "pdf.tar.gz",
-             "digest": DIGEST}
+    entry = {
+        "name": "pdf",
+        "type": "archive",
+        "description": "PDFs.",
+        "url": "pdf.tar.gz",
+        "digest": DIGEST,
+    }
     entry.update(overrides)
     return entry
 
@@ -36,10 +41,16 @@ def test_index_urls_follow_the_skills_cli_probing_order() -> None:
 
 
 def test_a_schema_entry_resolves_its_url_against_the_index_url() -> None:
-    parsed = parse({"$schema": SCHEMA_V2, "skills": [
-        v2(), v2(name="cdn", url="https://cdn.example.net/cdn.zip"),
-        v2(name="md", type="skill-md", url="/other/md/SKILL.md"),
-    ]})
+    parsed = parse(
+        {
+            "$schema": SCHEMA_V2,
+            "skills": [
+                v2(),
+                v2(name="cdn", url="https://cdn.example.net/cdn.zip"),
+                v2(name="md", type="skill-md", url="/other/md/SKILL.md"),
+            ],
+        }
+    )
     assert parsed.form == "v2" and parsed.warnings == ()
     urls = {e.name: (e.kind, e.url) for e in parsed.entries}
     assert urls == {
@@ -88,8 +99,13 @@ def test_a_duplicate_name_keeps_the_first_entry() -> None:
 
 
 def test_the_legacy_form_fetches_files_from_the_skill_folder_and_warns() -> None:
-    parsed = parse({"skills": [{"name": "pdf", "description": "PDFs.",
-                                "files": ["SKILL.md", "scripts/fill.py"]}]})
+    parsed = parse(
+        {
+            "skills": [
+                {"name": "pdf", "description": "PDFs.", "files": ["SKILL.md", "scripts/fill.py"]}
+            ]
+        }
+    )
     [entry] = parsed.entries
     assert (parsed.form, entry.kind, entry.digest) == ("legacy", "files", None)
     assert [f.url for f in entry.files] == [
@@ -100,25 +116,39 @@ def test_the_legacy_form_fetches_files_from_the_skill_folder_and_warns() -> None
 
 
 def test_the_cloudflare_form_reads_skill_and_file_digests_and_a_package() -> None:
-    document = {"version": "0.2.0", "skills": [
-        {"name": "a", "description": "A.", "digest": DIGEST,
-         "files": [{"path": "SKILL.md", "digest": DIGEST}]},
-        {"name": "b", "description": "B.", "digest": DIGEST,
-         "files": [{"path": "SKILL.md", "digest": DIGEST}],
-         "package": {"url": "b.zip", "digest": DIGEST}},
-    ]}
+    document = {
+        "version": "0.2.0",
+        "skills": [
+            {
+                "name": "a",
+                "description": "A.",
+                "digest": DIGEST,
+                "files": [{"path": "SKILL.md", "digest": DIGEST}],
+            },
+            {
+                "name": "b",
+                "description": "B.",
+                "digest": DIGEST,
+                "files": [{"path": "SKILL.md", "digest": DIGEST}],
+                "package": {"url": "b.zip", "digest": DIGEST},
+            },
+        ],
+    }
     parsed = parse(document)
     by_name = {e.name: e for e in parsed.entries}
     assert parsed.form == "cloudflare" and parsed.warnings == ()
     assert (by_name["a"].kind, by_name["a"].skill_digest) == ("files", DIGEST)
     assert (by_name["b"].kind, by_name["b"].url, by_name["b"].digest) == (
-        "archive", "https://example.com/.well-known/agent-skills/b.zip", DIGEST
+        "archive",
+        "https://example.com/.well-known/agent-skills/b.zip",
+        DIGEST,
     )
 
 
 def test_an_index_that_lists_a_path_outside_the_skill_is_flagged() -> None:
-    [entry] = parse({"skills": [{"name": "x", "description": "X.",
-                                 "files": ["SKILL.md", "../x"]}]}).entries
+    [entry] = parse(
+        {"skills": [{"name": "x", "description": "X.", "files": ["SKILL.md", "../x"]}]}
+    ).entries
     assert entry.problem_path() == "../x"
 
 
@@ -128,8 +158,9 @@ def test_an_index_that_lists_a_path_outside_the_skill_is_flagged() -> None:
         b"not json",
         b"[]",
         b'{"skills": 3}',
-        json.dumps({"$schema": "https://schemas.agentskills.io/discovery/9.0.0/schema.json",
-                    "skills": []}).encode(),
+        json.dumps(
+            {"$schema": "https://schemas.agentskills.io/discovery/9.0.0/schema.json", "skills": []}
+        ).encode(),
         json.dumps({"version": "1.0.0", "skills": []}).encode(),
     ],
 )

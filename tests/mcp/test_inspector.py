@@ -73,9 +73,16 @@ def child_env() -> list[str]:
 
 def verify(*server: str, max_skills: int = 256) -> subprocess.CompletedProcess[str]:
     return inspector(
-        "--method", "skills/list", "--verify", "--require-digests",
-        "--skill-catalog-max-skills", str(max_skills),
-        *child_env(), "--", *SERVE, *server,
+        "--method",
+        "skills/list",
+        "--verify",
+        "--require-digests",
+        "--skill-catalog-max-skills",
+        str(max_skills),
+        *child_env(),
+        "--",
+        *SERVE,
+        *server,
     )
 
 
@@ -102,7 +109,11 @@ def test_yaml_traps_bom_crlf_binary_and_nesting_verify(tmp_path: Path) -> None:
     done = verify("--root", str(root), "--no-user", "--no-system", "--cwd", str(tmp_path))
     assert done.returncode == 0, done.stdout + done.stderr
     assert sorted(str(r["name"]) for r in reports(done)) == [
-        "bom", "crlf", "inner", "outer", "traps"
+        "bom",
+        "crlf",
+        "inner",
+        "outer",
+        "traps",
     ]
 
 
@@ -125,9 +136,22 @@ def http_url(tmp_path: Path) -> Iterator[tuple[str, str]]:
     token = "inspector-token"
     (tmp_path / "token").write_text(token, encoding="utf-8")
     with subprocess.Popen(
-        [*SERVE, "--transport", "http", "--port", "0", "--json", "--no-user",
-         "--token-file", str(tmp_path / "token"), "--cwd", str(tmp_path)],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        [
+            *SERVE,
+            "--transport",
+            "http",
+            "--port",
+            "0",
+            "--json",
+            "--no-user",
+            "--token-file",
+            str(tmp_path / "token"),
+            "--cwd",
+            str(tmp_path),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
     ) as process:
         try:
             assert process.stdout is not None
@@ -165,11 +189,51 @@ def test_the_yaml_1_2_reading_equals_the_inspectors_own_parser() -> None:
     from skillpack.parse._yaml12 import Yaml12Error, frontmatter_json, same_json
 
     values = [
-        "yes", "No", "on", "OFF", "y", "true", "True", "tRUE", "null", "~", "", "017",
-        "0o17", "0x1f", "0b11", "1_000", "1:20", "2024-01-02", "2024-01-02T10:00:00Z",
-        "1.", ".5", "1e3", "-0", "+12", ".inf", ".NaN", "9007199254740993", "'q'", '"d"',
-        '"\\x41"', "a b", "a #b", "a:b", "[1, on]", "{a: yes}", "|\n  x\n", ">-\n  a\n  b\n",
-        "!!str 017", "! 12", "&a v", "=", "<<", "- a", "@x", "x: y",
+        "yes",
+        "No",
+        "on",
+        "OFF",
+        "y",
+        "true",
+        "True",
+        "tRUE",
+        "null",
+        "~",
+        "",
+        "017",
+        "0o17",
+        "0x1f",
+        "0b11",
+        "1_000",
+        "1:20",
+        "2024-01-02",
+        "2024-01-02T10:00:00Z",
+        "1.",
+        ".5",
+        "1e3",
+        "-0",
+        "+12",
+        ".inf",
+        ".NaN",
+        "9007199254740993",
+        "'q'",
+        '"d"',
+        '"\\x41"',
+        "a b",
+        "a #b",
+        "a:b",
+        "[1, on]",
+        "{a: yes}",
+        "|\n  x\n",
+        ">-\n  a\n  b\n",
+        "!!str 017",
+        "! 12",
+        "&a v",
+        "=",
+        "<<",
+        "- a",
+        "@x",
+        "x: y",
     ]
     keys = ["name", "description", "a", "1", "true", "~", "yes", "'q k'", "<<", "2024-01-01"]
     rng = random.Random(15)
@@ -190,7 +254,11 @@ def test_the_yaml_1_2_reading_equals_the_inspectors_own_parser() -> None:
     assert node is not None
     done = subprocess.run(
         [node, "--input-type=module", "-e", script],
-        input=json.dumps(docs), capture_output=True, text=True, timeout=300, check=True,
+        input=json.dumps(docs),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
     )
     theirs = json.loads(done.stdout)
 

@@ -408,9 +408,7 @@ def test_digests_follow_a_file_that_changed_in_place(server: SkillServer, tree: 
 
         def guide_digest(entry: dict[str, Any]) -> str:
             return next(
-                r["digest"]
-                for r in entry["skill"]["resources"]
-                if r["uri"].endswith("guide.md")
+                r["digest"] for r in entry["skill"]["resources"] if r["uri"].endswith("guide.md")
             )
 
         data = await read_bytes(client, "skill://extra/alpha/references/guide.md")

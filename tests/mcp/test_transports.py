@@ -93,16 +93,30 @@ def http_server(tree: Path, tmp_path: Path) -> Iterator[tuple[str, str]]:
     token_file = tmp_path / "token"
     token_file.write_text(token + "\n", encoding="utf-8")
     errors = tmp_path / "server.err"
-    with errors.open("w", encoding="utf-8") as stderr, subprocess.Popen(
-        [
-            *SERVE,
-            "--transport", "http", "--port", "0", "--json", "--token-file", str(token_file),
-            "--root", str(tree), "--no-user", "--no-system", "--cwd", str(tree),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=stderr,
-        text=True,
-    ) as process:
+    with (
+        errors.open("w", encoding="utf-8") as stderr,
+        subprocess.Popen(
+            [
+                *SERVE,
+                "--transport",
+                "http",
+                "--port",
+                "0",
+                "--json",
+                "--token-file",
+                str(token_file),
+                "--root",
+                str(tree),
+                "--no-user",
+                "--no-system",
+                "--cwd",
+                str(tree),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+        ) as process,
+    ):
         try:
             assert process.stdout is not None
             line = process.stdout.readline()
@@ -120,9 +134,10 @@ def test_http_on_loopback_serves_a_client_with_the_token(http_server: tuple[str,
 
     async def main() -> dict[str, Any]:
         http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
-        async with http, Client(
-            streamable_http_client(url, http_client=http), mode="legacy"
-        ) as client:
+        async with (
+            http,
+            Client(streamable_http_client(url, http_client=http), mode="legacy") as client,
+        ):
             assert client.server_capabilities.extensions == {
                 "io.modelcontextprotocol/skills": {"directoryRead": True}
             }
@@ -208,29 +223,41 @@ def test_raw_stdio_answers_malformed_lines_with_errors_and_keeps_serving(tree: P
             assert process.stdout is not None
             return dict(json.loads(process.stdout.readline()))
 
-        init = {"protocolVersion": "2025-06-18", "capabilities": {},
-                "clientInfo": {"name": "raw", "version": "1"}}
-        send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
-             .encode())
+        init = {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"},
+        }
+        send(
+            json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}).encode()
+        )
         assert "extensions" in reply()["result"]["capabilities"]
         send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
         send(b"this is not json")
         assert reply()["error"]["code"] == -32700
         send(b'{"hello": "world"}')
         assert reply()["error"]["code"] == -32600
-        send(b'{"jsonrpc": "2.0", "id": 2, "method": "x", "params": {"p": "'
-             + b"a" * MAX_LINE_BYTES + b'"}}')
+        send(
+            b'{"jsonrpc": "2.0", "id": 2, "method": "x", "params": {"p": "'
+            + b"a" * MAX_LINE_BYTES
+            + b'"}}'
+        )
         assert reply()["error"]["code"] == -32600
         send(b'{"jsonrpc": "2.0", "id": 3, "method": "nope/nope", "params": {}}')
         assert reply() == {
-            "jsonrpc": "2.0", "id": 3,
+            "jsonrpc": "2.0",
+            "id": 3,
             "error": {"code": -32601, "message": "Method not found", "data": "nope/nope"},
         }
-        send(b'{"jsonrpc": "2.0", "id": 4, "method": "resources/read", '
-             b'"params": {"uri": "skill://extra/alpha/%2e%2e/beta/SKILL.md"}}')
+        send(
+            b'{"jsonrpc": "2.0", "id": 4, "method": "resources/read", '
+            b'"params": {"uri": "skill://extra/alpha/%2e%2e/beta/SKILL.md"}}'
+        )
         assert reply()["error"]["code"] == -32602
-        send(b'{"jsonrpc": "2.0", "id": 5, "method": "resources/read", '
-             b'"params": {"uri": "skill://extra/alpha/references/guide.md"}}')
+        send(
+            b'{"jsonrpc": "2.0", "id": 5, "method": "resources/read", '
+            b'"params": {"uri": "skill://extra/alpha/references/guide.md"}}'
+        )
         assert reply()["result"]["contents"][0]["text"] == "# Guide\n"
         process.stdin.close()
         assert process.wait(timeout=30) == 0

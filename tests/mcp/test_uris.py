@@ -31,8 +31,10 @@ def skill(folder: str, name: str, *, root: str = "/r", scope: str = "extra") -> 
         ([skill("/r/pdf-v2", "pdf")], ["extra/pdf-v2/pdf"]),
         # Scopes are the authority; a plugin's folders are part of the path.
         (
-            [skill("/u/pdf", "pdf", root="/u", scope="user"),
-             skill("/r/plugins/acme/skills/pdf", "pdf")],
+            [
+                skill("/u/pdf", "pdf", root="/u", scope="user"),
+                skill("/r/plugins/acme/skills/pdf", "pdf"),
+            ],
             ["user/pdf", "extra/plugins/acme/skills/pdf"],
         ),
         # A nested skill extends its enclosing skill's path, even a renamed one.

@@ -462,13 +462,22 @@ def test_unknown_field_suggests_the_known_spelling() -> None:
 @pytest.mark.parametrize(
     ("body", "description", "line"),
     [
-        pytest.param("First para\nwraps here.\n\nSecond.\n", "First para wraps here.", 4,
-                     id="first-paragraph-joined"),
-        pytest.param("# Title\n\nDoes X. Use for Y.\n", "Does X. Use for Y.", 6,
-                     id="skips-a-heading"),
+        pytest.param(
+            "First para\nwraps here.\n\nSecond.\n",
+            "First para wraps here.",
+            4,
+            id="first-paragraph-joined",
+        ),
+        pytest.param(
+            "# Title\n\nDoes X. Use for Y.\n", "Does X. Use for Y.", 6, id="skips-a-heading"
+        ),
         pytest.param("Title\n=====\n\nReal text.\n", "Real text.", 7, id="skips-setext"),
-        pytest.param("\n```sh\nrun me\n```\n<!-- note\nmore -->\n---\nText.\n", "Text.", 11,
-                     id="skips-code-comments-and-breaks"),
+        pytest.param(
+            "\n```sh\nrun me\n```\n<!-- note\nmore -->\n---\nText.\n",
+            "Text.",
+            11,
+            id="skips-code-comments-and-breaks",
+        ),
         pytest.param("# Only a heading #\n", "Only a heading", 4, id="heading-when-no-paragraph"),
         pytest.param("Para\n# Heading\n", "Para", 4, id="a-heading-ends-the-paragraph"),
         pytest.param("w " * 600, ("w " * 600)[:1023].rstrip() + "…", 4, id="cut-to-the-limit"),
@@ -482,7 +491,9 @@ def test_a_missing_description_is_the_bodys_first_paragraph(
     assert parsed.skill is not None and parsed.skill.description == description
     (problem,) = parsed.problems
     assert (problem.code, problem.severity, problem.field) == (
-        "description-from-body", W, "description"
+        "description-from-body",
+        W,
+        "description",
     )
     assert problem.line == line
     assert text.split("\n")[line - 1].strip().lstrip("# ").startswith(description[:4])
@@ -510,20 +521,36 @@ def test_the_body_fallback_applies_only_to_an_absent_description_with_a_paragrap
 @pytest.mark.parametrize(
     ("name", "folder", "fix"),
     [
-        pytest.param("pdf-tools", "pdf", "rename the directory to 'pdf-tools' or set `name: pdf`",
-                     id="both-valid"),
+        pytest.param(
+            "pdf-tools",
+            "pdf",
+            "rename the directory to 'pdf-tools' or set `name: pdf`",
+            id="both-valid",
+        ),
         pytest.param("PDF Tools", "pdf-tools", "set `name: pdf-tools`", id="name-invalid"),
-        pytest.param("pdf-tools", "PDF_Tools", "rename the directory to 'pdf-tools'",
-                     id="folder-invalid"),
-        pytest.param("PDF Tools", "My Skills", "use one valid name for both, e.g. 'pdf-tools' "
-                     "(directory and `name: pdf-tools`)", id="neither-valid"),
-        pytest.param("Ωμέγα", "Ελλάδα", "use one valid name for both, e.g. 'my-skill' "
-                     "(directory and `name: my-skill`)", id="nothing-to-slug"),
+        pytest.param(
+            "pdf-tools", "PDF_Tools", "rename the directory to 'pdf-tools'", id="folder-invalid"
+        ),
+        pytest.param(
+            "PDF Tools",
+            "My Skills",
+            "use one valid name for both, e.g. 'pdf-tools' (directory and `name: pdf-tools`)",
+            id="neither-valid",
+        ),
+        pytest.param(
+            "Ωμέγα",
+            "Ελλάδα",
+            "use one valid name for both, e.g. 'my-skill' (directory and `name: my-skill`)",
+            id="nothing-to-slug",
+        ),
     ],
 )
 def test_the_name_mismatch_hint_offers_only_valid_names(name: str, folder: str, fix: str) -> None:
-    [mismatch] = [p for p in check_name(name, dir_name=folder, path="/s/SKILL.md")
-                  if p.code == "name-mismatch"]
+    [mismatch] = [
+        p
+        for p in check_name(name, dir_name=folder, path="/s/SKILL.md")
+        if p.code == "name-mismatch"
+    ]
     assert mismatch.message.endswith(f"; {fix}.")
     for offered in re.findall(r"'([^']+)'|`name: ([^`]+)`", fix):
         value = offered[0] or offered[1]

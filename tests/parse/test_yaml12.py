@@ -19,23 +19,32 @@ from skillpack.parse._yaml12 import Yaml12Error, frontmatter_json
     ("text", "expected"),
     [
         # Booleans: only true/false (three spellings each).
-        ("a: yes\nb: No\nc: on\nd: OFF\ne: y", {"a": "yes", "b": "No", "c": "on", "d": "OFF",
-                                                "e": "y"}),
+        (
+            "a: yes\nb: No\nc: on\nd: OFF\ne: y",
+            {"a": "yes", "b": "No", "c": "on", "d": "OFF", "e": "y"},
+        ),
         ("a: true\nb: True\nc: FALSE\nd: tRue", {"a": True, "b": True, "c": False, "d": "tRue"}),
         # Null.
-        ("a: ~\nb: null\nc: NULL\nd:\ne: nil", {"a": None, "b": None, "c": None, "d": None,
-                                                 "e": "nil"}),
+        (
+            "a: ~\nb: null\nc: NULL\nd:\ne: nil",
+            {"a": None, "b": None, "c": None, "d": None, "e": "nil"},
+        ),
         # Integers: decimal (leading zeros too), 0o octal, 0x hex; nothing else.
-        ("a: 017\nb: 0o17\nc: 0x1F\nd: +12\ne: -3", {"a": 17, "b": 15, "c": 31, "d": 12,
-                                                     "e": -3}),
-        ("a: 1_000\nb: 1:20\nc: 0b11\nd: 0O17", {"a": "1_000", "b": "1:20", "c": "0b11",
-                                                 "d": "0O17"}),
+        ("a: 017\nb: 0o17\nc: 0x1F\nd: +12\ne: -3", {"a": 17, "b": 15, "c": 31, "d": 12, "e": -3}),
+        (
+            "a: 1_000\nb: 1:20\nc: 0b11\nd: 0O17",
+            {"a": "1_000", "b": "1:20", "c": "0b11", "d": "0O17"},
+        ),
         # Floats.
-        ("a: 1.5\nb: 1.\nc: .5\nd: 1e3\ne: -2.5E-1", {"a": 1.5, "b": 1.0, "c": 0.5, "d": 1000.0,
-                                                      "e": -0.25}),
+        (
+            "a: 1.5\nb: 1.\nc: .5\nd: 1e3\ne: -2.5E-1",
+            {"a": 1.5, "b": 1.0, "c": 0.5, "d": 1000.0, "e": -0.25},
+        ),
         # Timestamps are text.
-        ("a: 2024-01-02\nb: 2024-01-02T10:00:00Z", {"a": "2024-01-02",
-                                                    "b": "2024-01-02T10:00:00Z"}),
+        (
+            "a: 2024-01-02\nb: 2024-01-02T10:00:00Z",
+            {"a": "2024-01-02", "b": "2024-01-02T10:00:00Z"},
+        ),
         # Merge keys are plain keys; explicit !!str stays text; keys become text.
         ("<<: {b: 1}\nc: !!str 12", {"<<": {"b": 1}, "c": "12"}),
         ("1: x\ntrue: y\n~: z", {"1": "x", "true": "y", "": "z"}),

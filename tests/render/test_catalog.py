@@ -45,7 +45,6 @@ SNAPSHOT_SKILLS = (
 )
 
 
-
 # -- formats --------------------------------------------------------------------------
 
 
@@ -377,12 +376,13 @@ def test_shorten(text: str, limit: int, expected: str) -> None:
     assert len(shorten(text, limit)) <= limit
 
 
-
 @pytest.mark.parametrize("budget", [100_000, 1000, 700, 600])
 def test_json_catalog_entries_carry_their_scope_within_the_budget(budget: int) -> None:
     skills = [
-        replace(make_skill(f"skill-{i}", f"Does thing {i}. Use when testing {i}."),
-                scope=("repo", "user", "system")[i % 3])
+        replace(
+            make_skill(f"skill-{i}", f"Does thing {i}. Use when testing {i}."),
+            scope=("repo", "user", "system")[i % 3],
+        )
         for i in range(6)
     ]
     rendered = render_catalog(skills, format="json", budget_chars=budget)

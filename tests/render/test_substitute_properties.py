@@ -52,9 +52,7 @@ def test_any_body_and_arguments_give_bounded_text(body: str, args: str, named: b
 
 
 @given(st.integers(1, 4000), st.integers(1, 400))
-def test_repeated_placeholders_are_refused_past_the_expansion_limit(
-    copies: int, size: int
-) -> None:
+def test_repeated_placeholders_are_refused_past_the_expansion_limit(copies: int, size: int) -> None:
     body = "$ARGUMENTS " * copies
     added = copies * (size - len("$ARGUMENTS"))
     try:

@@ -45,8 +45,14 @@ def write_project(base: Path, names: tuple[str, ...] = ("alpha", "beta")) -> Pat
     return project
 
 
-def write_skill_md(folder: Path, name: str, *, description: str | None = None,
-                   extra: str = "", body: str | None = None) -> Path:
+def write_skill_md(
+    folder: Path,
+    name: str,
+    *,
+    description: str | None = None,
+    extra: str = "",
+    body: str | None = None,
+) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     description = description or f"Does {name} work. Use for {name}."
     body = body if body is not None else f"# {name}\n\nSteps for {name}.\n"

@@ -40,8 +40,12 @@ class RawServer:
         return json.loads(line)
 
     def ask(self, request_id: int, method: str = "skills.list", **params: Any) -> Any:
-        self.send(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method,
-                              "params": params}).encode() + b"\n")
+        self.send(
+            json.dumps(
+                {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+            ).encode()
+            + b"\n"
+        )
         return self.reply()
 
     def close(self) -> tuple[int, str]:

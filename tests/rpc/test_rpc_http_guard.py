@@ -64,8 +64,20 @@ def served(tmp_path: Path) -> Iterator[Served]:
     token_file = tmp_path / "private" / "token"
     token_file.parent.mkdir()
     process = subprocess.Popen(
-        [*serve_command(), "--http", "--port", "0", "--json", "--cwd", str(project),
-         "--token-file", str(token_file), "--allow-origin", ALLOWED_ORIGIN, *SERVER_ARGS],
+        [
+            *serve_command(),
+            "--http",
+            "--port",
+            "0",
+            "--json",
+            "--cwd",
+            str(project),
+            "--token-file",
+            str(token_file),
+            "--allow-origin",
+            ALLOWED_ORIGIN,
+            *SERVER_ARGS,
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
@@ -174,7 +186,11 @@ def test_a_body_over_four_mib_is_refused_from_its_content_length_alone(served: S
     ],
 )
 def test_other_requests_get_a_plain_status(
-    served: Served, method: str, path: str, headers: dict[str, str], body: bytes | None,
+    served: Served,
+    method: str,
+    path: str,
+    headers: dict[str, str],
+    body: bytes | None,
     status: int,
 ) -> None:
     assert served.request(method, path, body, headers)[0] == status

@@ -33,10 +33,10 @@ def project(tmp_path: Path) -> Path:
 
 
 def make_live(project: Path, notes: list[tuple[str, dict[str, Any]]], **kwargs: Any) -> Live:
-    discovery = Discovery(cwd=str(project), include_user=False, include_system=False,
-                          refresh="manual")
-    return Live(discovery, notify=lambda method, params: notes.append((method, params)),
-                **kwargs)
+    discovery = Discovery(
+        cwd=str(project), include_user=False, include_system=False, refresh="manual"
+    )
+    return Live(discovery, notify=lambda method, params: notes.append((method, params)), **kwargs)
 
 
 def test_a_change_found_by_a_refresh_reaches_sessions_and_subscribers(project: Path) -> None:
@@ -117,8 +117,13 @@ def test_sessions_are_capped_and_idle_ones_make_room(project: Path) -> None:
 def test_events_send_a_heartbeat_while_nothing_changes(project: Path) -> None:
     hub = Hub()
     live = make_live(project, [])
-    server = RpcHTTPServer(("127.0.0.1", 0), dispatcher=Dispatcher(Methods(live)), hub=hub,
-                           token="secret", heartbeat=0.05)
+    server = RpcHTTPServer(
+        ("127.0.0.1", 0),
+        dispatcher=Dispatcher(Methods(live)),
+        hub=hub,
+        token="secret",
+        heartbeat=0.05,
+    )
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
     thread.start()
     try:
@@ -135,8 +140,11 @@ def test_events_send_a_heartbeat_while_nothing_changes(project: Path) -> None:
         line = response.readline()
         while not line.startswith(b"data: "):  # pings may come first
             line = response.readline()
-        assert json.loads(line[len(b"data: "):]) == {"jsonrpc": "2.0", "method": "skills/changed",
-                                    "params": {"cwd": "/x"}}
+        assert json.loads(line[len(b"data: ") :]) == {
+            "jsonrpc": "2.0",
+            "method": "skills/changed",
+            "params": {"cwd": "/x"},
+        }
         connection.close()
     finally:
         server.stopping.set()

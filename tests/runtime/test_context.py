@@ -19,14 +19,21 @@ def session() -> Session:
     files = MemorySkills(
         {
             "/s/short/SKILL.md": skill_md("short", "Tiny. Use rarely."),
-            "/s/long/SKILL.md": skill_md("long", "A long description of deploys. " * 12,
-                                         body="# Long\n" + "Do this carefully.\n" * 40),
+            "/s/long/SKILL.md": skill_md(
+                "long",
+                "A long description of deploys. " * 12,
+                body="# Long\n" + "Do this carefully.\n" * 40,
+            ),
             "/s/medium/SKILL.md": skill_md("medium", "Reviews pull requests for style. " * 3),
-            "/s/scoped/SKILL.md": skill_md("scoped", "Only reads files. Use to inspect.",
-                                           body="Read only.\n",
-                                           extra="allowed-tools: Read Grep\n"),
-            "/s/hidden/SKILL.md": skill_md("hidden", "User only.",
-                                           extra="disable-model-invocation: true\n"),
+            "/s/scoped/SKILL.md": skill_md(
+                "scoped",
+                "Only reads files. Use to inspect.",
+                body="Read only.\n",
+                extra="allowed-tools: Read Grep\n",
+            ),
+            "/s/hidden/SKILL.md": skill_md(
+                "hidden", "User only.", extra="disable-model-invocation: true\n"
+            ),
         }
     )
     return Session(files.catalog(), reader=files)
@@ -50,8 +57,15 @@ def test_entry_chars_match_each_format_entry_by_entry(session: Session, fmt: str
     skills = session.model_skills()
     sizes = entry_chars(skills, format=fmt, include_location=False)  # type: ignore[arg-type]
     alone = [
-        len(render_catalog([s], format=fmt, budget_chars=100_000, preamble=False,  # type: ignore[arg-type]
-                           include_location=False).text)
+        len(
+            render_catalog(
+                [s],
+                format=fmt,
+                budget_chars=100_000,
+                preamble=False,  # type: ignore[arg-type]
+                include_location=False,
+            ).text
+        )
         for s in skills
     ]
     empty_frame = alone[0] - sizes[0]

@@ -180,9 +180,7 @@ def test_a_description_that_looks_like_yaml_survives_unchanged(project: Path) ->
     assert session.find(name="tricky").description == description
 
 
-def test_a_name_taken_by_another_skill_is_refused(
-    project: Path, write_skill: WriteSkill
-) -> None:
+def test_a_name_taken_by_another_skill_is_refused(project: Path, write_skill: WriteSkill) -> None:
     write_skill("deploy", base=project / ".claude" / "skills")
     session = open_session(project)
     result = create(SkillTools(session, create=True), name="deploy")
@@ -250,7 +248,8 @@ def test_a_new_skill_is_never_written_through_a_link(project: Path, tmp_path: Pa
     (skills / "linked").symlink_to(elsewhere, target_is_directory=True)
     session = open_session(project)
     result = create(SkillTools(session, create=True), name="linked", scope="project")
-    assert "is a symbolic link; a new skill is never written through a link" in (
-        result["error"]["message"]
+    assert (
+        "is a symbolic link; a new skill is never written through a link"
+        in (result["error"]["message"])
     )
     assert list(elsewhere.iterdir()) == []

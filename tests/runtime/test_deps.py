@@ -171,9 +171,13 @@ def test_the_host_prompt_is_asked_once_and_the_answer_stays_in_memory(
         ("API_TOKEN", True, "Token for the API"),
         ("REGION", True, None),
     ]  # REGION was declined: not asked again in this session
-    assert first.missing_dependencies == second.missing_dependencies == (
-        {"type": "env_var", "name": "REGION"},
-        {"type": "mcp", "name": "github"},
+    assert (
+        first.missing_dependencies
+        == second.missing_dependencies
+        == (
+            {"type": "env_var", "name": "REGION"},
+            {"type": "mcp", "name": "github"},
+        )
     )
     [token, _] = session.dependencies(skill).env_vars
     assert (token.state, token.source) == ("present", "session")

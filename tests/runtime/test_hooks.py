@@ -105,8 +105,7 @@ def hooked(tmp_path: Path, write_skill: WriteSkill) -> Path:
     write_skill(
         "skills/guard",
         name="guard",
-        frontmatter="name: guard\ndescription: Guards tools. Use in tests.\n"
-        + HOOKS.format(py=PY),
+        frontmatter="name: guard\ndescription: Guards tools. Use in tests.\n" + HOOKS.format(py=PY),
         files={
             "check.py": "import json, sys\nevent = json.load(sys.stdin)\n"
             "print(event['hook_event_name'], event['tool_name'], event['tool_input']['command'])\n"

@@ -51,7 +51,9 @@ def project(tmp_path: Path) -> Path:
         tmp_path / "one",
         {
             "report/SKILL.md": skill_md(
-                "report", "Weekly report, from server one.", "One's steps.",
+                "report",
+                "Weekly report, from server one.",
+                "One's steps.",
                 **{"allowed-tools": "Bash"},
             ),
             "report/references/style.md": "one's style\n",
@@ -121,7 +123,11 @@ def test_servers_start_whatever_stderr_the_host_had_when_the_sdk_loaded(
 
     done = subprocess.run(
         [sys.executable, "-c", STDERR_WITHOUT_FD, str(project)],
-        capture_output=True, text=True, timeout=120, cwd=tmp_path, check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        check=True,
     )
     listed, problems = json.loads(done.stdout)
     assert problems == []
@@ -204,20 +210,52 @@ def test_a_server_that_cannot_start_is_a_problem_not_a_failure(tmp_path: Path) -
 @pytest.mark.parametrize(
     ("entry", "code"),
     [
-        ({"uri": "skill://a/b/SKILL.md", "frontmatter": {"name": "b", "description": "d"},
-          "resources": "dynamic"}, "mcp-skill-unverifiable"),
-        ({"uri": "skill://a/b/SKILL.md", "frontmatter": {"name": "c", "description": "d"},
-          "resources": []}, "mcp-skill-invalid"),
-        ({"uri": "skill://a/b/SKILL.md", "frontmatter": {"name": "b", "description": "d"},
-          "resources": []}, "mcp-skill-invalid"),
-        ({"uri": "skill://a/b/SKILL.md", "frontmatter": {"name": "b", "description": "d"},
-          "resources": [{"uri": "skill://a/b/SKILL.md", "digest": "sha256:00", "size": 1}]},
-         "mcp-skill-invalid"),
-        ({"uri": "skill://a/b/SKILL.md", "frontmatter": {"name": "b", "description": "d"},
-          "resources": [{"uri": "skill://a/b/../../x", "digest": "sha256:" + "0" * 64,
-                         "size": 1}]}, "mcp-skill-invalid"),
-        ({"uri": "skill://a/b/README.md", "frontmatter": {"name": "b"}, "resources": []},
-         "mcp-skill-invalid"),
+        (
+            {
+                "uri": "skill://a/b/SKILL.md",
+                "frontmatter": {"name": "b", "description": "d"},
+                "resources": "dynamic",
+            },
+            "mcp-skill-unverifiable",
+        ),
+        (
+            {
+                "uri": "skill://a/b/SKILL.md",
+                "frontmatter": {"name": "c", "description": "d"},
+                "resources": [],
+            },
+            "mcp-skill-invalid",
+        ),
+        (
+            {
+                "uri": "skill://a/b/SKILL.md",
+                "frontmatter": {"name": "b", "description": "d"},
+                "resources": [],
+            },
+            "mcp-skill-invalid",
+        ),
+        (
+            {
+                "uri": "skill://a/b/SKILL.md",
+                "frontmatter": {"name": "b", "description": "d"},
+                "resources": [{"uri": "skill://a/b/SKILL.md", "digest": "sha256:00", "size": 1}],
+            },
+            "mcp-skill-invalid",
+        ),
+        (
+            {
+                "uri": "skill://a/b/SKILL.md",
+                "frontmatter": {"name": "b", "description": "d"},
+                "resources": [
+                    {"uri": "skill://a/b/../../x", "digest": "sha256:" + "0" * 64, "size": 1}
+                ],
+            },
+            "mcp-skill-invalid",
+        ),
+        (
+            {"uri": "skill://a/b/README.md", "frontmatter": {"name": "b"}, "resources": []},
+            "mcp-skill-invalid",
+        ),
     ],
 )
 def test_entries_that_cannot_be_verified_are_left_out_with_a_problem(

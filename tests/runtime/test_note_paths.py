@@ -79,7 +79,10 @@ def test_deeper_noted_folders_rank_first_and_siblings_tie(monorepo: Path) -> Non
     (monorepo / "packages" / "web" / "src" / ".codex" / "skills").mkdir(parents=True)
 
     roots = default_roots(
-        cwd=str(monorepo), include_user=False, include_system=False, include_admin=False,
+        cwd=str(monorepo),
+        include_user=False,
+        include_system=False,
+        include_admin=False,
         note_paths=noted,
     )
 

@@ -131,9 +131,7 @@ def test_flags_say_what_a_person_needs_to_know(project: Path) -> None:
     )
     session = open_session(project)
     problems = problems_by_skill(session.catalog)
-    flags = {
-        s.qualified_name: skill_flags(session, s, problems) for s in session.catalog.skills
-    }
+    flags = {s.qualified_name: skill_flags(session, s, problems) for s in session.catalog.skills}
     assert flags["repo:deploy-docs"] == ("disabled",)
     assert flags["repo:deploy-app"] == ("denied",)
     assert flags["user:pdf-tools"] == ("shadowed",)

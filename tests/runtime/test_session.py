@@ -16,8 +16,9 @@ from skillpack.runtime._session import Session
 from skillpack.select._rules import PermissionRules
 
 
-def skill_md(name: str, description: str = "Does a thing. Use when testing.", body: str = "",
-             extra: str = "") -> str:
+def skill_md(
+    name: str, description: str = "Does a thing. Use when testing.", body: str = "", extra: str = ""
+) -> str:
     return f"---\nname: {name}\ndescription: {description}\n{extra}---\n{body}"
 
 
@@ -130,9 +131,7 @@ def test_budget_comes_from_context_window_and_env(files: MemorySkills) -> None:
     plain = Session(files.catalog(), reader=files, env={})
     assert plain.render_catalog(context_window=100_000).report.budget_chars == 8_000
     assert plain.render_catalog().report.budget_chars == 16_000
-    configured = Session(
-        files.catalog(), reader=files, env={}, config=Config(budget_fraction=0.01)
-    )
+    configured = Session(files.catalog(), reader=files, env={}, config=Config(budget_fraction=0.01))
     assert configured.render_catalog(context_window=100_000).report.budget_chars == 4_000
 
 

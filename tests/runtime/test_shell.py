@@ -69,9 +69,7 @@ def test_shell_syntax_needs_a_shell_policy(tmp_path: Path, write_skill: WriteSki
     assert "\nb\n" in ran
 
 
-def test_a_failure_shows_inline_with_its_exit_code(
-    tmp_path: Path, write_skill: WriteSkill
-) -> None:
+def test_a_failure_shows_inline_with_its_exit_code(tmp_path: Path, write_skill: WriteSkill) -> None:
     write_skill(
         "skills/s",
         body=f"!`{PY} fail.py`\n",
@@ -97,8 +95,7 @@ def test_commands_run_in_the_skill_folder_with_a_minimal_environment(
         "skills/s",
         body=f"!`{PY} show.py`\n",
         files={
-            "show.py": "import os, json\n"
-            "print(json.dumps([os.getcwd(), sorted(os.environ)]))\n"
+            "show.py": "import os, json\nprint(json.dumps([os.getcwd(), sorted(os.environ)]))\n"
         },
     )
     text = load(tmp_path / "skills", "s", shell=ShellPolicy(allow=(f"{PY} show.py",)))

@@ -45,18 +45,21 @@ def tools_for(files: dict[str, str] = FILES, **kwargs: Any) -> SkillTools:
     ("tool", "arguments", "field"),
     [
         pytest.param("skill_load", {"name": "pdf", "nmae": "x"}, "nmae", id="unknown-key"),
-        pytest.param("use_skill", {"skill": "pdf", "arguments": "x"}, "arguments",
-                     id="unknown-key-use"),
+        pytest.param(
+            "use_skill", {"skill": "pdf", "arguments": "x"}, "arguments", id="unknown-key-use"
+        ),
         pytest.param("skill_load", {"name": ["pdf"]}, "name", id="list-for-string"),
         pytest.param("skill_load", {"name": "pdf", "args": 3}, "args", id="number-for-string"),
         pytest.param("use_skill", {"skill": {"name": "pdf"}}, "skill", id="object-for-string"),
-        pytest.param("skill_read_file", {"skill": "pdf", "path": True}, "path",
-                     id="bool-for-string"),
+        pytest.param(
+            "skill_read_file", {"skill": "pdf", "path": True}, "path", id="bool-for-string"
+        ),
         pytest.param("skill_search", {"query": "pdf", "limit": True}, "limit", id="bool-for-int"),
         pytest.param("skill_search", {"query": "pdf", "limit": 2.5}, "limit", id="float-for-int"),
         pytest.param("skill_search", {"query": "pdf", "limit": 99}, "limit", id="over-maximum"),
-        pytest.param("skill_search", {"query": "pdf", "scope": "galaxy"}, "scope",
-                     id="not-in-enum"),
+        pytest.param(
+            "skill_search", {"query": "pdf", "scope": "galaxy"}, "scope", id="not-in-enum"
+        ),
         pytest.param("skill_search", {"query": 7}, "query", id="query-number"),
         pytest.param("skill_read_file", {"skill": "pdf"}, "path", id="missing-required"),
     ],
@@ -135,8 +138,14 @@ def test_the_name_enum_holds_ids_that_each_pick_one_skill() -> None:
 def test_a_qualified_id_is_in_the_enum_where_the_bare_name_is_not_unique() -> None:
     def skill(name: str, plugin: str | None) -> Skill:
         folder = f"/p/{plugin or 'plain'}/{name}"
-        return Skill(name=name, description="Does it.", path=f"{folder}/SKILL.md", dir=folder,
-                     scope="user", plugin=plugin)
+        return Skill(
+            name=name,
+            description="Does it.",
+            path=f"{folder}/SKILL.md",
+            dir=folder,
+            scope="user",
+            plugin=plugin,
+        )
 
     catalog = Catalog(skills=(skill("lint", "p1"), skill("lint", "p2"), skill("fmt", None)))
     [_, load, _, _] = SkillTools(Session(catalog, session_id="s")).definitions()
@@ -179,8 +188,9 @@ _COMMAND = re.compile(r"`skillpack\b|\bskillpack (list|enable|disable|show|load|
 
 def test_no_model_facing_text_tells_the_model_to_run_skillpack() -> None:
     memory = MemorySkills({**FILES, "/a/gone/SKILL.md": skill_md("gone")})
-    session = Session(memory.catalog(), reader=memory, session_id="s",
-                      config=Config(disabled=("retired",)))
+    session = Session(
+        memory.catalog(), reader=memory, session_id="s", config=Config(disabled=("retired",))
+    )
     tools = SkillTools(session)
     memory.remove("/a/gone/SKILL.md")
     calls = [
@@ -204,8 +214,9 @@ def test_no_model_facing_text_tells_the_model_to_run_skillpack() -> None:
     text = "$nope $retired $dup [$x](/nowhere/SKILL.md) $gone"
     turn = session.prepare_turn(text, invoker="model")
     texts += [d.message for d in turn.diagnostics]
-    assert turn.diagnostics and all(d.hint is None or _COMMAND.search(d.hint)
-                                    for d in turn.diagnostics)
+    assert turn.diagnostics and all(
+        d.hint is None or _COMMAND.search(d.hint) for d in turn.diagnostics
+    )
     texts.append(session.catalog_prompt())
     loaded = tools.skill_load(name="pdf")
     texts += [loaded["data"]["content"], tools.skill_load(name="pdf")["data"]["content"]]
@@ -217,7 +228,8 @@ def test_skill_create_is_strict_too_its_frontmatter_travels_as_json_text() -> No
     memory = MemorySkills(FILES)
     tools = SkillTools(Session(memory.catalog(), reader=memory), create=True)
     [create] = [
-        d["function"] for d in tools.definitions_for("openai")
+        d["function"]
+        for d in tools.definitions_for("openai")
         if d["function"]["name"] == "skill_create"
     ]
     _assert_strict(create["parameters"])

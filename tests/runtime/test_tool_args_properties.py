@@ -70,9 +70,7 @@ def test_a_value_over_its_limit_is_refused_naming_the_field(
         value: Any = "x" * (prop["maxLength"] + data.draw(st.integers(1, 1000)))
     else:
         value = data.draw(
-            st.one_of(
-                st.integers(max_value=prop["minimum"] - 1), st.integers(prop["maximum"] + 1)
-            )
+            st.one_of(st.integers(max_value=prop["minimum"] - 1), st.integers(prop["maximum"] + 1))
         )
     valid = {name: "pdf" for name in schema["required"]}
     try:

@@ -55,24 +55,39 @@ def test_every_public_exception_maps_to_an_error_code() -> None:
         pytest.param("skill_load", {"name": 5}, "INVALID_PARAM", id="load-name-not-string"),
         pytest.param("skill_load", {"name": "nope"}, "NOT_FOUND", id="load-unknown"),
         pytest.param("skill_load", {"name": "dup"}, "AMBIGUOUS", id="load-ambiguous"),
-        pytest.param("skill_load", {"name": "user-only"}, "DISABLED",
-                     id="load-not-model-invocable"),
+        pytest.param(
+            "skill_load", {"name": "user-only"}, "DISABLED", id="load-not-model-invocable"
+        ),
         pytest.param("skill_load", {"path": "/a/none/SKILL.md"}, "NOT_FOUND", id="load-bad-path"),
         pytest.param("use_skill", {}, "INVALID_PARAM", id="use-needs-skill"),
         pytest.param("use_skill", {"skill": "  "}, "INVALID_PARAM", id="use-blank-skill"),
         pytest.param("skill_read_file", {"skill": "pdf"}, "INVALID_PARAM", id="read-needs-path"),
-        pytest.param("skill_read_file", {"skill": "pdf", "path": "../one/dup/SKILL.md"},
-                     "PERMISSION_DENIED", id="read-dotdot"),
-        pytest.param("skill_read_file", {"skill": "pdf", "path": "/etc/passwd"},
-                     "PERMISSION_DENIED", id="read-absolute"),
-        pytest.param("skill_read_file", {"skill": "pdf", "path": "references/none.md"},
-                     "NOT_FOUND", id="read-missing"),
+        pytest.param(
+            "skill_read_file",
+            {"skill": "pdf", "path": "../one/dup/SKILL.md"},
+            "PERMISSION_DENIED",
+            id="read-dotdot",
+        ),
+        pytest.param(
+            "skill_read_file",
+            {"skill": "pdf", "path": "/etc/passwd"},
+            "PERMISSION_DENIED",
+            id="read-absolute",
+        ),
+        pytest.param(
+            "skill_read_file",
+            {"skill": "pdf", "path": "references/none.md"},
+            "NOT_FOUND",
+            id="read-missing",
+        ),
         pytest.param("skill_search", {"query": "pdf", "limit": 0}, "INVALID_PARAM", id="limit-0"),
         pytest.param("skill_search", {"query": "pdf", "limit": 51}, "INVALID_PARAM", id="limit-51"),
-        pytest.param("skill_search", {"query": "pdf", "limit": "3"}, "INVALID_PARAM",
-                     id="limit-str"),
-        pytest.param("skill_search", {"query": "pdf", "scope": "galaxy"}, "INVALID_PARAM",
-                     id="bad-scope"),
+        pytest.param(
+            "skill_search", {"query": "pdf", "limit": "3"}, "INVALID_PARAM", id="limit-str"
+        ),
+        pytest.param(
+            "skill_search", {"query": "pdf", "scope": "galaxy"}, "INVALID_PARAM", id="bad-scope"
+        ),
         pytest.param("skill_search", {"query": ""}, "INVALID_PARAM", id="empty-query"),
         pytest.param("no_such_tool", {}, "INVALID_PARAM", id="unknown-tool"),
     ],
@@ -120,13 +135,17 @@ def test_read_file_returns_bundled_file() -> None:
     ("rules", "answer", "expected"),
     [
         # A denied skill is absent (DESIGN §7): the model cannot even learn it exists.
-        pytest.param(PermissionRules(deny=("pdf",), allow=("pdf",)), None, "NOT_FOUND",
-                     id="deny-beats-allow"),
+        pytest.param(
+            PermissionRules(deny=("pdf",), allow=("pdf",)), None, "NOT_FOUND", id="deny-beats-allow"
+        ),
         pytest.param(PermissionRules(deny=("p*",)), None, "NOT_FOUND", id="deny-glob"),
-        pytest.param(PermissionRules(allow=("pdf",), ask=("*",)), None, None,
-                     id="allow-beats-ask"),
-        pytest.param(PermissionRules(ask=("pdf",)), None, "PERMISSION_DENIED",
-                     id="ask-without-callback-refused"),
+        pytest.param(PermissionRules(allow=("pdf",), ask=("*",)), None, None, id="allow-beats-ask"),
+        pytest.param(
+            PermissionRules(ask=("pdf",)),
+            None,
+            "PERMISSION_DENIED",
+            id="ask-without-callback-refused",
+        ),
         pytest.param(PermissionRules(ask=("pdf",)), "deny", "PERMISSION_DENIED", id="ask-deny"),
         pytest.param(PermissionRules(ask=("pdf",)), "allow", None, id="ask-allow"),
         pytest.param(PermissionRules(ask=("p?f",)), "always", None, id="ask-always"),
@@ -149,7 +168,8 @@ def test_denied_skill_is_absent_from_definitions_enum() -> None:
     [_, load, _, _] = tools.definitions()
     # Two skills share the name `dup` in one root: only their paths pick one.
     assert load.parameters["properties"]["name"]["enum"] == [
-        "/a/one/dup/SKILL.md", "/a/two/dup/SKILL.md"
+        "/a/one/dup/SKILL.md",
+        "/a/two/dup/SKILL.md",
     ]
 
 
@@ -202,8 +222,12 @@ def test_fork_hands_the_rendered_body_to_the_runner() -> None:
     assert result["data"]["result"] == {"task_id": "t-1", "status": "done"}
     assert result["data"]["context"] == "fork"
     assert runner.calls == [
-        {"skill": "research", "prompt": "Research the auth module deeply.", "agent": "Explore",
-         "model": None}
+        {
+            "skill": "research",
+            "prompt": "Research the auth module deeply.",
+            "agent": "Explore",
+            "model": None,
+        }
     ]
 
 
@@ -271,8 +295,12 @@ def test_definitions_export_each_format(fmt: str) -> None:
     definitions = tools.definitions_for(fmt)  # type: ignore[arg-type]
     names = [d.get("name") or d["function"]["name"] for d in definitions]
     assert names == ["skill_search", "skill_load", "use_skill", "skill_read_file"]
-    schema_key = {"openai": None, "openai-responses": "parameters", "anthropic": "input_schema",
-                  "mcp": "inputSchema"}[fmt]
+    schema_key = {
+        "openai": None,
+        "openai-responses": "parameters",
+        "anthropic": "input_schema",
+        "mcp": "inputSchema",
+    }[fmt]
     first = definitions[1]
     schema = first["function"]["parameters"] if schema_key is None else first[schema_key]
     # user-only skills are not offered to the model; the enum holds an id per skill

@@ -64,10 +64,14 @@ class GoneOnRead(MemorySkills):
 @pytest.mark.parametrize(
     ("error", "kind"),
     [
-        pytest.param(SkillIOError("Cannot read /s/beta/SKILL.md: I/O error."), "load-failed",
-                     id="io"),
-        pytest.param(SkillPermissionError("Permission denied reading /s/beta/SKILL.md."),
-                     "permission-denied", id="permission"),
+        pytest.param(
+            SkillIOError("Cannot read /s/beta/SKILL.md: I/O error."), "load-failed", id="io"
+        ),
+        pytest.param(
+            SkillPermissionError("Permission denied reading /s/beta/SKILL.md."),
+            "permission-denied",
+            id="permission",
+        ),
     ],
 )
 def test_one_unreadable_skill_leaves_the_others_injected_and_is_a_diagnostic(

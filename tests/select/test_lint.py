@@ -15,7 +15,10 @@ GOOD = (
 
 def skill(description: str, when_to_use: str | None = None) -> Skill:
     return Skill(
-        name="s", description=description, path="/r/s/SKILL.md", dir="/r/s",
+        name="s",
+        description=description,
+        path="/r/s/SKILL.md",
+        dir="/r/s",
         when_to_use=when_to_use,
     )
 
@@ -38,8 +41,11 @@ def skill(description: str, when_to_use: str | None = None) -> Skill:
         ),
         (GOOD + " Handles various other things, etc.", None, ["description-vague"]),
         (GOOD + " " + "x" * 1024, None, ["description-too-long"]),
-        ("A comprehensive helper for anything", None,
-         ["description-short", "description-no-when", "description-vague"]),
+        (
+            "A comprehensive helper for anything",
+            None,
+            ["description-short", "description-no-when", "description-vague"],
+        ),
     ],
     ids=["good", "short", "short-with-when", "no-when", "when-field", "vague", "long", "all"],
 )
@@ -70,7 +76,8 @@ def test_a_sentence_that_says_when_is_recognised(sentence: str) -> None:
 
 def test_vague_words_are_named_once_each_in_order() -> None:
     [finding] = [
-        f for f in lint_description(skill(GOOD + " Useful for stuff, more stuff and things."))
+        f
+        for f in lint_description(skill(GOOD + " Useful for stuff, more stuff and things."))
         if f.code == "description-vague"
     ]
 

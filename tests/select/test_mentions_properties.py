@@ -41,9 +41,7 @@ def test_mentions_are_exactly_the_text_they_span(text: str) -> None:
 
 
 @given(messages(), st.sampled_from(["user", "model"]), st.sampled_from(["choose-one", "all"]))
-def test_any_message_resolves_with_bounded_diagnostics(
-    text: str, invoker: str, multi: str
-) -> None:
+def test_any_message_resolves_with_bounded_diagnostics(text: str, invoker: str, multi: str) -> None:
     resolution = resolve_message(
         text,
         CATALOG,

@@ -66,7 +66,11 @@ def test_names_match_exact_then_prefix_then_inside(
 def test_a_qualified_prefix_names_the_namespace() -> None:
     assert shown(NAMES.match("acme:")) == [("acme:lint", "prefix")]
     assert [n for n, _ in shown(NAMES.match("repo:"))] == [  # catalog order
-        "repo:code_review", "repo:deploy-app", "repo:edit-pdf", "repo:pdf", "repo:pdf-tools"
+        "repo:code_review",
+        "repo:deploy-app",
+        "repo:edit-pdf",
+        "repo:pdf",
+        "repo:pdf-tools",
     ]
 
 

@@ -22,9 +22,9 @@ def test_the_corpus_has_claude_style_argument_skills() -> None:
 
 # Without the corpus, one placeholder case carries the `corpus` marker's skip reason
 # (an empty parameter list would be skipped as "got empty parameter set").
-ARGUMENT_CASES = [
-    pytest.param(p, id=str(p.relative_to(REAL_SKILLS))) for p in ARGUMENT_SKILLS
-] or [pytest.param(REAL_SKILLS / "SKILL.md", id="no-corpus")]
+ARGUMENT_CASES = [pytest.param(p, id=str(p.relative_to(REAL_SKILLS))) for p in ARGUMENT_SKILLS] or [
+    pytest.param(REAL_SKILLS / "SKILL.md", id="no-corpus")
+]
 
 
 @pytest.mark.parametrize("skill_md", ARGUMENT_CASES)

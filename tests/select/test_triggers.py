@@ -40,20 +40,42 @@ def make_skill(name: str, description: str, **fields: Any) -> Skill:
     ("fields", "file_text", "expected"),
     [
         ({}, None, []),
-        ({"metadata": {"triggers": ["ship it", "deploy the app"]}}, None,
-         [("ship it", "metadata.triggers"), ("deploy the app", "metadata.triggers")]),
-        ({"metadata": {"triggers": "deploy, release, roll back"}}, None,
-         [("deploy", "metadata.triggers"), ("release", "metadata.triggers"),
-          ("roll back", "metadata.triggers")]),
-        ({"metadata": {"triggers": "ship it, now\nroll back the release\n"}}, None,
-         [("ship it, now", "metadata.triggers"), ("roll back the release", "metadata.triggers")]),
+        (
+            {"metadata": {"triggers": ["ship it", "deploy the app"]}},
+            None,
+            [("ship it", "metadata.triggers"), ("deploy the app", "metadata.triggers")],
+        ),
+        (
+            {"metadata": {"triggers": "deploy, release, roll back"}},
+            None,
+            [
+                ("deploy", "metadata.triggers"),
+                ("release", "metadata.triggers"),
+                ("roll back", "metadata.triggers"),
+            ],
+        ),
+        (
+            {"metadata": {"triggers": "ship it, now\nroll back the release\n"}},
+            None,
+            [("ship it, now", "metadata.triggers"), ("roll back the release", "metadata.triggers")],
+        ),
         ({"extra": {"triggers": ["ship it"]}}, None, [("ship it", "triggers")]),
         ({}, 'triggers = ["ship it", "  "]\n', [("ship it", TRIGGERS_FILE)]),
-        ({"metadata": {"triggers": ["Ship it"]}}, 'triggers = ["ship it", "release"]\n',
-         [("Ship it", "metadata.triggers"), ("release", TRIGGERS_FILE)]),
+        (
+            {"metadata": {"triggers": ["Ship it"]}},
+            'triggers = ["ship it", "release"]\n',
+            [("Ship it", "metadata.triggers"), ("release", TRIGGERS_FILE)],
+        ),
     ],
-    ids=["none", "metadata-list", "metadata-commas", "metadata-lines", "top-level", "file",
-         "duplicates-once"],
+    ids=[
+        "none",
+        "metadata-list",
+        "metadata-commas",
+        "metadata-lines",
+        "top-level",
+        "file",
+        "duplicates-once",
+    ],
 )
 def test_listed_requests_come_from_the_frontmatter_and_the_file(
     fields: dict[str, Any], file_text: str | None, expected: list[tuple[str, str]]
@@ -183,8 +205,16 @@ def test_shared_words_are_the_probe_words_both_skills_hold_rarest_first() -> Non
     # 2 of the catalog's skills); "downtime" and "zero" only deploy-app does; "use"
     # is in most skills, so it comes last when it is listed at all.
     assert "downtime" not in competitor.terms and "zero" not in competitor.terms
-    assert set(competitor.terms) <= {"deploy", "web", "app", "production", "servers",
-                                     "shipping", "build", "use"}
+    assert set(competitor.terms) <= {
+        "deploy",
+        "web",
+        "app",
+        "production",
+        "servers",
+        "shipping",
+        "build",
+        "use",
+    }
     assert len(competitor.terms) == 6
 
 
@@ -196,14 +226,28 @@ def test_the_json_shape() -> None:
 
     assert set(data) == {"ok", "summary", "skills", "pairs"}
     assert data["summary"] == {
-        "skills": 1, "requests": 1, "picked": 0, "other": 1, "nothing": 0,
-        "pairs": len(data["pairs"]), "lint": 0,
+        "skills": 1,
+        "requests": 1,
+        "picked": 0,
+        "other": 1,
+        "nothing": 0,
+        "pairs": len(data["pairs"]),
+        "lint": 0,
     }
     [skill] = data["skills"]
-    assert set(skill) == {"name", "qualified_name", "path", "requests", "competitors", "lint",
-                          "problems"}
+    assert set(skill) == {
+        "name",
+        "qualified_name",
+        "path",
+        "requests",
+        "competitors",
+        "lint",
+        "problems",
+    }
     [request] = skill["requests"]
     assert set(request) == {"request", "source", "outcome", "rank", "picked", "terms", "missing"}
     assert set(request["picked"]) == {"name", "qualified_name", "path", "score"}
-    assert all(set(c) == {"name", "qualified_name", "path", "via", "ahead", "terms"}
-               for c in skill["competitors"])
+    assert all(
+        set(c) == {"name", "qualified_name", "path", "via", "ahead", "terms"}
+        for c in skill["competitors"]
+    )

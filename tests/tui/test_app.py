@@ -327,9 +327,7 @@ async def test_problems_view_lists_every_problem_and_goes_to_its_skill(
 
 
 @sync
-async def test_reload_and_live_changes_update_the_list(
-    session: Session, project: Path
-) -> None:
+async def test_reload_and_live_changes_update_the_list(session: Session, project: Path) -> None:
     app = make_app(session, project)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press(*"zebra")
@@ -361,9 +359,7 @@ async def test_pick_returns_the_chosen_skill(session: Session, project: Path) ->
 
 
 @sync
-async def test_pick_by_double_click_and_cancel_by_escape(
-    session: Session, project: Path
-) -> None:
+async def test_pick_by_double_click_and_cancel_by_escape(session: Session, project: Path) -> None:
     app = make_app(session, project, pick=True)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.double_click("#skills", offset=(10, 1))
@@ -395,9 +391,7 @@ async def test_help_opens_with_f1_and_with_question_mark_on_an_empty_filter(
 
 
 @sync
-async def test_letters_typed_in_the_list_go_to_the_filter(
-    session: Session, project: Path
-) -> None:
+async def test_letters_typed_in_the_list_go_to_the_filter(session: Session, project: Path) -> None:
     app = make_app(session, project)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("tab")

@@ -177,17 +177,21 @@ def validate_command(paths: tuple[str, ...], strict: bool, as_json: bool) -> Non
         for problem in catalog.problems:
             by_path.setdefault(problem.path, []).append(problem)
         if only is not None:
-            by_path = {only: by_path.get(only, [])} if only in by_path else {
-                only: [
-                    Problem(
-                        path=only,
-                        severity="error",
-                        code="file-unreadable",
-                        message=f"{only} is not a skill file skillpack could read; "
-                        "a skill is a folder holding a file named exactly SKILL.md.",
-                    )
-                ]
-            }
+            by_path = (
+                {only: by_path.get(only, [])}
+                if only in by_path
+                else {
+                    only: [
+                        Problem(
+                            path=only,
+                            severity="error",
+                            code="file-unreadable",
+                            message=f"{only} is not a skill file skillpack could read; "
+                            "a skill is a folder holding a file named exactly SKILL.md.",
+                        )
+                    ]
+                }
+            )
         if not by_path:
             by_path[root.path] = [
                 Problem(

@@ -125,16 +125,20 @@ def deps_command(ref: str, catalog: CatalogOptions, as_json: bool) -> None:
         emit_json(report.to_dict())
         return
     rows: list[tuple[str, ...]] = [
-        (d.name, "env var", d.state, d.source or "-", d.description or "")
-        for d in report.env_vars
+        (d.name, "env var", d.state, d.source or "-", d.description or "") for d in report.env_vars
     ]
     for server in report.mcp_servers:
         note = server.description or (server.url or server.command or "")
         rows.append((server.name, "mcp", server.state, server.source or "-", note))
     for entry in report.other:
         rows.append(
-            (str(entry.get("value")), str(entry.get("type")), "not checked", "-",
-             str(entry.get("description") or ""))
+            (
+                str(entry.get("value")),
+                str(entry.get("type")),
+                "not checked",
+                "-",
+                str(entry.get("description") or ""),
+            )
         )
     if rows:
         print_table(
@@ -193,5 +197,7 @@ def new_command(
         emit_json(created.to_dict())
         return
     echo(f"created {created.path}")
-    echo("Edit its description and steps, then check it: skillpack validate --strict "
-         f"{os.path.dirname(created.path)}")
+    echo(
+        "Edit its description and steps, then check it: skillpack validate --strict "
+        f"{os.path.dirname(created.path)}"
+    )

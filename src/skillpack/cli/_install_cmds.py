@@ -53,12 +53,20 @@ _cwd_option = click.option(
 
 @click.command("install")
 @click.argument("source", required=False)
-@click.option("--skill", "skills", multiple=True, metavar="NAME",
-              help="Install this skill of SOURCE; repeatable.")
+@click.option(
+    "--skill",
+    "skills",
+    multiple=True,
+    metavar="NAME",
+    help="Install this skill of SOURCE; repeatable.",
+)
 @click.option("--all", "all_skills", is_flag=True, help="Install every skill SOURCE offers.")
-@click.option("--system", is_flag=True,
-              help="Copy the skills bundled with skillpack into ~/.agents/skills, so that "
-              "other agents see them.")
+@click.option(
+    "--system",
+    is_flag=True,
+    help="Copy the skills bundled with skillpack into ~/.agents/skills, so that "
+    "other agents see them.",
+)
 @_project_option
 @_yes_option
 @_timeout_option
@@ -163,25 +171,37 @@ def doctor_command(project: bool, cwd: str | None, as_json: bool) -> None:
             if entry.source:
                 line += f"  [dim]{_clean(entry.source)}[/dim]"
             out.print(line)
-            for label, paths in (("modified", entry.modified), ("missing", entry.missing),
-                                 ("extra", entry.extra)):
+            for label, paths in (
+                ("modified", entry.modified),
+                ("missing", entry.missing),
+                ("extra", entry.extra),
+            ):
                 for path in paths:
                     out.print(f"    {label}: {_clean(path)}")
-            if entry.status != "ok" and entry.detail and not (
-                entry.modified or entry.missing or entry.extra
+            if (
+                entry.status != "ok"
+                and entry.detail
+                and not (entry.modified or entry.missing or entry.extra)
             ):
                 out.print(f"    {_clean(entry.detail)}")
         summary = "clean" if report.clean else "drift"
-        out.print(f"{summary}: {len(report.entries)} skill(s) in {_clean(report.skills_dir)} "
-                  f"against {_clean(report.lock)}")
+        out.print(
+            f"{summary}: {len(report.entries)} skill(s) in {_clean(report.skills_dir)} "
+            f"against {_clean(report.lock)}"
+        )
     if not report.clean:
         raise SystemExit(1)
 
 
 @click.command("publish")
 @click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=str))
-@click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=str),
-              help="Site folder to write .well-known/agent-skills/ into.")
+@click.option(
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=str),
+    help="Site folder to write .well-known/agent-skills/ into.",
+)
 @_json_option
 def publish_command(directory: str, out: str, as_json: bool) -> None:
     """Write the skills under DIRECTORY as a well-known tree any static server serves.
@@ -208,8 +228,12 @@ def publish_command(directory: str, out: str, as_json: bool) -> None:
 
 @click.command("audit")
 @click.argument("ref")
-@click.option("--cwd", type=click.Path(exists=True, file_okay=False, path_type=str),
-              default=None, help="Directory to discover skills from when REF is a name.")
+@click.option(
+    "--cwd",
+    type=click.Path(exists=True, file_okay=False, path_type=str),
+    default=None,
+    help="Directory to discover skills from when REF is a name.",
+)
 @_json_option
 def audit_command(ref: str, cwd: str | None, as_json: bool) -> None:
     """Scan a skill (a folder, or an installed skill's NAME) for risky content.
@@ -332,8 +356,10 @@ def _print_plan(plan: Plan, *, stderr: bool) -> None:
     if plan.unchanged:
         out.print(f"\n  unchanged: {_clean(', '.join(plan.unchanged))}")
     for refusal in plan.refusals:
-        out.print(f"\n  [red]refused[/red] {_clean(refusal.name)} [{refusal.code}]: "
-                  f"{_clean(refusal.message)}")
+        out.print(
+            f"\n  [red]refused[/red] {_clean(refusal.name)} [{refusal.code}]: "
+            f"{_clean(refusal.message)}"
+        )
     for warning in plan.warnings:
         out.print(f"  [yellow]warning[/yellow]: {_clean(warning)}")
     out.print("")
@@ -364,8 +390,10 @@ def _report(outcome: Outcome, as_json: bool) -> None:
         _print_recovered(out, outcome.recovered)
         for item in outcome.written:
             verb = "updated" if item.action == "update" else "installed"
-            out.print(f"[green]{verb}[/green] {_clean(item.candidate.name)} -> "
-                      f"{_clean(outcome.plan.skills_dir)}/{_clean(item.candidate.name)}")
+            out.print(
+                f"[green]{verb}[/green] {_clean(item.candidate.name)} -> "
+                f"{_clean(outcome.plan.skills_dir)}/{_clean(item.candidate.name)}"
+            )
         for name in outcome.removed:
             out.print(f"[green]removed[/green] {_clean(name)}")
         if outcome.plan.unchanged and not outcome.written:
@@ -390,8 +418,9 @@ def _emit(data: dict[str, Any], error: dict[str, Any] | None) -> None:
 
 def _print_recovered(out: Any, names: Sequence[str]) -> None:
     for name in names:
-        out.print(f"[yellow]recovered[/yellow] {_clean(name)}: an interrupted install was "
-                  "rolled back")
+        out.print(
+            f"[yellow]recovered[/yellow] {_clean(name)}: an interrupted install was rolled back"
+        )
 
 
 def _outcome_error(outcome: Outcome) -> dict[str, Any]:
@@ -404,6 +433,7 @@ def _outcome_error(outcome: Outcome) -> dict[str, Any]:
 
 
 # --- errors, progress, escaping -------------------------------------------------------
+
 
 @contextlib.contextmanager
 def _progress(as_json: bool) -> Iterator[Callable[[str, int, int | None], None] | None]:

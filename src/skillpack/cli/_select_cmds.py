@@ -52,10 +52,18 @@ def resolve_command(
     show_default=True,
     help="Catalog format.",
 )
-@click.option("--context-window", type=click.IntRange(min=1), default=None,
-              help="Model context window in tokens (budget = 2%).")
-@click.option("--budget-chars", type=click.IntRange(min=0), default=None,
-              help="Explicit budget in characters.")
+@click.option(
+    "--context-window",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Model context window in tokens (budget = 2%).",
+)
+@click.option(
+    "--budget-chars",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Explicit budget in characters.",
+)
 @click.option("--report", is_flag=True, help="Also print what the budget shortened or omitted.")
 @catalog_options
 def render_command(
@@ -74,9 +82,7 @@ def render_command(
         format=fmt, context_window=context_window, budget_chars=budget_chars
     )
     if as_json:
-        emit_json(
-            {"format": fmt, "text": rendered.text, "report": rendered.report.to_dict()}
-        )
+        emit_json({"format": fmt, "text": rendered.text, "report": rendered.report.to_dict()})
         return
     emit_text(rendered.text)
     if report:
@@ -170,8 +176,9 @@ def load_command(
         warn(f"missing dependencies: {names} (see `skillpack deps {skill.name}`)")
 
 
-def _toggle(ref: str, enabled: bool, *, project: bool, catalog: CatalogOptions,
-            as_json: bool) -> None:
+def _toggle(
+    ref: str, enabled: bool, *, project: bool, catalog: CatalogOptions, as_json: bool
+) -> None:
     """Write the entry, then report the state that results from every config file.
 
     The user file is written unless `--project` is given. When the other file still

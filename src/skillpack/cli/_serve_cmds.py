@@ -15,22 +15,54 @@ from ._output import emit_json, print_table, visible, warn
 
 
 @click.command("serve")
-@click.option("--stdio", "transport", flag_value="stdio", default=True,
-              help="JSON-RPC on stdin/stdout, one message per line (default).")
-@click.option("--http", "transport", flag_value="http",
-              help="JSON-RPC on POST /rpc, notifications on GET /events.")
+@click.option(
+    "--stdio",
+    "transport",
+    flag_value="stdio",
+    default=True,
+    help="JSON-RPC on stdin/stdout, one message per line (default).",
+)
+@click.option(
+    "--http",
+    "transport",
+    flag_value="http",
+    help="JSON-RPC on POST /rpc, notifications on GET /events.",
+)
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (HTTP).")
-@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
-              help="Port to bind (HTTP); 0 picks a free one, printed at start.")
-@click.option("--token-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write the bearer token here (mode 0600) instead of a private file "
-              "under the user config folder.")
-@click.option("--allow-origin", "allow_origins", multiple=True,
-              help="A web page origin allowed to call the server (HTTP); repeatable.")
-@click.option("--max-sessions", type=click.IntRange(min=1), default=256, show_default=True,
-              help="Sessions open at once.")
-@click.option("--session-idle", type=click.FloatRange(min=1), default=3600.0,
-              show_default=True, help="Seconds after which an unused session may be closed.")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=0,
+    show_default=True,
+    help="Port to bind (HTTP); 0 picks a free one, printed at start.",
+)
+@click.option(
+    "--token-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the bearer token here (mode 0600) instead of a private file "
+    "under the user config folder.",
+)
+@click.option(
+    "--allow-origin",
+    "allow_origins",
+    multiple=True,
+    help="A web page origin allowed to call the server (HTTP); repeatable.",
+)
+@click.option(
+    "--max-sessions",
+    type=click.IntRange(min=1),
+    default=256,
+    show_default=True,
+    help="Sessions open at once.",
+)
+@click.option(
+    "--session-idle",
+    type=click.FloatRange(min=1),
+    default=3600.0,
+    show_default=True,
+    help="Seconds after which an unused session may be closed.",
+)
 @catalog_options
 def serve_command(
     transport: Literal["stdio", "http"],
@@ -65,15 +97,19 @@ def serve_command(
         session_idle=session_idle,
     )
     if options.discovery.refresh != "watch":
-        warn("watchfiles is not installed, so skills created or edited on disk are noticed "
-             "only at the next call, and skills/changed comes late; "
-             "pip install 'skillpack[rpc]' to watch the roots.")
+        warn(
+            "watchfiles is not installed, so skills created or edited on disk are noticed "
+            "only at the next call, and skills/changed comes late; "
+            "pip install 'skillpack[rpc]' to watch the roots."
+        )
     if transport == "stdio":
         serve_stdio(options, stdin=sys.stdin.buffer, stdout=sys.stdout.buffer)
         return
     if not is_loopback(host):
-        warn(f"serving on {host}, which is not a loopback address: other machines can "
-             "reach this server (the token still guards it).")
+        warn(
+            f"serving on {host}, which is not a loopback address: other machines can "
+            "reach this server (the token still guards it)."
+        )
 
     def announce(info: dict[str, Any]) -> None:
         if as_json:
@@ -94,14 +130,32 @@ def serve_command(
 
 
 @click.command("context")
-@click.option("--context-window", type=click.IntRange(min=1), default=None,
-              help="Model context window in tokens (the budget is 2% of it).")
-@click.option("--budget-chars", type=click.IntRange(min=0), default=None,
-              help="Explicit catalog budget in characters.")
-@click.option("--format", "fmt", type=click.Choice(["xml", "markdown", "json"]), default="xml",
-              show_default=True, help="Catalog format measured.")
-@click.option("--limit", type=click.IntRange(min=1), default=None,
-              help="Show only the most expensive N skills.")
+@click.option(
+    "--context-window",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Model context window in tokens (the budget is 2% of it).",
+)
+@click.option(
+    "--budget-chars",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Explicit catalog budget in characters.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["xml", "markdown", "json"]),
+    default="xml",
+    show_default=True,
+    help="Catalog format measured.",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Show only the most expensive N skills.",
+)
 @catalog_options
 def context_command(
     context_window: int | None,
@@ -153,6 +207,13 @@ def context_command(
     print_table(
         None,
         ("skill", "chars", "~tokens", "in catalog"),
-        [(escape(visible(e.qualified_name)), f"{e.chars:,}", f"{e.tokens:,}",
-          e.shown.replace("_", " ")) for e in entries],
+        [
+            (
+                escape(visible(e.qualified_name)),
+                f"{e.chars:,}",
+                f"{e.tokens:,}",
+                e.shown.replace("_", " "),
+            )
+            for e in entries
+        ],
     )

@@ -56,8 +56,7 @@ def boolean(value: Any) -> bool:
 
 def server_list(value: Any) -> tuple[Mapping[str, Any], ...]:
     if not isinstance(value, list) or not all(
-        isinstance(v, dict) and isinstance(v.get("name"), str) and v["name"].strip()
-        for v in value
+        isinstance(v, dict) and isinstance(v.get("name"), str) and v["name"].strip() for v in value
     ):
         raise Invalid("an array of tables, each with a `name` string ([[mcp_servers]])")
     return tuple(value)
@@ -71,8 +70,7 @@ def enabled_entries(value: Any) -> bool | tuple[str, ...]:
         return string_list(value)
     except Invalid:
         raise Invalid(
-            "a boolean (false turns every skill off) or an array of strings (skills to "
-            "re-enable)"
+            "a boolean (false turns every skill off) or an array of strings (skills to re-enable)"
         ) from None
 
 

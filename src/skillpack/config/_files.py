@@ -342,9 +342,7 @@ def add_permission(
     return _update(path, edit)
 
 
-def enable_decided_by(
-    skill: Skill, *, cwd: str | None = None, user: bool = True
-) -> Path | None:
+def enable_decided_by(skill: Skill, *, cwd: str | None = None, user: bool = True) -> Path | None:
     """The config file whose `[skills]` entry decides whether `skill` is enabled.
 
     Entries merge as in `merge_layers` (a later file's entry drops an equal earlier

@@ -242,30 +242,44 @@ def mcp_host(entry: Mapping[str, Any]) -> McpServerConfig:
             raise Invalid(f"an [[mcp_servers]] table {what} (entry {entry.get('name')!r})")
 
     name = entry.get("name")
-    need(isinstance(name, str) and bool(MCP_SERVER_NAME.match(name)),
-         "whose `name` is 1-64 letters, digits, '-' or '_' (its skills' namespace)")
+    need(
+        isinstance(name, str) and bool(MCP_SERVER_NAME.match(name)),
+        "whose `name` is 1-64 letters, digits, '-' or '_' (its skills' namespace)",
+    )
     command, url = entry.get("command"), entry.get("url")
     need((command is None) != (url is None), "with either `command` (stdio) or `url` (HTTP)")
     args = entry.get("args", [])
-    need(isinstance(args, list) and all(isinstance(a, str) for a in args),
-         "whose `args` is an array of strings")
+    need(
+        isinstance(args, list) and all(isinstance(a, str) for a in args),
+        "whose `args` is an array of strings",
+    )
     if isinstance(command, list):
-        need(bool(command) and all(isinstance(c, str) for c in command),
-             "whose `command` is a program or a non-empty array of strings")
+        need(
+            bool(command) and all(isinstance(c, str) for c in command),
+            "whose `command` is a program or a non-empty array of strings",
+        )
         command, args = command[0], [*command[1:], *args]
-    need(command is None or (isinstance(command, str) and bool(command.strip())),
-         "whose `command` is a program or a non-empty array of strings")
-    need(url is None or (isinstance(url, str) and url.startswith(("http://", "https://"))),
-         "whose `url` starts with http:// or https://")
+    need(
+        command is None or (isinstance(command, str) and bool(command.strip())),
+        "whose `command` is a program or a non-empty array of strings",
+    )
+    need(
+        url is None or (isinstance(url, str) and url.startswith(("http://", "https://"))),
+        "whose `url` starts with http:// or https://",
+    )
     env = entry.get("env", {})
-    need(isinstance(env, dict) and all(isinstance(v, str) for v in env.values()),
-         "whose `env` is a table of strings")
+    need(
+        isinstance(env, dict) and all(isinstance(v, str) for v in env.values()),
+        "whose `env` is a table of strings",
+    )
     for key in ("cwd", "token_file"):
         need(entry.get(key) is None or isinstance(entry.get(key), str), f"whose `{key}` is a path")
     need(url is not None or entry.get("token_file") is None, "with `token_file` only beside `url`")
     timeout = entry.get("timeout", 30)
-    need(isinstance(timeout, int | float) and not isinstance(timeout, bool) and timeout > 0,
-         "whose `timeout` is a positive number of seconds")
+    need(
+        isinstance(timeout, int | float) and not isinstance(timeout, bool) and timeout > 0,
+        "whose `timeout` is a positive number of seconds",
+    )
     return McpServerConfig(
         name=str(name),
         command=command,

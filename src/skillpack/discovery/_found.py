@@ -79,5 +79,3 @@ class WalkRecord:
 def snapshot_item(item: Found) -> tuple[Any, ...]:
     """`item` without its root (the snapshot's key names it): an `index._snapshot.SnapshotItem`."""
     return item[:3] + item[4:]
-
-

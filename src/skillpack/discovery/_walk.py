@@ -332,9 +332,7 @@ def walk_root(
         problems.append(_too_deep(root_path, max_depth, too_deep))
 
 
-def _list_folder(
-    folder: str, problems: list[Problem], record: WalkRecord | None
-) -> Listing | None:
+def _list_folder(folder: str, problems: list[Problem], record: WalkRecord | None) -> Listing | None:
     """`_scan(folder)`, its times noted in `record`; None when it cannot be listed."""
     try:
         if record is not None and record.timed:

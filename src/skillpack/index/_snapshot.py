@@ -162,9 +162,7 @@ def _skill_from_values(values: Any) -> Skill:
     return Skill(**dict(zip(SKILL_FIELDS, values, strict=True)))
 
 
-skill_from_values: Callable[[Any], Skill] = (
-    _compile_builder() if FAST else _skill_from_values
-)
+skill_from_values: Callable[[Any], Skill] = _compile_builder() if FAST else _skill_from_values
 """The Skill that `skill_values` described (after a marshal round trip).
 
 Raises ValueError or TypeError for values of another shape."""
@@ -200,5 +198,3 @@ def marshal_safe(snapshot: tuple[Any, ...]) -> tuple[Any, ...]:
                 values = _json_safe_values(skill_from_values(values))
         safe.append((item, values, file_problems))
     return (dirs, manifests, walk_problems, tuple(safe))
-
-

@@ -120,8 +120,16 @@ _RULES: tuple[_Rule, ...] = (
         ),
         "Downloads code and runs it in one step: whatever the server sends runs with the "
         "agent's permissions, unreviewed.",
-        ("curl", "wget", "iwr", "irm", "iex", "invoke-expression", "invoke-webrequest",
-         "invoke-restmethod"),
+        (
+            "curl",
+            "wget",
+            "iwr",
+            "irm",
+            "iex",
+            "invoke-expression",
+            "invoke-webrequest",
+            "invoke-restmethod",
+        ),
     ),
     _Rule(
         "data-exfiltration",
@@ -140,8 +148,21 @@ _RULES: tuple[_Rule, ...] = (
             r"(?:dict\(\s*)?(?:os\.environ\s*[,)]|\{?[^\n]*\bopen\()"
         ),
         "Sends local files or environment variables to another machine.",
-        ("curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "scp", "rsync", "ftp",
-         "requests.post", "requests.put", "~/dev/tcp/"),
+        (
+            "curl",
+            "wget",
+            "nc",
+            "ncat",
+            "netcat",
+            "socat",
+            "telnet",
+            "scp",
+            "rsync",
+            "ftp",
+            "requests.post",
+            "requests.put",
+            "~/dev/tcp/",
+        ),
     ),
     _Rule(
         "instruction-override",
@@ -155,8 +176,21 @@ _RULES: tuple[_Rule, ...] = (
             r"|\byou\s+are\s+(?:now\s+)?(?:no\s+longer|not)\s+(?:bound|restricted|limited)\b"
         ),
         "Tells the agent to drop its rules or to hide what it does from the user.",
-        ("ignore", "disregard", "forget", "override", "tell", "inform", "notify", "alert",
-         "mention", "reveal", "bound", "restricted", "limited"),
+        (
+            "ignore",
+            "disregard",
+            "forget",
+            "override",
+            "tell",
+            "inform",
+            "notify",
+            "alert",
+            "mention",
+            "reveal",
+            "bound",
+            "restricted",
+            "limited",
+        ),
         prose=True,
     ),
     _Rule(
@@ -170,8 +204,19 @@ _RULES: tuple[_Rule, ...] = (
             r"|\bauto-?approve\s+(?:all|every)\b"
         ),
         "Tells the agent to skip confirmations, permission checks or the sandbox.",
-        ("bypass", "disable", "skip", "turn", "circumvent", "ignore", "without",
-         "--dangerously-skip-permissions", "--no-sandbox", "auto-approve", "autoapprove"),
+        (
+            "bypass",
+            "disable",
+            "skip",
+            "turn",
+            "circumvent",
+            "ignore",
+            "without",
+            "--dangerously-skip-permissions",
+            "--no-sandbox",
+            "auto-approve",
+            "autoapprove",
+        ),
         prose=True,
     ),
     _Rule(
@@ -291,8 +336,7 @@ def audit_text(path: str, text: str) -> tuple[Finding, ...]:
                     "obfuscated-payload",
                     "medium",
                     numbers[line_of(at)],
-                    f"A {len(blob)}-character base64 blob: its content cannot be reviewed as "
-                    "text.",
+                    f"A {len(blob)}-character base64 blob: its content cannot be reviewed as text.",
                     blob,
                 )
         hex_match = _HEX_BLOB.search(token)

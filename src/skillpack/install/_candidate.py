@@ -67,8 +67,7 @@ def validate_payload(payload: Payload, *, name: str | None, label: str) -> Skill
         details = "; ".join(f"{p.code}: {p.message}" for p in errors)
         raise Refused(
             "skill-invalid",
-            f"{name} from {label} fails strict validation, so it was not installed: "
-            f"{details}",
+            f"{name} from {label} fails strict validation, so it was not installed: {details}",
         )
     return parsed.skill
 

@@ -114,9 +114,14 @@ def _last(stderr: str) -> str:
 def _clone_error(url: str, ref: str | None, stderr: str) -> str:
     last = _last(stderr)
     lowered = stderr.lower()
-    if ref and ("not found in upstream" in lowered or "couldn't find remote ref" in lowered
-                or "did not match any" in lowered or "not our ref" in lowered
-                or "unable to read tree" in lowered or "reference is not a tree" in lowered):
+    if ref and (
+        "not found in upstream" in lowered
+        or "couldn't find remote ref" in lowered
+        or "did not match any" in lowered
+        or "not our ref" in lowered
+        or "unable to read tree" in lowered
+        or "reference is not a tree" in lowered
+    ):
         return (
             f"The git ref '{ref}' does not exist in {url} ({last}). Check the branch, tag "
             "or commit name (`git ls-remote` lists them)."

@@ -312,8 +312,7 @@ def _retry_after(headers: Any) -> float:
 
 def _too_large(url: str, max_bytes: int) -> FetchError:
     return FetchError(
-        f"{url} is larger than the {max_bytes}-byte limit for one download; it was not "
-        "installed.",
+        f"{url} is larger than the {max_bytes}-byte limit for one download; it was not installed.",
         url=url,
     )
 

@@ -189,7 +189,10 @@ def update(
             source = source_of(first)
             with _fetcher(source, limits, progress) as fetcher:
                 offer = resolve(
-                    source, request, limits=limits, fetcher=fetcher,
+                    source,
+                    request,
+                    limits=limits,
+                    fetcher=fetcher,
                     system=first.source_type == "system",
                 )
         except (SkillIOError, UsageError) as error:
@@ -377,8 +380,7 @@ def _not_installed(name: str, target: Target) -> Refusal:
     return Refusal(
         name=name,
         code="not-installed",
-        message=f"{name} is not installed in the {target.scope} scope ({target.lock_path})."
-        + hint,
+        message=f"{name} is not installed in the {target.scope} scope ({target.lock_path})." + hint,
     )
 
 
@@ -422,4 +424,3 @@ def _unlink_claude(target: Target, names: Collection[str]) -> list[str]:
         except OSError as error:
             warnings.append(f"Cannot remove the link {link} ({error}).")
     return warnings
-

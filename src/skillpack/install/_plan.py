@@ -33,8 +33,11 @@ class FileChanges:
     changed: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, list[str]]:
-        return {"added": list(self.added), "removed": list(self.removed),
-                "changed": list(self.changed)}
+        return {
+            "added": list(self.added),
+            "removed": list(self.removed),
+            "changed": list(self.changed),
+        }
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -115,8 +118,9 @@ def make_plan(
             continue
         if not os.path.lexists(live):
             items.append(
-                PlanItem(candidate=candidate, action="install",
-                         previous_digest=previous.skill_digest)
+                PlanItem(
+                    candidate=candidate, action="install", previous_digest=previous.skill_digest
+                )
             )
             continue
         state = disk_state(live, limits=limits)

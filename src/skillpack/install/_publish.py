@@ -169,7 +169,11 @@ def _write_tree(out: Path, built: list[tuple[str, str, Payload]]) -> PublishRepo
             )
             published.append(
                 PublishedSkill(
-                    name=name, kind=kind, url=url, digest=digest, skill_digest=whole,
+                    name=name,
+                    kind=kind,
+                    url=url,
+                    digest=digest,
+                    skill_digest=whole,
                     files=digests,
                 )
             )
@@ -181,9 +185,7 @@ def _write_tree(out: Path, built: list[tuple[str, str, Payload]]) -> PublishRepo
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return PublishReport(
-        out=str(out), index=str(well_known / INDEX_FILE), skills=tuple(published)
-    )
+    return PublishReport(out=str(out), index=str(well_known / INDEX_FILE), skills=tuple(published))
 
 
 def _swap_in(staging: Path, live: Path) -> None:

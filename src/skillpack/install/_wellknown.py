@@ -123,9 +123,7 @@ def parse_index(data: bytes, *, index_url: str) -> ParsedIndex:
     version = document.get("version")
     if version is not None:
         if not isinstance(version, str) or not version.startswith("0."):
-            raise IndexUnusable(
-                f"{index_url} has index version {version!r}; skillpack reads 0.x"
-            )
+            raise IndexUnusable(f"{index_url} has index version {version!r}; skillpack reads 0.x")
         return _parse(document["skills"], "cloudflare", index_url, _cloudflare_entry)
     return _parse(document["skills"], "legacy", index_url, _legacy_entry)
 

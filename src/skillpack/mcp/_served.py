@@ -175,8 +175,7 @@ class ServedCatalog:
         found = _uris.split(_uris.parse(uri), self._key_at)
         if found is None:
             raise SkillNotFoundError(
-                f"No skill is served at {uri[:300]}; list them with skills/list or "
-                "resources/list."
+                f"No skill is served at {uri[:300]}; list them with skills/list or resources/list."
             )
         key, rest = found
         return self._by_key[key], rest
@@ -365,14 +364,11 @@ class ServedCatalog:
 
     def _prefix_children(self, segments: Segments, uri: str) -> list[Child]:
         depth = len(segments)
-        names = sorted(
-            {p[depth] for p in self._key_at if len(p) > depth and p[:depth] == segments}
-        )
+        names = sorted({p[depth] for p in self._key_at if len(p) > depth and p[:depth] == segments})
         if not names:
             raise UsageError(f"{uri[:300]} is not a directory served here.")
         return [
-            Child(uri=_uris.encode((*segments, n)), name=n, mime_type=DIRECTORY_MIME)
-            for n in names
+            Child(uri=_uris.encode((*segments, n)), name=n, mime_type=DIRECTORY_MIME) for n in names
         ]
 
 
@@ -429,9 +425,7 @@ def _prompt_names(skills: Sequence[Skill]) -> dict[str, Skill]:
             count[option] = count.get(option, 0) + 1
     names: dict[str, Skill] = {}
     for skill in skills:
-        chosen = next(
-            (o for o in (skill.name, skill.qualified_name) if count[o] == 1), skill.path
-        )
+        chosen = next((o for o in (skill.name, skill.qualified_name) if count[o] == 1), skill.path)
         names[chosen] = skill
     return names
 

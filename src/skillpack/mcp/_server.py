@@ -124,9 +124,7 @@ def _state(connection: Any) -> dict[str, Any]:
 class SkillServer:
     """The `skillpack mcp` server over one `Session` (ideally `refresh="watch"`)."""
 
-    def __init__(
-        self, session: Session, *, cwd: str | None = None, offload: bool = True
-    ) -> None:
+    def __init__(self, session: Session, *, cwd: str | None = None, offload: bool = True) -> None:
         """Args:
         session: The live session whose catalog, config and reader are served.
         cwd: Base folder for relative skill links, per conversation.
@@ -316,9 +314,7 @@ class SkillServer:
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> Any:
         conversation = self.conversation(ctx.session)
-        envelope = await self._run(
-            conversation.tools.call, params.name, params.arguments
-        )
+        envelope = await self._run(conversation.tools.call, params.name, params.arguments)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=json.dumps(envelope))],
             structured_content=envelope,
@@ -559,8 +555,8 @@ def _prompt_arguments(skill: Skill) -> list[types.PromptArgument]:
     return [
         types.PromptArgument(
             name="arguments",
-            description=skill.argument_hint or "Arguments, as you would type them after /"
-            + skill.name,
+            description=skill.argument_hint
+            or "Arguments, as you would type them after /" + skill.name,
             required=False,
         )
     ]
@@ -618,4 +614,3 @@ def run_stdio(server: SkillServer) -> None:
             await sdk.run(read, write, sdk.create_initialization_options())
 
     anyio.run(main)
-

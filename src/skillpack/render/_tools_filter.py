@@ -42,9 +42,7 @@ def default_tool_name(tool: Any) -> str:
     name = getattr(tool, "name", None)
     if isinstance(name, str):
         return name
-    raise TypeError(
-        f"Cannot tell the name of tool {tool!r}; pass tool_name=... to active_tools()."
-    )
+    raise TypeError(f"Cannot tell the name of tool {tool!r}; pass tool_name=... to active_tools().")
 
 
 def filter_tools(

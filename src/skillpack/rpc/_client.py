@@ -90,8 +90,9 @@ class Client:
     ) -> Client:
         """Spawn `skillpack serve --stdio ARGS…` and talk to it over its stdin/stdout."""
         argv = [*(command or serve_command()), "--stdio", *args]
-        return cls(lambda deliver: StdioTransport(argv, cwd=cwd, env=env, deliver=deliver),
-                   timeout=timeout)
+        return cls(
+            lambda deliver: StdioTransport(argv, cwd=cwd, env=env, deliver=deliver), timeout=timeout
+        )
 
     @classmethod
     def http(
@@ -174,8 +175,11 @@ class Client:
         force_reload: bool | None = None,
         extra_roots: Sequence[str] | None = None,
     ) -> SkillsListResult:
-        params = {"cwds": _list(cwds), "force_reload": force_reload,
-                  "extra_roots": _list(extra_roots)}
+        params = {
+            "cwds": _list(cwds),
+            "force_reload": force_reload,
+            "extra_roots": _list(extra_roots),
+        }
         return cast(SkillsListResult, self.call("skills.list", params))
 
     def skills_search(

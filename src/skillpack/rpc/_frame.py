@@ -36,6 +36,4 @@ def encode(message: Any) -> bytes:
 
 def error_frame(request_id: Any, code: int, message: str) -> bytes:
     """A whole error response, for transports that refuse a message before parsing it."""
-    return encode(
-        {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
-    )
+    return encode({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}})

@@ -207,9 +207,7 @@ class Live:
             entry.session.reload(change.catalog)
         self._notify("skills/changed", self.change_summary(workspace, change))
 
-    def change_summary(
-        self, workspace: Workspace, change: CatalogChange | None
-    ) -> dict[str, Any]:
+    def change_summary(self, workspace: Workspace, change: CatalogChange | None) -> dict[str, Any]:
         """The `Change` shape: the workspace and the skills added, removed or changed."""
 
         live = workspace.live
@@ -312,4 +310,3 @@ class Live:
 def _close_workspace(workspace: Workspace) -> None:
     workspace.unsubscribe()
     workspace.live.close()
-

@@ -56,9 +56,7 @@ class Methods:
         return Encoded(b'{"data":[' + b",".join(listings) + b"]}")
 
     def skills_reload(self, params: Params) -> Any:
-        return {
-            "data": [self.live.refresh(w) for w in self.live.workspaces(params.get("cwd"))]
-        }
+        return {"data": [self.live.refresh(w) for w in self.live.workspaces(params.get("cwd"))]}
 
     def skills_config_write(self, params: Params) -> Any:
         workspace = self.live.workspace(params.get("cwd"))

@@ -112,4 +112,3 @@ def _article(name: str) -> str:
 
 def _join(where: str, key: str) -> str:
     return f"{where}.{key}" if where else key
-

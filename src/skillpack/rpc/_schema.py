@@ -65,13 +65,20 @@ def _params(properties: dict[str, Schema], *required: str) -> Schema:
 
 _PATHS = {"type": "string", "minLength": 1, "maxLength": MAX_PATH_CHARS}
 
-_CWD = _str("Working directory whose repo chain (plus user and system roots) is used; "
-            "default: the server's --cwd.", minLength=1, maxLength=MAX_PATH_CHARS)
+_CWD = _str(
+    "Working directory whose repo chain (plus user and system roots) is used; "
+    "default: the server's --cwd.",
+    minLength=1,
+    maxLength=MAX_PATH_CHARS,
+)
 _SESSION = _str("A session id from `session.open`.", minLength=1, maxLength=128)
 _EXTRA_ROOTS = _list(_PATHS, "Extra skill roots (scope `extra`), absolute paths.", maxItems=64)
 _WHERE = {
-    "session": {**_SESSION, "description": "Run in this session (its state, enable "
-                "overrides and permissions); without it, in the workspace of `cwd`."},
+    "session": {
+        **_SESSION,
+        "description": "Run in this session (its state, enable "
+        "overrides and permissions); without it, in the workspace of `cwd`.",
+    },
     "cwd": _CWD,
 }
 
@@ -90,17 +97,28 @@ DEFS: dict[str, Schema] = {
             "shadowed_by": _nullable("string", "Path of the skill that wins its name."),
             "plugin": _nullable("string", "Plugin namespace."),
             "missing_dependencies": _list(
-                _obj({"type": {"type": "string"}, "name": {"type": "string"}},
-                     ("type", "name")),
+                _obj({"type": {"type": "string"}, "name": {"type": "string"}}, ("type", "name")),
                 "Declared dependencies (`env_var`, `mcp`) the server's environment lacks.",
             ),
-            "permission": {"enum": ["allow", "ask", "deny"],
-                           "description": "What the permission rules decide."},
+            "permission": {
+                "enum": ["allow", "ask", "deny"],
+                "description": "What the permission rules decide.",
+            },
         },
         (
-            "name", "description", "path", "dir", "scope", "qualified_name", "enabled",
-            "model_invocable", "user_invocable", "shadowed_by", "plugin",
-            "missing_dependencies", "permission",
+            "name",
+            "description",
+            "path",
+            "dir",
+            "scope",
+            "qualified_name",
+            "enabled",
+            "model_invocable",
+            "user_invocable",
+            "shadowed_by",
+            "plugin",
+            "missing_dependencies",
+            "permission",
         ),
     ),
     "Problem": _obj(
@@ -129,8 +147,10 @@ DEFS: dict[str, Schema] = {
             "added": _list(_ref("Skill"), "Skills that appeared."),
             "removed": _list(_ref("Skill"), "Skills that are gone (state before)."),
             "changed": _list(_ref("Skill"), "Skills whose SKILL.md changed."),
-            "config_changed": _typed("boolean", "The config files changed (enable state, "
-                                     "permissions): list the skills again."),
+            "config_changed": _typed(
+                "boolean",
+                "The config files changed (enable state, permissions): list the skills again.",
+            ),
         },
         ("cwd", "extra_roots", "added", "removed", "changed", "config_changed"),
     ),
@@ -155,8 +175,7 @@ DEFS: dict[str, Schema] = {
                         "score": {"type": "number"},
                         "reasons": _list({"type": "string"}, "Why it matched."),
                     },
-                    ("name", "qualified_name", "path", "scope", "description", "score",
-                     "reasons"),
+                    ("name", "qualified_name", "path", "scope", "description", "score", "reasons"),
                 ),
                 "Ranked candidates, best first.",
             ),
@@ -204,8 +223,10 @@ DEFS: dict[str, Schema] = {
             "token": _str("The reference as written."),
             "message": _str("One human line: what happened and what to type instead."),
             "candidates": _list({"type": "string"}, "Ids to type instead."),
-            "hint": _nullable("string", "A line for people only (e.g. a `skillpack` "
-                              "command); never meant for a model."),
+            "hint": _nullable(
+                "string",
+                "A line for people only (e.g. a `skillpack` command); never meant for a model.",
+            ),
         },
         ("kind", "token", "message", "candidates"),
     ),
@@ -246,12 +267,22 @@ DEFS: dict[str, Schema] = {
             "names_only": _list({"type": "string"}, "Names listed without description."),
             "omitted": _list({"type": "string"}, "Names left out (skill_search finds them)."),
             "truncated": _typed("boolean", "Anything shortened, reduced or omitted."),
-            "entries": _list(_ref("EntryCost"), "Each entry's cost, in catalog order "
-                             "(with `include_skills`)."),
+            "entries": _list(
+                _ref("EntryCost"), "Each entry's cost, in catalog order (with `include_skills`)."
+            ),
         },
         (
-            "budget_chars", "used_chars", "tokens", "share_of_window", "format", "total",
-            "shown", "shortened", "names_only", "omitted", "truncated",
+            "budget_chars",
+            "used_chars",
+            "tokens",
+            "share_of_window",
+            "format",
+            "total",
+            "shown",
+            "shortened",
+            "names_only",
+            "omitted",
+            "truncated",
         ),
     ),
     "ActiveTools": _obj(
@@ -282,9 +313,7 @@ DEFS: dict[str, Schema] = {
         },
         ("skills", "in_model_catalog", "disabled", "denied", "problems"),
     ),
-    "Root": _obj(
-        {"path": {"type": "string"}, "scope": {"enum": list(SCOPES)}}, ("path", "scope")
-    ),
+    "Root": _obj({"path": {"type": "string"}, "scope": {"enum": list(SCOPES)}}, ("path", "scope")),
 }
 
 
@@ -323,8 +352,9 @@ METHODS: dict[str, Method] = {
             "by the live catalog. `force_reload` re-discovers first.",
             params=_params(
                 {
-                    "cwds": _list(_CWD, "Working directories (default: the server's).",
-                                  maxItems=MAX_CWDS),
+                    "cwds": _list(
+                        _CWD, "Working directories (default: the server's).", maxItems=MAX_CWDS
+                    ),
                     "force_reload": _typed("boolean", "Re-discover now."),
                     "extra_roots": _EXTRA_ROOTS,
                 }
@@ -341,8 +371,12 @@ METHODS: dict[str, Method] = {
             params=_params(
                 {
                     "query": _str("What the task is about.", minLength=1, maxLength=10_000),
-                    "limit": {"type": "integer", "minimum": 1, "maximum": SEARCH_MAX_LIMIT,
-                              "description": "How many results (default 8)."},
+                    "limit": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": SEARCH_MAX_LIMIT,
+                        "description": "How many results (default 8).",
+                    },
                     "scope": {"enum": list(SCOPES), "description": "Only this scope."},
                     **_WHERE,
                 },
@@ -404,8 +438,11 @@ METHODS: dict[str, Method] = {
                         "Name, qualified id or path.", minLength=1, maxLength=MAX_REF_CHARS
                     ),
                     "enabled": {"type": "boolean"},
-                    "target": {"enum": ["user", "project"], "description": "Which config "
-                               "file: the user's, or the project's `.skillpack/config.toml`."},
+                    "target": {
+                        "enum": ["user", "project"],
+                        "description": "Which config "
+                        "file: the user's, or the project's `.skillpack/config.toml`.",
+                    },
                     "cwd": _CWD,
                 },
                 "ref",
@@ -443,8 +480,7 @@ METHODS: dict[str, Method] = {
         ),
         Method(
             name="session.close",
-            summary="Close a session; closing an unknown or closed one answers `closed: "
-            "false`.",
+            summary="Close a session; closing an unknown or closed one answers `closed: false`.",
             params=_params({"session": _SESSION}, "session"),
             result=_obj({"closed": {"type": "boolean"}}, ("closed",)),
         ),
@@ -456,8 +492,10 @@ METHODS: dict[str, Method] = {
                 {
                     "session": _SESSION,
                     "text": _str("The message.", maxLength=MAX_TEXT_CHARS),
-                    "invoker": {"enum": ["user", "model"],
-                                "description": "Who wrote the text (default: user)."},
+                    "invoker": {
+                        "enum": ["user", "model"],
+                        "description": "Who wrote the text (default: user).",
+                    },
                 },
                 "session",
                 "text",
@@ -466,13 +504,19 @@ METHODS: dict[str, Method] = {
                 {
                     "activations": _list(_ref("Activation"), "In order."),
                     "injections": _list({"type": "string"}, "One per inline activation."),
-                    "diagnostics": _list(_ref("Diagnostic"), "Refused or unknown references, "
-                                         "and activated skills that could not be used."),
+                    "diagnostics": _list(
+                        _ref("Diagnostic"),
+                        "Refused or unknown references, "
+                        "and activated skills that could not be used.",
+                    ),
                     "lines": _list({"type": "string"}, "`Using skill: <id>` lines."),
                     "text": _str("The task text left."),
-                    "forks": _list({"type": "object"}, "`context: fork` activations run on "
-                                   "the host's runner (none here: a `fork-unavailable` "
-                                   "diagnostic says so)."),
+                    "forks": _list(
+                        {"type": "object"},
+                        "`context: fork` activations run on "
+                        "the host's runner (none here: a `fork-unavailable` "
+                        "diagnostic says so).",
+                    ),
                 },
                 ("activations", "injections", "diagnostics", "lines", "text"),
             ),
@@ -487,42 +531,69 @@ METHODS: dict[str, Method] = {
             params=_params(
                 {
                     **_WHERE,
-                    "include_skills": _typed("boolean", "Also each catalog entry's cost "
-                                             "and every skill's state."),
-                    "context_window": {"type": "integer", "minimum": 1, "description":
-                                       "The model's window in tokens (budget: 2% of it)."},
-                    "budget_chars": {"type": "integer", "minimum": 0,
-                                     "description": "An explicit catalog budget."},
-                    "format": {"enum": ["xml", "markdown", "json"],
-                               "description": "The catalog format the host renders."},
-                    "tools": _list({"type": "string", "maxLength": 256}, "The host's tools.",
-                                   maxItems=MAX_TOOLS),
+                    "include_skills": _typed(
+                        "boolean", "Also each catalog entry's cost and every skill's state."
+                    ),
+                    "context_window": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "description": "The model's window in tokens (budget: 2% of it).",
+                    },
+                    "budget_chars": {
+                        "type": "integer",
+                        "minimum": 0,
+                        "description": "An explicit catalog budget.",
+                    },
+                    "format": {
+                        "enum": ["xml", "markdown", "json"],
+                        "description": "The catalog format the host renders.",
+                    },
+                    "tools": _list(
+                        {"type": "string", "maxLength": 256},
+                        "The host's tools.",
+                        maxItems=MAX_TOOLS,
+                    ),
                 }
             ),
             result=_obj(
                 {
-                    "session_id": _str("The session measured (a workspace's own without "
-                                       "`session`)."),
+                    "session_id": _str(
+                        "The session measured (a workspace's own without `session`)."
+                    ),
                     "context_window": _nullable("integer", "As given."),
                     "catalog": _ref("CatalogCost"),
                     "loaded": _list(_ref("LoadedCost"), "Skills injected in the session."),
                     "loaded_tokens": _typed("integer", "Their bodies' estimated tokens."),
-                    "loaded_share_of_window": _nullable("number", "`loaded_tokens` / "
-                                                        "`context_window`."),
+                    "loaded_share_of_window": _nullable(
+                        "number", "`loaded_tokens` / `context_window`."
+                    ),
                     "leading": _nullable("string", "The leading skill's qualified name."),
-                    "leading_chain": _list({"type": "string"}, "Every skill activated since "
-                                           "the last user turn, leader first."),
+                    "leading_chain": _list(
+                        {"type": "string"},
+                        "Every skill activated since the last user turn, leader first.",
+                    ),
                     "active_tools": _ref("ActiveTools"),
                     "counts": _ref("Counts"),
                     "roots": _list(_ref("Root"), "Roots searched."),
-                    "skills": _list({"type": "object"}, "Every skill's state: name, "
-                                    "qualified_name, path, scope, enabled, visible, "
-                                    "in_model_catalog (with `include_skills`)."),
+                    "skills": _list(
+                        {"type": "object"},
+                        "Every skill's state: name, "
+                        "qualified_name, path, scope, enabled, visible, "
+                        "in_model_catalog (with `include_skills`).",
+                    ),
                 },
                 (
-                    "session_id", "context_window", "catalog", "loaded", "loaded_tokens",
-                    "loaded_share_of_window", "leading", "leading_chain", "active_tools",
-                    "counts", "roots",
+                    "session_id",
+                    "context_window",
+                    "catalog",
+                    "loaded",
+                    "loaded_tokens",
+                    "loaded_share_of_window",
+                    "leading",
+                    "leading_chain",
+                    "active_tools",
+                    "counts",
+                    "roots",
                 ),
             ),
             errors=(*_DOMAIN, RPC_CODES["session-not-found"]),

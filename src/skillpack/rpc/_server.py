@@ -93,7 +93,8 @@ def serve_http(
             stop = threading.Event()
             with _stop_on_signals(stop):
                 thread = threading.Thread(
-                    target=server.serve_forever, kwargs={"poll_interval": 0.1},
+                    target=server.serve_forever,
+                    kwargs={"poll_interval": 0.1},
                     name="skillpack-http",
                 )
                 thread.start()

@@ -114,8 +114,12 @@ class StdioTransport:
             except ValueError:
                 continue
             if isinstance(message, dict) and "method" in message and "id" not in message:
-                self._deliver(cast(Notification, {"method": message["method"],
-                                                  "params": message.get("params") or {}}))
+                self._deliver(
+                    cast(
+                        Notification,
+                        {"method": message["method"], "params": message.get("params") or {}},
+                    )
+                )
                 continue
             if not isinstance(message, dict):
                 continue
@@ -240,8 +244,9 @@ class HttpTransport:
             self._ready.set()
             return
         message = json.loads(data)
-        self._deliver(cast(Notification, {"method": message["method"],
-                                          "params": message.get("params") or {}}))
+        self._deliver(
+            cast(Notification, {"method": message["method"], "params": message.get("params") or {}})
+        )
 
     def close(self) -> None:
         with self._lock:

@@ -146,8 +146,7 @@ def run_fork(
                 raise
             raise failure(
                 "fork-failed",
-                f"The subagent running skill '{skill.name}' failed: "
-                f"{type(exc).__name__}: {exc}",
+                f"The subagent running skill '{skill.name}' failed: {type(exc).__name__}: {exc}",
             ) from exc
     finally:
         chain.pop(skill)

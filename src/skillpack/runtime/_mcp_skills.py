@@ -490,9 +490,10 @@ async def _sdk_client(server: McpServerConfig) -> AsyncIterator[Any]:
     if server.token_file is not None:
         headers["Authorization"] = f"Bearer {_token(server)}"
     http = create_mcp_http_client(headers=headers)
-    async with http, Client(
-        streamable_http_client(server.url or "", http_client=http), mode="legacy"
-    ) as client:
+    async with (
+        http,
+        Client(streamable_http_client(server.url or "", http_client=http), mode="legacy") as client,
+    ):
         yield client
 
 
@@ -535,9 +536,7 @@ def _local_path(server: str, uri: str) -> str | None:
     return f"{ROOT}{server}/{prefix}{rest}"
 
 
-def _skill_of(
-    server: str, entry: Any
-) -> tuple[Skill | None, Published | None, Problem | None]:
+def _skill_of(server: str, entry: Any) -> tuple[Skill | None, Published | None, Problem | None]:
     """A listing entry as a skill, or the problem that keeps it out."""
     uri = entry.get("uri") if isinstance(entry, dict) else None
     path = _local_path(server, uri) if isinstance(uri, str) and len(uri) <= 4096 else None

@@ -148,9 +148,7 @@ class SkillFilter:
         seen = {hit.skill.key for hit in hits}
         if search is not None and (query_words(query) or "/" in query):
             try:
-                results = search.search(
-                    catalog, query, limit=SEARCH_MAX_LIMIT, model_only=False
-                )
+                results = search.search(catalog, query, limit=SEARCH_MAX_LIMIT, model_only=False)
             except SkillpackError:
                 self._give_up_search()
                 results = ()

@@ -42,9 +42,7 @@ def check_refresh(mode: str, source: CatalogSource | None) -> RefreshMode:
     """`mode` as a refresh mode; a `UsageError` when it is unknown, or live without
     a source to re-discover with."""
     if mode not in REFRESH_MODES:
-        raise UsageError(
-            f"Unknown refresh mode {mode!r}; use one of {', '.join(REFRESH_MODES)}."
-        )
+        raise UsageError(f"Unknown refresh mode {mode!r}; use one of {', '.join(REFRESH_MODES)}.")
     if mode != "manual" and source is None:
         raise UsageError(
             f"refresh={mode!r} needs a way to re-discover skills: pass `loader=` "

@@ -319,9 +319,7 @@ class ProcessResult:
         stdout = _text(self.stdout, self.stdout_dropped)
         truncated = bool(self.stdout_dropped or self.stderr_dropped)
         if self.timed_out:
-            note = (
-                f"[shell command timed out after {self.timeout:g} s and was stopped: {command}]"
-            )
+            note = f"[shell command timed out after {self.timeout:g} s and was stopped: {command}]"
             return ShellRun(
                 command=command,
                 kind=kind,

@@ -58,9 +58,7 @@ class RoutingReader:
     """A `SkillReader` and `SkillContent`: each skill is read by the source that owns it,
     the others by `fallback` (the filesystem)."""
 
-    def __init__(
-        self, fallback: SkillReader, sources: Callable[[], Sequence[SkillSource]]
-    ) -> None:
+    def __init__(self, fallback: SkillReader, sources: Callable[[], Sequence[SkillSource]]) -> None:
         self._fallback = fallback
         self._sources = sources
 

@@ -192,9 +192,7 @@ def check_args(tool: str, arguments: object) -> dict[str, Any]:
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, Mapping):
-        raise UsageError(
-            f"The arguments of {tool} must be a JSON object, got {_kind(arguments)}."
-        )
+        raise UsageError(f"The arguments of {tool} must be a JSON object, got {_kind(arguments)}.")
     schema = SCHEMAS[tool]
     properties: Mapping[str, Any] = schema["properties"]
     unknown = [key for key in arguments if key not in properties]

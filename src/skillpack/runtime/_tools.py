@@ -59,9 +59,7 @@ __all__ = ["SkillTools", "SubagentRunner", "ToolCallError", "ToolDefinition"]
 class ToolCallError(errors.SkillpackError):
     """A tool call that fails with a specific envelope code."""
 
-    def __init__(
-        self, code: ErrorCode, message: str, *, candidates: tuple[str, ...] = ()
-    ) -> None:
+    def __init__(self, code: ErrorCode, message: str, *, candidates: tuple[str, ...] = ()) -> None:
         super().__init__(message)
         self.code: ErrorCode = code
         self.candidates = candidates
@@ -238,8 +236,7 @@ class SkillTools:
             if handler is None:
                 raise ToolCallError(
                     "INVALID_PARAM",
-                    f"Unknown tool {name!r}; skillpack provides "
-                    f"{', '.join(self._tool_names())}.",
+                    f"Unknown tool {name!r}; skillpack provides {', '.join(self._tool_names())}.",
                 )
             return ok(handler(check_args(name, arguments)))
         except errors.SkillpackError as exc:
@@ -355,8 +352,7 @@ class SkillTools:
         except Exception as exc:
             raise ToolCallError(
                 "EXECUTION_ERROR",
-                f"The subagent running skill '{skill.name}' failed: "
-                f"{type(exc).__name__}: {exc}",
+                f"The subagent running skill '{skill.name}' failed: {type(exc).__name__}: {exc}",
             ) from exc
         return {**_skill_data(skill), **run.to_dict()}
 

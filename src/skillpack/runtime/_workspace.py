@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 SourcesFor = Callable[[Config], Sequence[SkillSource]]
 """The skill sources (beside the roots) a workspace with this config adds."""
 
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Workspace:
     """A discovered catalog together with the configuration that shaped it."""
@@ -189,9 +190,7 @@ class WorkspaceSource:
     _config: Config = field(default_factory=Config, init=False, repr=False)
     _last: Workspace | None = field(default=None, init=False, repr=False)
     """The workspace the last `open` returned: the next one starts from its discovery."""
-    _known: tuple[Catalog, Catalog, SkillDelta] | None = field(
-        default=None, init=False, repr=False
-    )
+    _known: tuple[Catalog, Catalog, SkillDelta] | None = field(default=None, init=False, repr=False)
     """(catalog before, catalog after, what changed) of the last `open` that knew it."""
     _folders: set[str] = field(default_factory=set, init=False, repr=False)
     """Folders whose paths need no new look (noted, or on cwd's chain)."""

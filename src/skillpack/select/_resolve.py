@@ -402,9 +402,7 @@ def skill_keys(skills: Iterable[Skill], *, qualified: bool) -> list[tuple[str, S
     ]
 
 
-def close_matches(
-    query: str, keyed: Sequence[tuple[str, Skill]], *, limit: int = 3
-) -> list[Skill]:
+def close_matches(query: str, keyed: Sequence[tuple[str, Skill]], *, limit: int = 3) -> list[Skill]:
     """Skills whose key is close to `query` (lower-cased), best first: near misses.
 
     Keys of about the same length (within max(2, n/4)) that share the first letter
@@ -614,13 +612,9 @@ def find_skill(
     if isinstance(outcome, Skill):
         return outcome
     if outcome.tie:
-        raise AmbiguousSkillError(
-            outcome.message, candidates=outcome.candidates, hint=outcome.hint
-        )
+        raise AmbiguousSkillError(outcome.message, candidates=outcome.candidates, hint=outcome.hint)
     if outcome.kind in ("not-found", "did-you-mean", "ambiguous"):
-        raise SkillNotFoundError(
-            outcome.message, suggestions=outcome.candidates, hint=outcome.hint
-        )
+        raise SkillNotFoundError(outcome.message, suggestions=outcome.candidates, hint=outcome.hint)
     raise SkillDisabledError(outcome.message, hint=outcome.hint)
 
 

@@ -22,11 +22,8 @@ Decision = Literal["allow", "deny", "ask"]
 """What the rules say about a skill."""
 
 
-
-
 DECISIONS: tuple[Decision, ...] = ("deny", "allow", "ask")
 """Every decision, in precedence order."""
-
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

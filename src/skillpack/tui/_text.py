@@ -15,6 +15,7 @@ from .._text import safe_text
 
 __all__ = ["PathDisplay", "clip", "counted", "one_line", "safe_text"]
 
+
 def one_line(text: str) -> str:
     """`text` on one line: whitespace runs collapsed, then made safe."""
     return safe_text(" ".join(text.split()))
@@ -28,7 +29,7 @@ def clip(text: str, width: int) -> str:
 
 
 def counted(n: int, noun: str) -> str:
-    """"1 problem", "3 problems"."""
+    """ "1 problem", "3 problems"."""
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
