@@ -69,7 +69,8 @@ def mcp_command(
 
     gc.enable()  # a long-running server: the CLI's short-run switch must not stay on
     require_mcp()
-    from ..mcp._http import is_loopback, read_token
+    from .._httpguard import is_loopback
+    from ..mcp._http import read_token
 
     token = read_token(token_file) if token_file else None
     if transport == "http" and token is None and not is_loopback(host):
@@ -79,10 +80,11 @@ def mcp_command(
             f"Listening on {host} reaches other machines; give --token-file so only "
             "clients with the token get in (or keep --host 127.0.0.1)."
         )
-    session = catalog.session(refresh="watch")
-    try:
-        from ..mcp._server import SkillServer, run_stdio
+    from ..mcp._server import SkillServer, run_stdio
 
+    session = catalog.session(refresh="watch")
+    server = None
+    try:
         server = SkillServer(session, cwd=catalog.cwd)
         if transport == "stdio":
             run_stdio(server)
@@ -97,6 +99,9 @@ def mcp_command(
             else:
                 sys.stderr.write(f"skillpack: serving MCP at {url}\n")
 
-        serve(build_app(server.server, host=host, token=token), sock, on_ready=ready)
+        app = build_app(server.server, host=host, token=token, port=sock.getsockname()[1])
+        serve(app, sock, on_ready=ready)
     finally:
+        if server is not None:
+            server.close()
         session.close()

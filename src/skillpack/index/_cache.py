@@ -19,13 +19,14 @@ snapshot is stored with a CRC-32 of its blob: a record whose bytes changed since
 from __future__ import annotations
 
 import contextlib
+import errno
 import marshal
 import os
 import sqlite3
 import sys
 import zlib
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from .._model import Problem, Skill
 from .._paths import cache_dir as paths_cache_dir
@@ -154,8 +155,16 @@ def connect(path: Path | str, *, problems: list[Problem] | None = None) -> sqlit
             # Another process holds the lock (creating or rebuilding the file):
             # its file is fine, so leave it alone and parse without the cache.
             return _memory()
+        if _cannot_open(exc) and path.is_file():
+            # Out of file handles, or no access: nothing says the file is damaged,
+            # and other connections may be using it. It is never deleted for that.
+            sink.append(_unavailable(path, str(exc)))
+            return _memory()
         reason = str(exc)
     except OSError as exc:
+        if exc.errno in _NO_HANDLES:
+            sink.append(_unavailable(path, f"{exc.strerror or exc}"))
+            return _memory()
         reason = f"{exc.strerror or exc}"
     except Exception as exc:  # noqa: BLE001 - any failure to open or decode: rebuild
         # A damaged schema can fail in ways SQLite's own errors do not cover: a
@@ -195,6 +204,26 @@ def replace_damaged(path: Path | str) -> sqlite3.Connection:
     with contextlib.suppress(OSError):
         _remove(Path(path))
     return connect(path)
+
+
+_NO_HANDLES: Final = (errno.EMFILE, errno.ENFILE)
+_SQLITE_CANTOPEN: Final = 14
+
+
+def _cannot_open(exc: sqlite3.OperationalError) -> bool:
+    """SQLite could not open the file (or its journal): out of file handles, or no
+    access. A state of the process or the folder, not of the file's content."""
+    return (getattr(exc, "sqlite_errorcode", 0) & 0xFF) == _SQLITE_CANTOPEN
+
+
+def _unavailable(path: Path, reason: str) -> Problem:
+    return _warning(
+        path,
+        "index-unavailable",
+        f"The skill index at {path} could not be opened ({reason}); this run works "
+        "without it and leaves the file as it is. If this repeats, raise the open-file "
+        "limit (`ulimit -n`) or check the folder's permissions.",
+    )
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:

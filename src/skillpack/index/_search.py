@@ -265,6 +265,11 @@ class SkillSearch:
         with self._lock:
             self._prepare(catalog)
 
+    def close(self) -> None:
+        """Close the index connection; a later search would fail."""
+        with self._lock, contextlib.suppress(sqlite3.Error):
+            self._conn.close()
+
     def _replace_connection(self) -> None:
         from ._cache import replace_damaged
 

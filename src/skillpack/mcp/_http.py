@@ -1,14 +1,12 @@
-"""Streamable HTTP for `skillpack mcp --transport http`: `/mcp` behind three checks.
+"""Streamable HTTP for `skillpack mcp --transport http`: `/mcp` behind the shared guard.
 
-Every HTTP request passes, in this order:
-
-1. **Host**: the `Host` header must name the address the server is bound to, or a
-   loopback name (`127.0.0.1`, `localhost`, `[::1]`), with any port: a web page
-   that rebinds its own DNS name to 127.0.0.1 sends its own name and gets 421.
-2. **Origin**: when present (browsers send it), it must be `http(s)://` one of the
-   same hosts: a page on another origin gets 403.
-3. **Bearer token** (`--token-file`): when set, `Authorization: Bearer <token>`
-   must match (compared in constant time), else 401.
+Every request passes `_httpguard.HostGuard` (Host 421, Origin 403, bearer token 401,
+the same answers as `skillpack serve --http`); a refusal closes the connection. The
+connections are bounded as `_httpguard` says (a head within `HEADER_SECONDS`, at most
+`PENDING_MAX` waiting for one, the oldest closed first; the limit kept under the
+open-file limit), and so are the client sessions (`MAX_SESSIONS`, closed after
+`SESSION_IDLE_SECONDS` idle or on DELETE). Running out of file handles, or of
+sessions, is one log line per episode (`_httpguard.EpisodeLog`).
 
 The SDK's own transport security (the same host and origin lists) and its request
 body limit stay on behind these.
@@ -16,28 +14,37 @@ body limit stay on behind these.
 
 from __future__ import annotations
 
-import hmac
-import ipaddress
+import asyncio
+import logging
 import socket
 import sys
 from collections.abc import Callable
 from typing import Any, Final
-from urllib.parse import urlsplit
 
 from .._errors import UsageError
+from .._httpguard import (
+    HEADER_SECONDS,
+    EpisodeLog,
+    HostGuard,
+    PendingConnections,
+    client_left,
+    connection_limit,
+    out_of_handles,
+)
 
-LOOPBACK_NAMES: Final = ("127.0.0.1", "localhost", "::1")
 MCP_PATH: Final = "/mcp"
-
-
-def is_loopback(host: str) -> bool:
-    """Whether `host` (a name or an address) is this machine only."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
+MAX_SESSIONS: Final = 500
+"""Client sessions open at once; one more is refused with 503 "Too many open sessions"
+until one ends (DELETE, or idle). A session costs about 60 KB (its `Session` and
+tools; the index connection is shared), so 500 bound the server near 30 MB over its
+start."""
+SESSION_IDLE_SECONDS: Final = 600.0
+"""A session with no request in flight and no open event stream for this long is
+closed (a client that vanished without DELETE, or whose connection dropped); its id
+then answers 404."""
+MAX_CONNECTIONS: Final = 256
+"""Open connections; more are answered 503 (lowered under a small open-file limit)."""
+KEEP_ALIVE_SECONDS: Final = 5.0
 
 
 def read_token(path: str) -> str:
@@ -59,80 +66,50 @@ def read_token(path: str) -> str:
     return token
 
 
-def allowed_hosts(bound: str) -> frozenset[str]:
-    """Host names a request may name: the loopback names and the bound address."""
-    names = {*LOOPBACK_NAMES, bound.strip("[]").lower()}
-    names.discard("0.0.0.0")
-    names.discard("::")
-    return frozenset(names)
-
-
-def _split_host(value: str) -> tuple[str, str] | None:
-    """(host, port) of a `Host` header value; None when it is malformed."""
-    if value.startswith("["):
-        end = value.find("]")
-        if end < 0:
-            return None
-        host, rest = value[1:end], value[end + 1 :]
-        port = rest[1:] if rest.startswith(":") else rest
-    else:
-        host, _, port = value.partition(":")
-    if port and not port.isdigit():
-        return None
-    return host.lower(), port
-
-
 class GuardedApp:
-    """ASGI wrapper: Host, then Origin, then the bearer token (module docstring)."""
+    """ASGI wrapper: the shared Host, Origin and token checks (module docstring)."""
 
-    def __init__(self, app: Any, *, hosts: frozenset[str], token: str | None) -> None:
+    def __init__(self, app: Any, *, guard: HostGuard) -> None:
         self.app = app
-        self.hosts = hosts
-        self.expected = f"Bearer {token}".encode() if token else None
+        self.guard = guard
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)  # lifespan
             return
-        headers = {k.lower(): v for k, v in scope.get("headers", ())}
-        host = _split_host(headers.get(b"host", b"").decode("latin-1"))
-        if host is None or host[0] not in self.hosts:
-            await _refuse(send, 421, "Invalid Host header")
+        headers = {k.lower(): v.decode("latin-1") for k, v in scope.get("headers", ())}
+        refused = self.guard.check(
+            headers.get(b"host"), headers.get(b"origin"), headers.get(b"authorization")
+        )
+        if refused is not None:
+            await _refuse(send, *refused)
             return
-        origin = headers.get(b"origin")
-        if origin is not None and not self._origin_ok(origin.decode("latin-1")):
-            await _refuse(send, 403, "Invalid Origin header")
-            return
-        if self.expected is not None:
-            given = headers.get(b"authorization", b"")
-            if not hmac.compare_digest(given, self.expected):
-                await _refuse(send, 401, "Missing or wrong bearer token", bearer=True)
-                return
         await self.app(scope, receive, send)
 
-    def _origin_ok(self, origin: str) -> bool:
-        try:
-            parts = urlsplit(origin)
-            port = parts.port  # raises ValueError for a port that is not a number
-        except ValueError:
-            return False
-        del port
-        return parts.scheme in ("http", "https") and (parts.hostname or "") in self.hosts
 
-
-async def _refuse(send: Any, status: int, message: str, *, bearer: bool = False) -> None:
-    headers = [(b"content-type", b"text/plain; charset=utf-8")]
-    if bearer:
+async def _refuse(send: Any, status: int, message: str) -> None:
+    headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"connection", b"close")]
+    if status == 401:
         headers.append((b"www-authenticate", b"Bearer"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": message.encode()})
 
 
-def build_app(sdk_server: Any, *, host: str, token: str | None) -> Any:
-    """The ASGI app: the SDK's streamable HTTP at `/mcp`, wrapped in `GuardedApp`."""
+def build_app(
+    sdk_server: Any,
+    *,
+    host: str,
+    token: str | None,
+    port: int | None = None,
+    max_sessions: int = MAX_SESSIONS,
+) -> Any:
+    """The ASGI app: the SDK's streamable HTTP at `/mcp`, wrapped in `GuardedApp`
+    (requests must name `port` when given), holding at most `max_sessions` client
+    sessions (closed after `SESSION_IDLE_SECONDS` idle)."""
     from mcp.server.transport_security import TransportSecuritySettings
 
-    hosts = allowed_hosts(host)
+    guard = HostGuard(host, token=token, port=port)
+    hosts = guard.hosts
     bracketed = [f"[{h}]" if ":" in h else h for h in sorted(hosts)]
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
@@ -140,9 +117,13 @@ def build_app(sdk_server: Any, *, host: str, token: str | None) -> Any:
         allowed_origins=[f"{s}://{h}:*" for h in bracketed for s in ("http", "https")],
     )
     app = sdk_server.streamable_http_app(
-        streamable_http_path=MCP_PATH, host=host, transport_security=security
+        streamable_http_path=MCP_PATH,
+        host=host,
+        transport_security=security,
+        max_sessions=max_sessions,
+        session_idle_timeout=SESSION_IDLE_SECONDS,
     )
-    return GuardedApp(app, hosts=hosts, token=token)
+    return GuardedApp(app, guard=guard)
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -177,8 +158,102 @@ def serve(app: Any, sock: socket.socket, *, on_ready: Callable[[str], None]) -> 
     """Run uvicorn on `sock` until interrupted; `on_ready(url)` once it listens."""
     import uvicorn
 
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
+    quiet = episode_log()
+    for name in _EPISODE_LOGGERS:
+        logging.getLogger(name).addFilter(quiet)
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        lifespan="on",
+        access_log=False,
+        http=guarded_protocol(PendingConnections()),
+        backlog=128,
+        limit_concurrency=connection_limit(MAX_CONNECTIONS),
+        timeout_keep_alive=int(KEEP_ALIVE_SECONDS),
+    )
     server = uvicorn.Server(config)
     on_ready(url_of(sock))
     sys.stdout.flush()
     server.run(sockets=[sock])
+
+
+_EPISODE_LOGGERS: Final = (
+    "asyncio",
+    "uvicorn.error",
+    "mcp.server.streamable_http",
+    "mcp.server.streamable_http_manager",
+    "skillpack.mcp",
+)
+"""Where the repeated conditions are logged from: the event loop's accept, uvicorn,
+the SDK's session manager, skillpack's handlers."""
+
+
+def episode_log() -> EpisodeLog:
+    """The server's log filter: one line per episode of file-handle exhaustion and of
+    a full session table; none for a client that left mid-request."""
+    return EpisodeLog(
+        {
+            "no-handles": (
+                out_of_handles,
+                "skillpack mcp: out of file handles (the process's open-file limit); "
+                "new connections wait until some close. Raise `ulimit -n` if this "
+                "repeats. (Logged once per episode.)",
+            ),
+            "client-left": (client_left, None),
+            "sessions-full": (
+                lambda record: record.getMessage().startswith("Refusing to open a new session"),
+                f"skillpack mcp: {MAX_SESSIONS} client sessions are open; new ones are "
+                "refused with 503 until one ends (DELETE, or "
+                f"{int(SESSION_IDLE_SECONDS // 60)} minutes idle). (Logged once per episode.)",
+            ),
+        }
+    )
+
+
+def guarded_protocol(pending: PendingConnections) -> Any:
+    """uvicorn's h11 protocol with the header timeout and the bound on connections
+    waiting for a request head (`_httpguard`): those that send none are closed,
+    oldest first, and never hold the places of clients that do."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class GuardedProtocol(H11Protocol):
+        _head_timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._await_head()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._head_arrived()
+            super().connection_lost(exc)
+
+        def handle_events(self) -> None:
+            before = self.cycle
+            super().handle_events()
+            if self.cycle is not before:
+                self._head_arrived()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing() and (
+                self.cycle is None or self.cycle.response_complete
+            ):
+                self._await_head()
+
+        def _await_head(self) -> None:
+            self._head_arrived()
+            pending.add(self, self._drop)
+            self._head_timer = self.loop.call_later(HEADER_SECONDS, self._drop)
+
+        def _head_arrived(self) -> None:
+            pending.done(self)
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+                self._head_timer = None
+
+        def _drop(self) -> None:
+            self._head_arrived()
+            if not self.transport.is_closing():
+                self.transport.close()
+
+    return GuardedProtocol

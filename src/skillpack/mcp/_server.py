@@ -8,8 +8,10 @@ maps errors in one place (`_errors.py`); a failing request never stops the serve
 
 Each client connection is one conversation: it gets its own `Session` over the shared
 catalog (so reload suppression and the invocation chain are per client) and its own
-`SkillTools`, kept in the connection's state. When the live catalog changes, every
-connection is sent `notifications/{tools,resources,prompts}/list_changed`.
+`SkillTools`, kept in the connection's state. Every conversation searches through the
+server's one `SkillSearch` (one index connection, whatever the number of clients).
+When the live catalog changes, every connection is sent
+`notifications/{tools,resources,prompts}/list_changed`.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from .._model import Skill
 from .._version import __version__
 from ..runtime._readers import SkillContent
 from ..runtime._session import Session
-from ..runtime._tools import SkillTools
+from ..runtime._tools import SkillTools, new_search
 from ._errors import internal_error, to_mcp_error
 from ._served import SKILL_FILE, FrontmatterCache, ServedCatalog, build_served
 
@@ -147,6 +149,7 @@ class SkillServer:
         self._view: ServedCatalog | None = None
         self._lock = threading.Lock()
         self._hubs: list[_Hub] = []
+        self._search: Any = None
         self.server = self._build()
 
     # -- state ------------------------------------------------------------------
@@ -181,11 +184,21 @@ class SkillServer:
             found = state.get(_CONVERSATION)
             if not isinstance(found, Conversation) or found.session.config is not config:
                 session = Session(catalog, config=config, reader=self.session.reader, cwd=self._cwd)
-                found = Conversation(session=session, tools=SkillTools(session))
+                if self._search is None:
+                    self._search = new_search(self.session.reader)
+                tools = SkillTools(session, search=self._search)
+                found = Conversation(session=session, tools=tools)
                 state[_CONVERSATION] = found
         if found.session.catalog is not catalog:
             found.session.reload(catalog)
         return found
+
+    def close(self) -> None:
+        """Close the shared index connection (the server has stopped)."""
+        with self._lock:
+            search, self._search = self._search, None
+        if search is not None:
+            search.close()
 
     def catalog_changed(self, _change: object = None) -> None:
         """Tell every connected client that tools, resources and prompts changed.

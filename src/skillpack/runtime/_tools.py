@@ -148,6 +148,7 @@ class SkillTools:
         *,
         runner: SubagentRunner | None = None,
         search_connection: Any = None,
+        search: SkillSearch | None = None,
         create: bool = False,
     ) -> None:
         """Create the tool set.
@@ -157,6 +158,10 @@ class SkillTools:
             runner: Runs `context: fork` skills; without one they run inline.
             search_connection: An open `sqlite3.Connection` for the search index
                 (default: the persistent index file, or memory when it cannot open).
+            search: A `SkillSearch` shared with other tool sets (a server's many
+                conversations share one, so they hold one index connection between
+                them, not one each); it takes turns itself. Overrides
+                `search_connection`.
             create: Also offer `skill_create`, so the model can write skills (each
                 call still asks the host: permission action `create`).
         """
@@ -164,7 +169,7 @@ class SkillTools:
         self.runner = runner
         self.create = create
         self._search_connection = search_connection
-        self._search: Any = None
+        self._search: Any = search
         self._lock = threading.RLock()
 
     # -- definitions ------------------------------------------------------------

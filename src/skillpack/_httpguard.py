@@ -1,0 +1,266 @@
+"""The one HTTP guard of `skillpack mcp --transport http` and `skillpack serve --http`.
+
+Both servers answer the same way, in this order:
+
+1. **Host** must name the bound address or a loopback name (`127.0.0.1`, `localhost`,
+   `[::1]`), any port: anything else is **421** (a page that rebinds its own DNS name
+   to 127.0.0.1 sends its own name).
+2. **Origin**, when present, must be `http(s)://` one of those hosts (or an origin the
+   server was told to allow): else **403**.
+3. **Bearer token**, when the server has one, compared in constant time: else **401**.
+
+Connections: a connection that has not yet sent a whole request head within
+`HEADER_SECONDS` is closed; at most `PENDING_MAX` such connections are kept, and a new
+one closes the oldest waiting one, so idle or slow connections without a request
+cannot take the places of clients that send one; the connection limit never exceeds
+what the process's open-file limit leaves after `RESERVED_FILES`.
+
+`is_loopback` is the one loopback test: `localhost` (any case) and IP literals of the
+loopback ranges, bracketed or not, in any form the C library accepts (`127.1`); other
+names are not loopback (no DNS: a name's answer can change).
+
+A pure-stdlib base module, so the `mcp` and `rpc` layers share it without importing
+each other.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hmac
+import ipaddress
+import logging
+import socket
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from typing import Final
+from urllib.parse import urlsplit
+
+LOOPBACK_NAMES: Final = ("127.0.0.1", "localhost", "::1")
+HEADER_SECONDS: Final = 10.0
+"""A connection has this long to send a request head (and again after each reply)."""
+PENDING_MAX: Final = 64
+"""Connections waiting for their request head; one more closes the oldest of them."""
+RESERVED_FILES: Final = 64
+"""Open files kept for the index, the watcher, skill files and the workers: the
+connection limit is at most the process's open-file limit minus these."""
+EPISODE_QUIET_SECONDS: Final = 30.0
+"""A repeated condition (out of file handles, sessions full) is one episode until it
+has not been seen for this long: one log line each."""
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` (a name or an address literal) is this machine only."""
+    name = host.strip().strip("[]").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        pass
+    if ":" in name or not name:
+        return False
+    try:
+        packed = socket.inet_aton(name)  # 127.1, 2130706433: what bind() accepts
+    except OSError:
+        return False
+    return ipaddress.IPv4Address(packed).is_loopback
+
+
+def split_host(value: str) -> tuple[str, str] | None:
+    """(host, port) of a `Host` header value, host lowercased, brackets dropped;
+    None when it is malformed."""
+    if value.startswith("["):
+        end = value.find("]")
+        if end < 0:
+            return None
+        host, rest = value[1:end], value[end + 1 :]
+        if rest and not rest.startswith(":"):
+            return None
+        port = rest[1:]
+    else:
+        host, _, port = value.partition(":")
+    if port and not port.isdigit():
+        return None
+    if not host:
+        return None
+    return host.lower(), port
+
+
+def allowed_hosts(bound: str) -> frozenset[str]:
+    """Host names a request may name: the loopback names and the bound address."""
+    names = {*LOOPBACK_NAMES, bound.strip("[]").lower()}
+    names.discard("0.0.0.0")
+    names.discard("::")
+    return frozenset(names)
+
+
+class HostGuard:
+    """The Host, Origin and bearer checks (module docstring), as (status, message).
+
+    `port`, when given, is the port a Host or Origin must name (None: any port).
+    """
+
+    def __init__(
+        self,
+        bound: str,
+        *,
+        token: str | None,
+        port: int | None = None,
+        allow_origins: Iterable[str] = (),
+    ) -> None:
+        self.hosts = allowed_hosts(bound)
+        self.port = port
+        self.extra_origins = frozenset(o.rstrip("/") for o in allow_origins)
+        self._expected = token.encode() if token else None
+
+    def check(
+        self, host: str | None, origin: str | None, authorization: str | None
+    ) -> tuple[int, str] | None:
+        """None when the request may pass; else the refusal's status and message."""
+        if not self.host_ok(host or ""):
+            return 421, (
+                f"Host {host!r} is not this server: requests must name "
+                f"{' or '.join(sorted(self.hosts))} (others are refused against DNS "
+                "rebinding)."
+            )
+        if origin is not None and not self.origin_ok(origin):
+            return 403, (
+                f"Origin {origin!r} may not call this server: only pages served from "
+                "this server's own host may."
+            )
+        if not self.token_ok(authorization):
+            return 401, (
+                "Missing or wrong bearer token: send 'Authorization: Bearer <token>' with "
+                "the server's token."
+            )
+        return None
+
+    def host_ok(self, value: str) -> bool:
+        parts = split_host(value)
+        if parts is None or parts[0] not in self.hosts:
+            return False
+        return self.port is None or parts[1] == str(self.port)
+
+    def origin_ok(self, origin: str) -> bool:
+        if origin.rstrip("/") in self.extra_origins:
+            return True
+        try:
+            parts = urlsplit(origin)
+            port = parts.port  # raises ValueError for a port that is not a number
+        except ValueError:
+            return False
+        if parts.scheme not in ("http", "https") or (parts.hostname or "") not in self.hosts:
+            return False
+        return self.port is None or port == self.port
+
+    def token_ok(self, authorization: str | None) -> bool:
+        if self._expected is None:
+            return True
+        scheme, _, given = (authorization or "").partition(" ")
+        # compare_digest always runs, so a wrong scheme costs the same as a wrong token.
+        same = hmac.compare_digest(given.strip().encode("utf-8", "replace"), self._expected)
+        return same and scheme.lower() == "bearer"
+
+
+def connection_limit(wanted: int) -> int:
+    """`wanted`, lowered so that open connections never exhaust the open-file limit."""
+    import resource
+
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return wanted
+    return max(1, min(wanted, int(soft) - RESERVED_FILES))
+
+
+class PendingConnections:
+    """Connections that have not sent a request head yet, oldest first (thread-safe).
+
+    `add` registers one with the function that closes it; past `most`, the oldest
+    waiting connection is closed. `done` removes one (its head arrived, or it closed).
+    """
+
+    def __init__(self, most: int = PENDING_MAX) -> None:
+        self.most = most
+        self._waiting: OrderedDict[object, Callable[[], None]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def add(self, key: object, close: Callable[[], None]) -> None:
+        evicted: list[Callable[[], None]] = []
+        with self._lock:
+            self._waiting[key] = close
+            while len(self._waiting) > self.most:
+                _key, oldest = self._waiting.popitem(last=False)
+                evicted.append(oldest)
+        for close_one in evicted:
+            with contextlib.suppress(Exception):
+                close_one()
+
+    def done(self, key: object) -> None:
+        with self._lock:
+            self._waiting.pop(key, None)
+
+    def __len__(self) -> int:
+        return len(self._waiting)
+
+
+NO_HANDLES: Final = (errno.EMFILE, errno.ENFILE)
+
+
+def client_left(record: logging.LogRecord) -> bool:
+    """Whether a log record is about a client that closed its connection mid-request."""
+    exc = record.exc_info[1] if record.exc_info else None
+    return exc is not None and type(exc).__name__ in ("ClientDisconnect", "ConnectionResetError")
+
+
+def out_of_handles(record: logging.LogRecord) -> bool:
+    """Whether a log record reports the process out of file handles."""
+    exc = record.exc_info[1] if record.exc_info else None
+    if isinstance(exc, OSError) and exc.errno in NO_HANDLES:
+        return True
+    return "Too many open files" in record.getMessage()
+
+
+class EpisodeLog(logging.Filter):
+    """One log line per episode of each repeated condition, never a traceback storm.
+
+    `kinds` maps a condition's name to (a test of a record, the line logged for it). A
+    matching record passes, rewritten to that line without its traceback, only when the
+    condition was not seen in the last `quiet` seconds; the rest of the episode is
+    dropped. A condition whose line is None is never logged (a client that left
+    mid-request is not worth a line). Other records pass untouched.
+    """
+
+    def __init__(
+        self,
+        kinds: dict[str, tuple[Callable[[logging.LogRecord], bool], str | None]],
+        *,
+        quiet: float = EPISODE_QUIET_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__()
+        self.kinds = kinds
+        self.quiet = quiet
+        self.clock = clock
+        self._seen: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        for kind, (matches, line) in self.kinds.items():
+            if not matches(record):
+                continue
+            if line is None:
+                return False
+            now = self.clock()
+            with self._lock:
+                last = self._seen.get(kind)
+                self._seen[kind] = now
+            if last is not None and now - last < self.quiet:
+                return False
+            record.msg, record.args = line, ()
+            record.exc_info, record.exc_text, record.stack_info = None, None, None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+            return True
+        return True

@@ -1,0 +1,212 @@
+"""`skillpack mcp --transport http` over weeks: bounded sessions, one shared index
+connection, file-handle exhaustion logged once and survived, the index never deleted."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import resource
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from skill_client import skill_md, write
+
+from skillpack.mcp._http import MAX_SESSIONS
+
+SERVE = [sys.executable, "-c", "from skillpack.cli import main; main()", "mcp"]
+INIT = json.dumps(
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "bounds", "version": "1"},
+        },
+    }
+)
+INITIALIZED = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"})
+SEARCH = json.dumps(
+    {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "skill_search", "arguments": {"query": "alpha"}},
+    }
+)
+
+
+@dataclass
+class Server:
+    process: subprocess.Popen[str]
+    port: int
+    stderr: Path
+    cache: Path
+
+    def post(
+        self, body: str, session: str | None = None, *, timeout: float = 30
+    ) -> tuple[int, str | None, bytes]:
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+        }
+        if session:
+            headers["Mcp-Session-Id"] = session
+            headers["Mcp-Protocol-Version"] = "2025-06-18"
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        try:
+            connection.request("POST", "/mcp", body, headers)
+            response = connection.getresponse()
+            return response.status, response.getheader("mcp-session-id"), response.read()
+        finally:
+            connection.close()
+
+    def open_session(self) -> str:
+        status, session, _ = self.post(INIT)
+        assert status == 200 and session
+        assert self.post(INITIALIZED, session)[0] == 202
+        return session
+
+    def search(self, session: str) -> bool:
+        """Whether a `skill_search` call in `session` succeeds."""
+        status, _, body = self.post(SEARCH, session)
+        if status != 200:
+            return False
+        data = [line[5:] for line in body.decode().splitlines() if line.startswith("data:")]
+        reply = json.loads(data[-1] if data else body)
+        return bool(reply["result"]["structuredContent"]["ok"])
+
+    def usage(self) -> tuple[int, int]:
+        """(RSS in KB, open files) of the server process."""
+        with open(f"/proc/{self.process.pid}/status", encoding="ascii") as status:
+            rss = next(int(line.split()[1]) for line in status if line.startswith("VmRSS"))
+        return rss, len(os.listdir(f"/proc/{self.process.pid}/fd"))
+
+
+def start(tmp_path: Path, *, files: int | None = None) -> Iterator[Server]:
+    tree = write(tmp_path / "skills", {"alpha/SKILL.md": skill_md("alpha")})
+    cache = Path(os.environ["SKILLPACK_CACHE_DIR"])
+    stderr_path = tmp_path / "server.err"
+
+    def limit() -> None:
+        if files is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
+
+    with (
+        stderr_path.open("w", encoding="utf-8") as stderr,
+        subprocess.Popen(
+            [
+                *SERVE,
+                *("--transport", "http", "--port", "0", "--json", "--root", str(tree)),
+                *("--no-user", "--no-system"),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            preexec_fn=limit,  # noqa: PLW1509 - only setrlimit, before exec
+        ) as process,
+    ):
+        try:
+            assert process.stdout is not None
+            line = process.stdout.readline()
+            assert line, stderr_path.read_text(encoding="utf-8")
+            port = int(json.loads(line)["url"].split(":")[2].split("/")[0])
+            yield Server(process, port, stderr_path, cache)
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    yield from start(tmp_path)
+
+
+@pytest.fixture
+def small_server(tmp_path: Path) -> Iterator[Server]:
+    yield from start(tmp_path, files=256)
+
+
+def test_2000_sessions_that_never_close_hold_rss_and_open_files_bounded(
+    server: Server,
+) -> None:
+    """Bound: at most MAX_SESSIONS (500) sessions; RSS grows by under 64 MB over the
+    start, open files by under 16 (the index is one shared connection)."""
+    first = server.open_session()
+    assert server.search(first)
+    rss0, files0 = server.usage()
+    statuses: dict[int, int] = {}
+    for n in range(2000):
+        status, session, _ = server.post(INIT)
+        statuses[status] = statuses.get(status, 0) + 1
+        if status == 200 and session and n % 25 == 0:
+            assert server.post(INITIALIZED, session)[0] == 202
+            assert server.search(session)
+    rss, files = server.usage()
+
+    assert statuses == {200: MAX_SESSIONS - 1, 503: 2001 - MAX_SESSIONS}
+    assert rss - rss0 < 64 * 1024, (rss0, rss)
+    assert files - files0 < 16, (files0, files)
+    assert server.search(first)  # the sessions already open keep working
+    refusals = server.stderr.read_text(encoding="utf-8")
+    assert refusals.count("client sessions are open") == 1, refusals[:2000]
+    assert "Traceback" not in refusals
+
+
+def test_out_of_file_handles_is_one_line_and_the_server_answers_after(
+    small_server: Server,
+) -> None:
+    server = small_server
+    session = server.open_session()
+    assert server.search(session)
+    index = server.cache / "index.sqlite3"
+    assert index.is_file()
+
+    # Requests whose body never comes hold their connections (in flight, not idle),
+    # and idle connections come on top: more than `ulimit -n 256` leaves the server.
+    stalled = (
+        f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+        "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+        "Content-Length: 100\r\n\r\n"
+    ).encode()
+    held: list[socket.socket] = []
+    try:
+        for n in range(320):
+            sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+            held.append(sock)
+            if n < 220:
+                sock.sendall(stalled)
+        _wait_for(lambda: "out of file handles" in server.stderr.read_text(encoding="utf-8"))
+    finally:
+        for sock in held:
+            sock.close()
+
+    _wait_for(lambda: _answers(server, session))
+    assert server.open_session()
+    log = server.stderr.read_text(encoding="utf-8")
+    assert log.count("out of file handles") == 1, log[:2000]
+    assert "Traceback" not in log
+    assert len(log) < 2000
+    assert index.is_file()
+
+
+def _answers(server: Server, session: str) -> bool:
+    try:
+        return server.search(session)
+    except OSError:
+        return False
+
+
+def _wait_for(condition: Callable[[], bool], seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "condition not reached"
+        time.sleep(0.2)

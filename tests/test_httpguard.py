@@ -1,0 +1,113 @@
+"""The one HTTP guard both servers use: loopback, Host, Origin, token, the waiting
+connections, one log line per episode."""
+
+from __future__ import annotations
+
+import errno
+import logging
+
+import pytest
+
+from skillpack._httpguard import (
+    EpisodeLog,
+    HostGuard,
+    PendingConnections,
+    is_loopback,
+    out_of_handles,
+    split_host,
+)
+
+
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [
+        ("localhost", True),
+        ("LOCALHOST", True),
+        ("127.0.0.1", True),
+        ("127.1", True),
+        ("127.0.0.2", True),
+        ("::1", True),
+        ("[::1]", True),
+        ("0.0.0.0", False),
+        ("::", False),
+        ("192.168.1.10", False),
+        ("localhost.evil.example", False),
+        ("example.com", False),
+        ("", False),
+    ],
+)
+def test_one_loopback_answer(host: str, loopback: bool) -> None:
+    assert is_loopback(host) is loopback
+
+
+@pytest.mark.parametrize(
+    ("value", "parts"),
+    [
+        ("127.0.0.1:8765", ("127.0.0.1", "8765")),
+        ("LocalHost", ("localhost", "")),
+        ("[::1]:80", ("::1", "80")),
+        ("[::1", None),
+        ("[::1]x", None),
+        ("127.0.0.1:http", None),
+        ("", None),
+    ],
+)
+def test_split_host(value: str, parts: tuple[str, str] | None) -> None:
+    assert split_host(value) == parts
+
+
+def test_the_guard_answers_421_for_a_host_403_for_an_origin_401_for_a_token() -> None:
+    guard = HostGuard("127.0.0.1", token="s3cret", port=8765)
+    good = "Bearer s3cret"
+    assert guard.check("127.0.0.1:8765", None, good) is None
+    assert guard.check("localhost:8765", "http://localhost:8765", good) is None
+    assert guard.check("[::1]:8765", "https://[::1]:8765", good) is None
+    for host in ("evil.example:8765", "127.0.0.1.evil.example:8765", "127.0.0.1:9999", None):
+        refused = guard.check(host, None, good)
+        assert refused is not None and refused[0] == 421
+    for origin in ("http://evil.example", "null", "http://127.0.0.1:1", "ftp://127.0.0.1:8765"):
+        refused = guard.check("127.0.0.1:8765", origin, good)
+        assert refused is not None and refused[0] == 403
+    for token in (None, "", "Bearer wrong", "s3cret", "Basic s3cret"):
+        refused = guard.check("127.0.0.1:8765", None, token)
+        assert refused is not None and refused[0] == 401
+    assert guard.check("127.0.0.1:8765", None, "bearer s3cret") is None
+
+
+def test_allowed_origins_and_a_tokenless_guard() -> None:
+    guard = HostGuard("127.0.0.1", token=None, port=80, allow_origins=["http://app.test/"])
+    assert guard.check("127.0.0.1:80", "http://app.test", None) is None
+    assert guard.check("127.0.0.1:80", None, None) is None
+
+
+def test_waiting_connections_past_the_bound_close_the_oldest() -> None:
+    closed: list[int] = []
+    pending = PendingConnections(most=3)
+    for n in range(5):
+        pending.add(n, lambda n=n: closed.append(n))  # type: ignore[misc]
+    pending.done(3)
+    pending.add(5, lambda: closed.append(5))
+    assert closed == [0, 1]
+    assert len(pending) == 3
+
+
+def _record(message: str, exc: BaseException | None = None) -> logging.LogRecord:
+    info = (type(exc), exc, None) if exc is not None else None
+    return logging.LogRecord("asyncio", logging.ERROR, __file__, 1, message, (), info)
+
+
+def test_one_line_per_episode_of_running_out_of_file_handles() -> None:
+    now = [0.0]
+    log = EpisodeLog({"no-handles": (out_of_handles, "out of file handles")}, clock=lambda: now[0])
+    exhausted = OSError(errno.EMFILE, "Too many open files")
+    kept = []
+    for second in [*range(0, 20), *range(100, 110)]:  # two episodes, 80 s apart
+        now[0] = float(second)
+        for _ in range(50):
+            record = _record("socket.accept() out of system resource", exhausted)
+            if log.filter(record):
+                kept.append(record)
+    assert [r.getMessage() for r in kept] == ["out of file handles"] * 2
+    assert all(r.exc_info is None for r in kept)
+    other = _record("something else")
+    assert log.filter(other) and other.getMessage() == "something else"
