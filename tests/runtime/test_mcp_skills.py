@@ -261,9 +261,9 @@ def test_a_server_that_cannot_start_is_a_problem_not_a_failure(tmp_path: Path) -
 def test_entries_that_cannot_be_verified_are_left_out_with_a_problem(
     entry: dict[str, Any], code: str
 ) -> None:
-    skill, published, problem = _mcp_skills._skill_of("srv", entry)
+    skill, published, problems = _mcp_skills._skill_of("srv", entry)
     assert skill is None and published is None
-    assert problem is not None and problem.code == code
+    assert [p.code for p in problems] == [code]
 
 
 def test_skillpack_mcp_serves_the_skills_it_hosts_under_the_server_label(

@@ -34,6 +34,7 @@ import queue
 import re
 import sys
 import threading
+import unicodedata
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -45,6 +46,7 @@ from .._errors import SkillIOError, SkillNotFoundError, SkillpackError
 from .._limits import MAX_LISTED_FILES, MCP_SKILL_MAX_BYTES, MCP_SKILL_MAX_FILES
 from .._model import Catalog, Problem, Root, Skill, SkillFile, SkillLocation
 from ..config._schema import McpServerConfig
+from ._mcp_wire import bounded_http_client, bounded_stdio
 
 SKILLS_EXTENSION: Final = "io.modelcontextprotocol/skills"
 SKILL_FILE: Final = "SKILL.md"
@@ -53,6 +55,9 @@ ROOT: Final = "mcp://"
 CACHE_BYTES: Final = 64 * 1024 * 1024
 MAX_PAGES: Final = 64
 """`skills/list` pages read per server at most (the MCP Inspector's bound too)."""
+LIST_MAX_BYTES: Final = 32 * 1024 * 1024
+"""A server's whole `skills/list` at most (each page is also one bounded message,
+`_mcp_wire.MESSAGE_MAX_BYTES`): about 30,000 entries of 1 KB."""
 _DIGEST: Final = re.compile(r"sha256:[0-9a-f]{64}")
 T = TypeVar("T")
 
@@ -117,9 +122,8 @@ class McpSkills:
                 )
                 continue
             for entry in entries:
-                skill, found, problem = _skill_of(server.name, entry)
-                if problem is not None:
-                    problems.append(problem)
+                skill, found, noted = _skill_of(server.name, entry)
+                problems.extend(noted)
                 if skill is not None and found is not None:
                     skills.append(skill)
                     published[skill.key] = found
@@ -413,6 +417,7 @@ async def _list_skills(client: Any) -> list[dict[str, Any]]:
     entries: list[dict[str, Any]] = []
     cursor: str | None = None
     seen: set[str] = set()
+    size = 0
     for _ in range(MAX_PAGES):
         page = await client.session.send_request(
             list_request(params=types.PaginatedRequestParams(cursor=cursor)), raw
@@ -420,6 +425,12 @@ async def _list_skills(client: Any) -> list[dict[str, Any]]:
         skills = page.get("skills")
         if not isinstance(skills, list):
             raise SkillIOError("Its skills/list answer has no `skills` array.")
+        size += len(json.dumps(skills, ensure_ascii=False, default=str))
+        if size > LIST_MAX_BYTES:
+            raise SkillIOError(
+                f"Its skills/list is over {LIST_MAX_BYTES} bytes, more than skillpack keeps "
+                "of one server; the listing was refused."
+            )
         entries.extend(skills)
         cursor = page.get("nextCursor")
         if cursor is None:
@@ -468,28 +479,25 @@ async def _sdk_client(server: McpServerConfig) -> AsyncIterator[Any]:
     from mcp.client.client import Client
 
     if server.command is not None:
-        from mcp.client.stdio import StdioServerParameters, stdio_client
-
-        params = StdioServerParameters(
-            command=server.command,
-            args=list(server.args),
-            env=dict(server.env) or None,
-            cwd=server.cwd,
-        )
-        # The SDK's default `errlog` is whatever `sys.stderr` was when it was imported
-        # (a test runner's or a notebook's stand-in has no file descriptor, and every
-        # later server would fail to start): name the stream each time.
+        # The child's stderr goes to a stream with a file descriptor, named each time
+        # (a test runner's or a notebook's stand-in `sys.stderr` has none).
         with _child_stderr() as errlog:
-            async with Client(stdio_client(params, errlog=errlog), mode="legacy") as client:
+            transport = bounded_stdio(
+                server.command,
+                list(server.args),
+                env=dict(server.env) or None,
+                cwd=server.cwd,
+                errlog=errlog,
+            )
+            async with Client(transport, mode="legacy") as client:
                 yield client
         return
     from mcp.client.streamable_http import streamable_http_client
-    from mcp.shared._httpx_utils import create_mcp_http_client
 
     headers = {}
     if server.token_file is not None:
         headers["Authorization"] = f"Bearer {_token(server)}"
-    http = create_mcp_http_client(headers=headers)
+    http = bounded_http_client(headers)
     async with (
         http,
         Client(streamable_http_client(server.url or "", http_client=http), mode="legacy") as client,
@@ -536,15 +544,18 @@ def _local_path(server: str, uri: str) -> str | None:
     return f"{ROOT}{server}/{prefix}{rest}"
 
 
-def _skill_of(server: str, entry: Any) -> tuple[Skill | None, Published | None, Problem | None]:
-    """A listing entry as a skill, or the problem that keeps it out."""
+def _skill_of(server: str, entry: Any) -> tuple[Skill | None, Published | None, list[Problem]]:
+    """A listing entry as a skill and the problems a local skill would have, or the
+    problem that keeps it out."""
     uri = entry.get("uri") if isinstance(entry, dict) else None
     path = _local_path(server, uri) if isinstance(uri, str) and len(uri) <= 4096 else None
 
-    def refused(code: str, why: str) -> tuple[None, None, Problem]:
+    def refused(code: str, why: str) -> tuple[None, None, list[Problem]]:
         where = path or f"{ROOT}{server}"
-        message = f"MCP server '{server}' lists {str(uri)[:200]!r}, which is {why}; it is skipped."
-        return None, None, Problem(path=where, severity="warning", code=code, message=message)
+        message = (
+            f"MCP server '{server}' lists {ascii(str(uri)[:200])}, which is {why}; it is skipped."
+        )
+        return None, None, [Problem(path=where, severity="warning", code=code, message=message)]
 
     if path is None or not isinstance(uri, str):
         return refused("mcp-skill-invalid", "not the URI of a SKILL.md")
@@ -552,6 +563,9 @@ def _skill_of(server: str, entry: Any) -> tuple[Skill | None, Published | None, 
     if not isinstance(frontmatter, dict) or not isinstance(frontmatter.get("name"), str):
         return refused("mcp-skill-invalid", "an entry without a frontmatter `name`")
     name = frontmatter["name"]
+    unloadable = _unloadable_name(name)
+    if unloadable:
+        return refused("mcp-skill-invalid", f"named {ascii(name[:200])}, {unloadable}")
     if unquote(path.rsplit("/", 2)[-2]) != name:
         return refused("mcp-skill-invalid", f"not named like its path (name {name!r})")
     resources = entry.get("resources")
@@ -588,7 +602,46 @@ def _skill_of(server: str, entry: Any) -> tuple[Skill | None, Published | None, 
         return refused("mcp-skill-invalid", f"not a usable skill ({reason})")
     # What would widen the skill's reach is not taken from another server.
     skill = replace(parsed.skill, allowed_tools=None, hooks=None)
-    return skill, published, None
+    problems = list(parsed.problems)
+    scripts = _scripts(name)
+    if len(scripts) > 1:
+        problems.append(
+            Problem(
+                path=path,
+                severity="warning",
+                code="name-mixed-script",
+                field="name",
+                message=(
+                    f"MCP server '{server}' names a skill {ascii(name)}, which mixes "
+                    f"{' and '.join(sorted(scripts))} letters: it can pass for another "
+                    f"skill's name. Reach it as '{server}:{ascii(name)[1:-1]}' only if you "
+                    "trust that server."
+                ),
+            )
+        )
+    return skill, published, problems
+
+
+def _unloadable_name(name: str) -> str:
+    """Why no skill folder on disk could carry `name` (empty when one could)."""
+    if name in ("", ".", ".."):
+        return "not a folder name"
+    if "/" in name or "\\" in name:
+        return "a path rather than a name (no skill folder on disk can be named so)"
+    if any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp") for c in name):
+        return "a name with control or invisible characters"
+    if len(name) > 255:
+        return "longer than any folder name"
+    return ""
+
+
+def _scripts(name: str) -> set[str]:
+    """The writing systems of the letters in `name` (LATIN, CYRILLIC, GREEK, ...)."""
+    found = set()
+    for c in name:
+        if c.isalpha():
+            found.add(unicodedata.name(c, "UNKNOWN").split(" ", 1)[0])
+    return found
 
 
 def _files(uri: str, resources: Any) -> dict[str, tuple[str, str, int]] | str:

@@ -1,0 +1,200 @@
+"""The wire to an `[[mcp_servers]]` upstream, bounded while it streams.
+
+The SDK's transports read a whole message before anyone can look at its size: an
+upstream answering a 5-byte file with 300 MB would have all of it held. Here every
+message is counted as it arrives and the connection is dropped the moment one passes
+`MESSAGE_MAX_BYTES` (the largest read skillpack accepts, `MCP_SKILL_MAX_BYTES`, as
+base64, plus room for the JSON around it), so an upstream can make skillpack hold
+at most a few times that, whatever it sends.
+
+- **stdio**: the child's stdout is split into lines here (the SDK's own transport
+  buffers a line of any length); a line past the bound ends the connection.
+- **HTTP**: the SDK's own transport, over an HTTP client whose responses count their
+  bytes per server-sent event (or per body, for a JSON answer) and fail past the bound.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any, Final, TextIO
+
+from .._errors import SkillIOError
+from .._limits import MCP_SKILL_MAX_BYTES
+
+MESSAGE_MAX_BYTES: Final = MCP_SKILL_MAX_BYTES * 4 // 3 + 1024 * 1024
+"""One message from an upstream at most: the largest file skillpack reads, as base64
+in a `resources/read` answer, and 1 MiB for the rest of the JSON."""
+STOP_SECONDS: Final = 2.0
+_ID_WINDOW: Final = 256
+_ID: Final = re.compile(rb'"id"\s*:\s*(-?\d{1,18}|"[^"\\]{0,100}")')
+
+
+def too_large(limit: int) -> SkillIOError:
+    return SkillIOError(
+        f"The server sent a message over {limit} bytes, the most skillpack reads in one; "
+        "it was dropped unread (check what the server publishes)"
+    )
+
+
+@asynccontextmanager
+async def bounded_stdio(
+    command: str,
+    args: list[str],
+    *,
+    env: dict[str, str] | None,
+    cwd: str | None,
+    errlog: TextIO,
+    limit: int = MESSAGE_MAX_BYTES,
+) -> AsyncIterator[tuple[Any, Any]]:
+    """An MCP transport over a child process's stdin and stdout, each line at most
+    `limit` bytes (else the read stream gets a `SkillIOError` and closes)."""
+    import shutil
+
+    import anyio
+    from mcp.client.stdio import get_default_environment
+    from mcp.shared.message import SessionMessage
+    from mcp.types import jsonrpc_message_adapter
+
+    program = shutil.which(command) or command
+    process = await anyio.open_process(
+        [program, *args],
+        env=get_default_environment() | (env or {}),
+        cwd=cwd,
+        stderr=errlog,
+    )
+    read_send, read_stream = anyio.create_memory_object_stream[Any](0)
+    write_stream, write_receive = anyio.create_memory_object_stream[Any](0)
+
+    async def deliver(line: bytes) -> None:
+        try:
+            message: Any = SessionMessage(jsonrpc_message_adapter.validate_json(line))
+        except ValueError as exc:
+            message = exc
+        await read_send.send(message)
+
+    async def refuse(head: bytes) -> None:
+        """Answer the request a too-large line replied to with an error (its id is near
+        the start), so the caller learns why; without an id, end the connection."""
+        found = _ID.search(head[:_ID_WINDOW])
+        if found is None:
+            await read_send.send(too_large(limit))
+            raise anyio.ClosedResourceError
+        error = {
+            "jsonrpc": "2.0",
+            "id": json.loads(found.group(1)),
+            "error": {"code": -32603, "message": str(too_large(limit))},
+        }
+        await deliver(json.dumps(error).encode())
+
+    async def reader() -> None:
+        assert process.stdout is not None
+        buffer = bytearray()
+        skipping = False  # the rest of a too-large line is read and dropped
+        async with read_send:
+            with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                async for chunk in process.stdout:
+                    start = 0
+                    while (end := chunk.find(b"\n", start)) >= 0:
+                        if not skipping:
+                            buffer += chunk[start:end]
+                            if len(buffer) > limit:
+                                await refuse(bytes(buffer[:_ID_WINDOW]))
+                            elif buffer.strip():
+                                await deliver(bytes(buffer))
+                        buffer.clear()
+                        skipping = False
+                        start = end + 1
+                    if not skipping:
+                        buffer += chunk[start:]
+                        if len(buffer) > limit:
+                            await refuse(bytes(buffer[:_ID_WINDOW]))
+                            buffer.clear()
+                            skipping = True
+
+    async def writer() -> None:
+        assert process.stdin is not None
+        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            async with write_receive:
+                async for message in write_receive:
+                    text = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    await process.stdin.send(text.encode("utf-8") + b"\n")
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(reader)
+        tasks.start_soon(writer)
+        try:
+            yield read_stream, write_stream
+        finally:
+            with anyio.CancelScope(shield=True):
+                await _stop(process)
+            tasks.cancel_scope.cancel()
+
+
+async def _stop(process: Any) -> None:
+    """Close stdin, give the server `STOP_SECONDS` to exit, then terminate, then kill."""
+    import anyio
+
+    with contextlib.suppress(Exception):
+        await process.stdin.aclose()
+    for signal in (None, process.terminate, process.kill):
+        if signal is not None:
+            with contextlib.suppress(ProcessLookupError):
+                signal()
+        with anyio.move_on_after(STOP_SECONDS):
+            await process.wait()
+            break
+    with contextlib.suppress(Exception):
+        await process.aclose()
+
+
+def bounded_http_client(headers: dict[str, str], *, limit: int = MESSAGE_MAX_BYTES) -> Any:
+    """The SDK's HTTP client (its timeouts), with every response bounded: a server-sent
+    event, or a whole body that is not an event stream, of more than `limit` bytes
+    fails the read."""
+    import httpx2
+    from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
+
+    class Bounded(httpx2.AsyncByteStream):
+        def __init__(self, inner: Any, events: bool) -> None:
+            self.inner = inner
+            self.events = events
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            count = 0
+            tail = b""
+            async for chunk in self.inner:
+                count += len(chunk)
+                if self.events:
+                    # An event ends at a blank line (`\n\n` or `\r\n\r\n`): count
+                    # from the last one, which may straddle two chunks.
+                    seen = tail + chunk
+                    end = max(seen.rfind(b"\n\n"), seen.rfind(b"\n\r\n"))
+                    if end >= 0:
+                        count = len(seen) - end
+                    tail = seen[-2:]
+                if count > limit:
+                    raise too_large(limit)
+                yield chunk
+
+        async def aclose(self) -> None:
+            await self.inner.aclose()
+
+    class BoundedTransport(httpx2.AsyncBaseTransport):
+        def __init__(self) -> None:
+            self.inner = httpx2.AsyncHTTPTransport()
+
+        async def handle_async_request(self, request: Any) -> Any:
+            response = await self.inner.handle_async_request(request)
+            kind = response.headers.get("content-type", "")
+            response.stream = Bounded(response.stream, kind.startswith("text/event-stream"))
+            return response
+
+        async def aclose(self) -> None:
+            await self.inner.aclose()
+
+    timeout = httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT)
+    return httpx2.AsyncClient(headers=headers, timeout=timeout, transport=BoundedTransport())
