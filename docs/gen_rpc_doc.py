@@ -39,9 +39,12 @@ something changes on disk.
   file is removed when the server stops. Notifications arrive as server-sent events on
   `GET /events` (same token): `event: skills/changed` with the JSON-RPC notification as
   `data`, an `event: ready` first and a `: ping` comment every 15 seconds.
-  Requests whose `Host` is not this server are refused (403) against DNS rebinding, and
-  so are browser requests from an `Origin` other than this server or one given with
-  `--allow-origin` (which also enables CORS for it). A missing or wrong token is 401.
+  Requests whose `Host` is not this server are refused (421) against DNS rebinding, and
+  browser requests from an `Origin` other than this server or one given with
+  `--allow-origin` (which also enables CORS for it) get 403. A missing or wrong token is
+  401. Each refusal closes the connection; a connection takes one of the 128 slots only
+  once a request on it passed these checks (`skillpack mcp --transport http` answers
+  the same way).
   The server binds 127.0.0.1 unless told otherwise.
 
 Python hosts can use the typed client `skillpack.rpc.Client` (`Client.stdio(...)`,

@@ -51,13 +51,17 @@ class Server:
     stderr: Path
     cache: Path
 
+    token: str | None = None
+
     def post(
-        self, body: str, session: str | None = None, *, timeout: float = 30
+        self, body: str | bytes, session: str | None = None, *, timeout: float = 30
     ) -> tuple[int, str | None, bytes]:
         headers = {
             "Content-Type": "application/json",
             "Accept": "application/json, text/event-stream",
         }
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
         if session:
             headers["Mcp-Session-Id"] = session
             headers["Mcp-Protocol-Version"] = "2025-06-18"
@@ -91,8 +95,15 @@ class Server:
         return rss, len(os.listdir(f"/proc/{self.process.pid}/fd"))
 
 
-def start(tmp_path: Path, *, files: int | None = None) -> Iterator[Server]:
+TOKEN = "s3cret-token"
+
+
+def start(tmp_path: Path, *, files: int | None = None, token: bool = False) -> Iterator[Server]:
     tree = write(tmp_path / "skills", {"alpha/SKILL.md": skill_md("alpha")})
+    token_args: tuple[str, ...] = ()
+    if token:
+        (tmp_path / "token").write_text(TOKEN + "\n", encoding="utf-8")
+        token_args = ("--token-file", str(tmp_path / "token"))
     cache = Path(os.environ["SKILLPACK_CACHE_DIR"])
     stderr_path = tmp_path / "server.err"
 
@@ -107,6 +118,7 @@ def start(tmp_path: Path, *, files: int | None = None) -> Iterator[Server]:
                 *SERVE,
                 *("--transport", "http", "--port", "0", "--json", "--root", str(tree)),
                 *("--no-user", "--no-system"),
+                *token_args,
             ],
             stdout=subprocess.PIPE,
             stderr=stderr,
@@ -119,7 +131,7 @@ def start(tmp_path: Path, *, files: int | None = None) -> Iterator[Server]:
             line = process.stdout.readline()
             assert line, stderr_path.read_text(encoding="utf-8")
             port = int(json.loads(line)["url"].split(":")[2].split("/")[0])
-            yield Server(process, port, stderr_path, cache)
+            yield Server(process, port, stderr_path, cache, TOKEN if token else None)
         finally:
             process.terminate()
             process.wait(timeout=30)
@@ -128,6 +140,11 @@ def start(tmp_path: Path, *, files: int | None = None) -> Iterator[Server]:
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[Server]:
     yield from start(tmp_path)
+
+
+@pytest.fixture
+def token_server(tmp_path: Path) -> Iterator[Server]:
+    yield from start(tmp_path, token=True)
 
 
 @pytest.fixture
@@ -210,3 +227,40 @@ def _wait_for(condition: Callable[[], bool], seconds: float = 30) -> None:
     while not condition():
         assert time.monotonic() < deadline, "condition not reached"
         time.sleep(0.2)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b'{"a":' * 100_000 + b"1" + b"}" * 100_000, b"[" * 100_000 + b"]" * 100_000, b"{nope"],
+    ids=["deep-object", "deep-array", "malformed"],
+)
+def test_deep_and_malformed_bodies_are_the_json_rpc_parse_error(
+    token_server: Server, body: bytes
+) -> None:
+    status, _, reply = token_server.post(body)
+    assert status == 400 and json.loads(reply)["error"]["code"] == -32700
+    assert token_server.open_session()
+
+
+def test_connections_without_the_token_cannot_take_the_places_of_clients(
+    token_server: Server,
+) -> None:
+    server = token_server
+    idle = [socket.create_connection(("127.0.0.1", server.port), timeout=30) for _ in range(300)]
+    try:
+        for _ in range(20):
+            assert (
+                Server(server.process, server.port, server.stderr, server.cache).post(INIT)[0]
+                == 401
+            )
+        assert server.search(server.open_session())
+    finally:
+        for sock in idle:
+            sock.close()
+
+
+def test_a_connection_that_sends_no_request_head_is_closed(token_server: Server) -> None:
+    with socket.create_connection(("127.0.0.1", token_server.port), timeout=60) as sock:
+        sock.sendall(b"POST /mcp HTTP/1.1\r\n")
+        # Closed by the server (HEADER_SECONDS), well before this socket's own timeout.
+        assert sock.recv(1024) == b""

@@ -136,17 +136,20 @@ def test_a_missing_or_wrong_token_is_401(
 
 
 @pytest.mark.parametrize(
-    "headers",
+    ("headers", "status"),
     [
-        {"Host": "evil.example:80"},
-        {"Host": "attacker.test"},
-        {"Origin": "http://evil.example"},
-        {"Origin": "null"},
+        ({"Host": "evil.example:80"}, 421),
+        ({"Host": "attacker.test"}, 421),
+        ({"Origin": "http://evil.example"}, 403),
+        ({"Origin": "null"}, 403),
     ],
 )
-def test_foreign_hosts_and_origins_are_403(served: Served, headers: dict[str, str]) -> None:
-    status, _, body = served.request(headers=headers)
-    assert status == 403
+def test_foreign_hosts_are_421_and_foreign_origins_403(
+    served: Served, headers: dict[str, str], status: int
+) -> None:
+    """The same answers as `skillpack mcp --transport http` (the shared guard)."""
+    got, _, body = served.request(headers=headers)
+    assert got == status
     assert "error" in json.loads(body)
 
 
@@ -207,6 +210,37 @@ def test_garbage_over_http_gets_json_rpc_errors_and_the_server_keeps_serving(
         sock.sendall(b"\x00\xff garbage that is not HTTP\r\n\r\n")
         sock.makefile("rb").read()
     assert served.request()[0] == 200
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b'{"a":' * 100_000 + b"1" + b"}" * 100_000, b"[" * 100_000 + b"]" * 100_000],
+    ids=["object", "array"],
+)
+def test_a_deeply_nested_body_is_a_parse_error(served: Served, body: bytes) -> None:
+    status, _, reply = served.request(body=body)
+    assert status == 200 and json.loads(reply)["error"]["code"] == -32700
+    assert served.request()[0] == 200
+
+
+def test_connections_without_the_token_cannot_take_the_slots(served: Served) -> None:
+    """Idle connections, and connections refused by the guard, never hold one of the
+    128 slots: a client with the token gets in at once."""
+    idle = [socket.create_connection(("127.0.0.1", served.port), timeout=30) for _ in range(200)]
+    try:
+        for _ in range(20):
+            assert served.request(token="wrong")[0] == 401
+        assert served.request()[0] == 200
+    finally:
+        for sock in idle:
+            sock.close()
+
+
+def test_a_connection_that_sends_no_request_head_is_closed(served: Served) -> None:
+    with socket.create_connection(("127.0.0.1", served.port), timeout=60) as sock:
+        sock.sendall(b"POST /rpc HTTP/1.1\r\n")
+        # Closed by the server (HEADER_SECONDS), well before this socket's own timeout.
+        assert sock.recv(1024) == b""
 
 
 def test_a_client_leaving_mid_request_does_not_disturb_the_others(served: Served) -> None:

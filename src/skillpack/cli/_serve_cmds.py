@@ -80,7 +80,7 @@ def serve_command(
     With --http, the address and the token file's path are printed at start (as one
     JSON line on stdout with --json); send the token as 'Authorization: Bearer ...'.
     """
-    from ..rpc._http import is_loopback
+    from .._httpguard import is_loopback
     from ..rpc._live import Discovery, default_refresh
     from ..rpc._server import ServeOptions, serve_http, serve_stdio
 

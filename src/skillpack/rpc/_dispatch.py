@@ -60,11 +60,13 @@ class Dispatcher:
     def handle(self, frame: bytes) -> bytes | None:
         try:
             message = json.loads(frame)
-        except (ValueError, UnicodeDecodeError) as exc:
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            # RecursionError: nesting deeper than the parser goes (a 100,000-deep body).
+            reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
             return error_frame(
                 None,
                 PROTOCOL_CODES["parse-error"],
-                f"Parse error: the message is not valid JSON ({exc}). Send one JSON-RPC "
+                f"Parse error: the message is not valid JSON ({reason}). Send one JSON-RPC "
                 "object (or a batch array) per message.",
             )
         if isinstance(message, list):

@@ -1,14 +1,20 @@
 """The HTTP transport: `POST /rpc` for requests, `GET /events` for notifications
 (server-sent events), on the standard library's `ThreadingHTTPServer`.
 
-Every request must carry `Authorization: Bearer <token>` (the token is read from a
-file only its owner can read, written at start) and a `Host` naming this server
-(DNS rebinding); a browser's `Origin` must be this server or one given with
-`--allow-origin`. A body over 4 MiB is refused by its `Content-Length` before a byte
-of it is read. Each connection has its own thread for its I/O (at most
-`max_connections`; more are answered 503) and hands each request to a fixed pool of
-workers; a socket timeout frees the thread of a client that stalls or leaves
-mid-request; nothing a client sends stops the server.
+Every request passes the shared guard (`_httpguard.HostGuard`, the same answers as
+`skillpack mcp --transport http`): a `Host` naming this server (else 421, against DNS
+rebinding), a browser's `Origin` being this server or one given with `--allow-origin`
+(else 403), and `Authorization: Bearer <token>` (the token is read from a file only its
+owner can read, written at start; else 401); a refusal closes the connection. A body
+over 4 MiB is refused by its `Content-Length` before a byte of it is read.
+
+Each connection has its own thread for its I/O and hands each request to a fixed pool
+of workers. A connection takes one of the `max_connections` slots only once a request
+on it passed the guard (more are answered 503): before that it is one of at most
+`PENDING_MAX` waiting connections, the oldest closed when another arrives, with
+`HEADER_SECONDS` to send each read of its head. So connections without the token
+cannot take the places of clients that have it. A socket timeout frees the thread of a
+client that stalls or leaves mid-request; nothing a client sends stops the server.
 
 The standard library suffices: the server is small, loopback-only by default, and the
 `rpc` extra stays free of dependencies (decision recorded in docs/design.md).
@@ -17,7 +23,6 @@ The standard library suffices: the server is small, loopback-only by default, an
 from __future__ import annotations
 
 import contextlib
-import hmac
 import json
 import os
 import queue
@@ -32,6 +37,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from .._httpguard import HEADER_SECONDS, HostGuard, PendingConnections, connection_limit
 from ._codes import RPC_CODES
 from ._dispatch import Dispatcher, Hub
 from ._frame import MAX_MESSAGE_BYTES, error_frame
@@ -89,7 +95,6 @@ class RpcHTTPServer(ThreadingHTTPServer):
         super().__init__(address, RpcHandler)
         self.dispatcher = dispatcher
         self.hub = hub
-        self.token = token.encode()
         self.heartbeat = heartbeat
         self.idle = idle
         self.stopping = threading.Event()
@@ -97,10 +102,9 @@ class RpcHTTPServer(ThreadingHTTPServer):
         # stdio, so memory and CPU follow `workers`, not how many clients are connected.
         self.work = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="skillpack-rpc")
         host, port = self.server_address[:2]
-        names = {"127.0.0.1", "localhost", "[::1]", _host_literal(str(host))}
-        self.hosts = {f"{name}:{port}" for name in names}
-        self.origins = {f"http://{h}" for h in self.hosts} | {o.rstrip("/") for o in allow_origins}
-        self._slots = threading.BoundedSemaphore(max_connections)
+        self.guard = HostGuard(str(host), token=token, port=int(port), allow_origins=allow_origins)
+        self.pending = PendingConnections()
+        self._slots = threading.BoundedSemaphore(connection_limit(max_connections))
 
     def server_close(self) -> None:
         super().server_close()
@@ -118,21 +122,23 @@ class RpcHTTPServer(ThreadingHTTPServer):
         return f"http://{_host_literal(str(host))}:{port}"
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        if not self._slots.acquire(blocking=False):
-            with contextlib.suppress(OSError):
-                request.sendall(
-                    b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n"
-                    b"Retry-After: 1\r\nConnection: close\r\n\r\n"
-                )
-            self.shutdown_request(request)
-            return
+        self.pending.add(request, lambda: _hang_up(request))
         super().process_request(request, client_address)
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
         try:
             super().process_request_thread(request, client_address)
         finally:
-            self._slots.release()
+            self.pending.done(request)
+
+    def admit(self, request: Any) -> bool:
+        """Give a connection whose request passed the guard a slot (once); False when
+        every slot is taken."""
+        self.pending.done(request)
+        return self._slots.acquire(blocking=False)
+
+    def leave(self) -> None:
+        self._slots.release()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         exc = sys.exc_info()[1]
@@ -148,13 +154,23 @@ class RpcHandler(BaseHTTPRequestHandler):
     server_version = "skillpack-rpc"
     sys_version = ""
 
+    admitted = False
+
     def setup(self) -> None:
         super().setup()
-        self.connection.settimeout(self.server.idle)
+        self.connection.settimeout(HEADER_SECONDS)  # the idle timeout once admitted
         # Headers and body go out in two writes; without this, Nagle's algorithm and the
         # client's delayed ACK hold the body back ~40 ms.
         with contextlib.suppress(OSError):
             self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            if self.admitted:
+                self.admitted = False
+                self.server.leave()
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: stderr stays for problems."""
@@ -166,40 +182,29 @@ class RpcHandler(BaseHTTPRequestHandler):
         self._send(status, body, close=close)
 
     def _allowed(self) -> bool:
-        host = (self.headers.get("Host") or "").lower()
-        if host not in self.server.hosts:
-            self._refuse(
-                403,
-                f"Host {host!r} is not this server; connect to {self.server.url} "
-                "(requests naming another host are refused against DNS rebinding).",
-                close=True,
-            )
+        """The shared guard, then a connection slot (the first time it passes)."""
+        refused = self.server.guard.check(
+            self.headers.get("Host"), self.headers.get("Origin"), self.headers.get("Authorization")
+        )
+        if refused is not None:
+            status, message = refused
+            if status == 403:
+                message += " Start `skillpack serve` with --allow-origin ORIGIN to allow a page."
+            if status == 401:
+                message += " The token is in the file `skillpack serve` printed at start."
+            self._refuse(status, message, close=True)
             return False
-        origin = self.headers.get("Origin")
-        if origin is not None and origin.rstrip("/") not in self.server.origins:
-            self._refuse(
-                403,
-                f"Origin {origin!r} may not call this server; start it with "
-                f"--allow-origin {origin} to allow that page.",
-                close=True,
-            )
-            return False
-        header = self.headers.get("Authorization") or ""
-        scheme, _, given = header.partition(" ")
-        if scheme.lower() != "bearer" or not hmac.compare_digest(
-            given.strip().encode(), self.server.token
-        ):
-            self._refuse(
-                401,
-                "Missing or wrong bearer token: send 'Authorization: Bearer <token>' with "
-                "the token from the file `skillpack serve` printed at start.",
-            )
-            return False
+        if not self.admitted:
+            if not self.server.admit(self.request):
+                self._refuse(503, "Every connection slot is taken; retry in a moment.", close=True)
+                return False
+            self.admitted = True
+            self.connection.settimeout(self.server.idle)
         return True
 
     def _cors(self) -> None:
         origin = self.headers.get("Origin")
-        if origin is not None and origin.rstrip("/") in self.server.origins:
+        if origin is not None and self.server.guard.origin_ok(origin):
             self.send_header("Access-Control-Allow-Origin", origin)
             self.send_header("Vary", "Origin")
 
@@ -207,7 +212,7 @@ class RpcHandler(BaseHTTPRequestHandler):
 
     def do_OPTIONS(self) -> None:  # noqa: N802 - the http.server naming
         origin = self.headers.get("Origin")
-        if origin is None or origin.rstrip("/") not in self.server.origins:
+        if origin is None or not self.server.guard.origin_ok(origin):
             self._refuse(403, f"Origin {origin!r} may not call this server.", close=True)
             return
         self.send_response(204)
@@ -331,12 +336,7 @@ def _host_literal(host: str) -> str:
     return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
-def is_loopback(host: str) -> bool:
-    """True when `host` names only loopback addresses."""
-    import ipaddress
-
-    try:
-        infos = socket.getaddrinfo(host, None)
-    except OSError:
-        return False
-    return all(ipaddress.ip_address(info[4][0]).is_loopback for info in infos)
+def _hang_up(request: Any) -> None:
+    """Close a waiting connection from another thread (its handler's read then ends)."""
+    with contextlib.suppress(OSError):
+        request.shutdown(socket.SHUT_RDWR)
