@@ -119,3 +119,35 @@ def test_one_skill_with_a_huge_integer_does_not_hide_the_others(
     write_skill("root/bad", frontmatter=f"name: bad\ndescription: d\nmetadata:\n  n: {huge_hex()}")
     catalog = discover(roots=[Root(path=str(tmp_path / "root"), scope="extra")], use_cache=False)
     assert sorted(s.name for s in catalog.skills) == ["bad", "good"]
+
+
+@needs_fifo
+def test_a_fifo_or_socket_named_skill_md_is_a_reported_problem(tmp_path: Path) -> None:
+    import socket as socket_module
+    import subprocess
+    import sys
+
+    root = tmp_path / "skills"
+    (root / "piped").mkdir(parents=True)
+    os.mkfifo(root / "piped" / "SKILL.md")
+    (root / "sock").mkdir()
+    listener = socket_module.socket(socket_module.AF_UNIX)
+    try:
+        listener.bind(str(root / "sock" / "SKILL.md"))
+        for command in (["list"], ["validate", str(root)]):
+            done = subprocess.run(
+                [sys.executable, "-c", "from skillpack.cli import main; main()", *command]
+                + ["--json"]
+                + (
+                    ["--root", str(root), "--no-user", "--no-system"] if command == ["list"] else []
+                ),
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+            )
+            text = done.stdout
+            assert "named pipe (FIFO)" in text and "a socket" in text, (command, done)
+            assert "file-unreadable" in text
+    finally:
+        listener.close()

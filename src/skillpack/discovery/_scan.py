@@ -130,7 +130,7 @@ def scan_root(
         problems=problems,
         record=record,
     )
-    # The walk clears `reusable` only for links and unlistable folders.
+    # The walk clears `reusable` only for links, unlistable folders and special SKILL.md files.
     volatile = not record.reusable
     record.problems.extend(problems)
     mine: list[str] = []

@@ -14,6 +14,7 @@ import os
 import stat
 from collections import deque
 from collections.abc import Sequence
+from typing import Final
 
 from .._limits import MAX_MANIFEST_BYTES
 from .._model import Problem, Root
@@ -96,7 +97,8 @@ def file_sig(path: str) -> tuple[int, int, int] | None:
 
 
 Listing = tuple[int, list[tuple[str, bool]], list[str], bool, bool]
-"""One folder as the walk needs it: (SKILL.md entry: 0 none, 1 regular file, 2 symlink;
+"""One folder as the walk needs it: (SKILL.md entry: 0 none, 1 regular file, 2 symlink,
+3 neither a file nor a folder;
 sorted `(name, is_symlink)` of candidate subfolders; sorted plugin marker names;
 whether it is a virtualenv; whether any candidate subfolder is a symlink)."""
 
@@ -119,7 +121,8 @@ def _scan(folder: str) -> Listing:
                     skill_md = 2
                 else:
                     try:
-                        skill_md = 1 if entry.is_file() else 0
+                        # 3: neither a file nor a folder (a FIFO, socket or device)
+                        skill_md = 1 if entry.is_file() else 0 if entry.is_dir() else 3
                     except OSError:
                         skill_md = 0
             elif name[0] == ".":
@@ -176,6 +179,33 @@ def _too_deep(root_path: str, max_depth: int, example: str) -> Problem:
         f"Stopped searching {root_path} at depth {max_depth}: deeper folders (such as "
         f"{example}) were not searched. Raise the limit (`max_depth` in the config "
         "or API) if skills live deeper.",
+    )
+
+
+_SPECIAL_KINDS: Final = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def _special_file(path: str) -> Problem | None:
+    """The problem of a SKILL.md that is a FIFO, socket or device (stat, never open:
+    opening a FIFO would wait for a writer); None for anything else."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    kind = next((name for test, name in _SPECIAL_KINDS if test(mode)), None)
+    if kind is None:
+        return None
+    return problem(
+        path,
+        "error",
+        "file-unreadable",
+        f"{path} is {kind}, not a file, so the skill was not loaded; replace it with a "
+        "regular file named SKILL.md.",
     )
 
 
@@ -296,6 +326,12 @@ def walk_root(
         skill = _skill_here(root, listing, folder, prefix, real_prefix, plugin)
         if skill is not None:
             found.append(skill)
+        elif listing[0] == 3 or (listing[0] == 2 and follow):
+            special = _special_file(prefix + SKILL_FILE)
+            if special is not None:
+                problems.append(special)
+                if record is not None:
+                    record.reusable = False  # reported on every walk, never replayed
         if is_venv:
             continue
         children = subdirs
