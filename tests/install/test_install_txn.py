@@ -206,3 +206,65 @@ def test_concurrent_installs_into_one_scope_all_land_in_the_lock(
     assert sorted(listed(isolated_home)) == names
     assert json.loads(skillpack(isolated_home, "doctor", "--json").stdout)["clean"]
     assert skill_md("skill-0") == (installed(isolated_home) / "skill-0" / "SKILL.md").read_text()
+
+
+def test_concurrent_installs_of_one_skill_all_succeed_and_say_when_they_wait(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    """Issue 21, point 7: four `install --yes` of the same skill into one scope: each
+    waits for the scope's lock and finds the skill installed, none fails with a reason
+    that did not happen (nothing waited for approval)."""
+    write_skill(tmp_path / "src" / "shared", "shared")
+    processes = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                "from skillpack.cli import main; main()",
+                "install",
+                str(tmp_path / "src" / "shared"),
+                "--yes",
+            ],
+            env=skillpack_env(isolated_home),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(4)
+    ]
+    outputs = [p.communicate(timeout=120) for p in processes]
+    assert [p.returncode for p in processes] == [0] * 4, outputs
+    assert not any("approval" in out + err for out, err in outputs)
+    assert sorted(listed(isolated_home)) == ["shared"]
+    assert json.loads(skillpack(isolated_home, "doctor", "--json").stdout)["clean"]
+
+
+def test_a_change_waiting_for_the_scope_lock_says_so_once(tmp_path: Path) -> None:
+    from skillpack.install._txn import Target
+
+    target = Target(
+        scope="user",
+        base=tmp_path,
+        skills_dir=tmp_path / "skills",
+        lock_path=tmp_path / "lock.json",
+    )
+    said: list[str] = []
+    with subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\n"
+            "from skillpack.config._lock import file_lock\n"
+            f"with file_lock({str(tmp_path / 'skills' / '.skillpack')!r}):\n"
+            "    print('held', flush=True); time.sleep(1.5)\n",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as holder:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        with target.locked(said.append):
+            pass
+    assert len(said) == 1 and "Waiting for another skillpack install" in said[0]
+    with target.locked(said.append):
+        pass
+    assert len(said) == 1  # no wait, no line

@@ -301,7 +301,17 @@ def _change_options(
         "approve": _approver(yes, as_json),
         "limits": Limits(timeout=timeout),
         "progress": progress,
+        "waiting": _say_waiting,
     }
+
+
+def _say_waiting(message: str) -> None:
+    """The progress line of a change waiting for the scope's lock (stderr, so --json
+    output stays one document)."""
+    from .._text import safe_text
+
+    sys.stderr.write(safe_text(message) + "\n")
+    sys.stderr.flush()
 
 
 def _approver(yes: bool, as_json: bool) -> Callable[[Plan], bool]:

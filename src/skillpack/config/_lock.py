@@ -15,7 +15,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from .._errors import SkillIOError
@@ -64,8 +64,16 @@ def _unlock(fd: int) -> None:
 
 
 @contextlib.contextmanager
-def file_lock(path: Path | str, *, timeout: float = DEFAULT_TIMEOUT) -> Iterator[None]:
+def file_lock(
+    path: Path | str,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    on_wait: Callable[[], None] | None = None,
+) -> Iterator[None]:
     """Hold the lock of `path` (a file that may not exist yet) inside the block.
+
+    `on_wait` is called once when the lock is held elsewhere and this call starts
+    waiting for it (a caller's progress line).
 
     Raises:
         SkillIOError: the lock file cannot be created, or another writer held the
@@ -75,8 +83,13 @@ def file_lock(path: Path | str, *, timeout: float = DEFAULT_TIMEOUT) -> Iterator
     lock_path = target.with_name(target.name + ".lock")
     key = os.path.abspath(lock_path)
     local = _thread_lock(key)
-    if not local.acquire(timeout=timeout):
-        raise SkillIOError(_busy(target, timeout))
+    deadline = time.monotonic() + timeout
+    if not local.acquire(blocking=False):
+        if on_wait is not None:
+            on_wait()
+            on_wait = None
+        if not local.acquire(timeout=timeout):
+            raise SkillIOError(_busy(target, timeout))
     try:
         try:
             lock_path.parent.mkdir(parents=True, exist_ok=True)
@@ -87,8 +100,10 @@ def file_lock(path: Path | str, *, timeout: float = DEFAULT_TIMEOUT) -> Iterator
                 "Check that its folder is writable."
             ) from error
         try:
-            deadline = time.monotonic() + timeout
             while not _try_lock(fd):
+                if on_wait is not None:
+                    on_wait()
+                    on_wait = None
                 if time.monotonic() >= deadline:
                     raise SkillIOError(_busy(target, timeout))
                 time.sleep(_POLL)

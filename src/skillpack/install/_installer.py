@@ -17,10 +17,11 @@ as the `skills` npm CLI does; a folder already there is left alone, with a warni
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import os
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .._errors import SkillIOError, UsageError
@@ -90,6 +91,7 @@ def install(
     approve: Approve,
     limits: Limits | None = None,
     progress: ProgressHook | None = None,
+    waiting: Callable[[str], None] | None = None,
 ) -> Outcome:
     """Install skills from SOURCE (a site, git repository, archive or folder).
 
@@ -103,6 +105,8 @@ def install(
         approve: Called with the plan before anything is written.
         limits: Download and unpack bounds.
         progress: Called as bytes arrive (the CLI's progress bar).
+        waiting: Called with a message once, if another install holds the scope's
+            lock and this one waits for it (the CLI's progress line).
 
     Raises:
         UsageError: SOURCE cannot be understood, or several skills and no choice.
@@ -114,7 +118,7 @@ def install(
     request = Request(wanted=set(skills) if skills else None, single=not skills and not all_skills)
     with _fetcher(parsed, limits, progress) as fetcher:
         offer = resolve(parsed, request, limits=limits, fetcher=fetcher)
-    return _apply(target, offer.resolved, (), approve=approve, limits=limits)
+    return _apply(target, offer.resolved, (), approve=approve, limits=limits, waiting=waiting)
 
 
 def install_system(
@@ -144,6 +148,7 @@ def update(
     approve: Approve,
     limits: Limits | None = None,
     progress: ProgressHook | None = None,
+    waiting: Callable[[str], None] | None = None,
 ) -> Outcome:
     """Re-resolve installed skills (all, or `names`) from their recorded sources and
     install what changed, with the same approval. Unchanged skills are skipped
@@ -208,7 +213,9 @@ def update(
     resolved = Resolved(
         candidates=tuple(candidates), refusals=tuple(refusals), warnings=tuple(warnings)
     )
-    return _apply(target, resolved, tuple(unchanged), approve=approve, limits=limits)
+    return _apply(
+        target, resolved, tuple(unchanged), approve=approve, limits=limits, waiting=waiting
+    )
 
 
 def remove(
@@ -286,10 +293,17 @@ def _apply(
     *,
     approve: Approve,
     limits: Limits,
+    waiting: Callable[[str], None] | None = None,
 ) -> Outcome:
-    document = read_lock(target.lock_path)
-    locked = locked_skills(document, lock_dir=target.lock_dir)
-    items, current, refusals = make_plan(target, resolved.candidates, locked, limits=limits)
+    # The plan reads the scope under its lock too: another change half-way through its
+    # commit would otherwise look like a folder that is not ours. (A scope without its
+    # folder yet has nothing half-written, and a refused install must not create it.)
+    # Approval (a person, perhaps) then happens without holding the lock.
+    exists = target.skills_dir.is_dir()
+    with target.locked(waiting) if exists else contextlib.nullcontext():
+        document = read_lock(target.lock_path)
+        locked = locked_skills(document, lock_dir=target.lock_dir)
+        items, current, refusals = make_plan(target, resolved.candidates, locked, limits=limits)
     plan = Plan(
         scope=target.scope,
         skills_dir=str(target.skills_dir),
@@ -308,26 +322,31 @@ def _apply(
         )
     late: list[Refusal] = []
     written: list[PlanItem] = []
-    with target.locked():
+    with target.locked(waiting):
         recovered = recover(target)
         document = read_lock(target.lock_path)
         locked = locked_skills(document, lock_dir=target.lock_dir)
-        again, _current, again_refused = make_plan(
+        again, now_current, again_refused = make_plan(
             target, tuple(item.candidate for item in plan.items), locked, limits=limits
         )
         still = {item.key for item in again}
         for item in plan.items:
             if item.key in still:
                 written.append(next(i for i in again if i.key == item.key))
+            elif item.candidate.name in now_current:
+                continue  # another install wrote the very same skill meanwhile: done
             else:
                 late.append(
                     Refusal(
                         name=item.candidate.name,
                         code="changed-concurrently",
-                        message=f"{item.candidate.name} changed in {target.skills_dir} while "
-                        "this install was waiting for approval; run the command again.",
+                        message=f"{item.candidate.name} was changed in {target.skills_dir} by "
+                        "another install, update or remove since this one made its plan; "
+                        "nothing of it was written. Run the command again to see the change.",
                     )
                 )
+        if now_current:
+            plan = replace(plan, unchanged=tuple(sorted({*plan.unchanged, *now_current})))
         del again_refused  # each of those names is already refused above
         if written:
             now = _now()

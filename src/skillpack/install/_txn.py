@@ -23,7 +23,7 @@ import contextlib
 import json
 import os
 import shutil
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,8 @@ from ._values import Candidate, InstallScope
 
 TXN_PREFIX = ".skillpack-txn-"
 _GUARD = ".skillpack"
+LOCK_WAIT_SECONDS = 120.0
+"""How long a change waits for another one to the same scope before giving up."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -60,11 +62,22 @@ class Target:
         return self.base / ".claude" / "skills"
 
     @contextlib.contextmanager
-    def locked(self) -> Iterator[None]:
-        """Hold the scope's lock: one change to a scope at a time, across processes."""
+    def locked(self, waiting: Callable[[str], None] | None = None) -> Iterator[None]:
+        """Hold the scope's lock: one change to a scope at a time, across processes.
+
+        Another install holding it is waited for, `LOCK_WAIT_SECONDS` at most;
+        `waiting(message)` is called once when that wait starts.
+        """
         from ..config._lock import file_lock
 
-        with file_lock(self.skills_dir / _GUARD):
+        def say() -> None:
+            if waiting is not None:
+                waiting(
+                    f"Waiting for another skillpack install, update or remove in "
+                    f"{self.skills_dir} to finish (up to {LOCK_WAIT_SECONDS:g} s)..."
+                )
+
+        with file_lock(self.skills_dir / _GUARD, timeout=LOCK_WAIT_SECONDS, on_wait=say):
             yield
 
 
