@@ -110,6 +110,7 @@ def mcp_command(
         from ..mcp._http import bind, build_app, serve
 
         sock = bind(host, port)
+        server.prepare()
 
         def ready(url: str) -> None:
             if as_json:

@@ -165,6 +165,7 @@ class ServedCatalog:
         self._reader = reader
         self._frontmatter = frontmatter
         self._by_key = {s.key: s for s in self.skills}
+        self._order = {key: index for index, key in enumerate(self._by_key)}
         self.path_of = _uris.assign_paths(self.skills)
         self._key_at = {path: key for key, path in self.path_of.items()}
         self._withheld = _nested_folders(self.skills, withheld)
@@ -305,8 +306,8 @@ class ServedCatalog:
         """What is not offered: discovery's omissions, then the served skills whose
         entries the listings made so far could not build (`left_out_all` checks all)."""
         with self._listings_lock:
-            found = [self._not_listable[s.key] for s in self.skills if s.key in self._not_listable]
-        return (*self.discovery_left_out, *found)
+            found = sorted(self._not_listable.items(), key=lambda item: self._order[item[0]])
+        return (*self.discovery_left_out, *(entry for _key, entry in found))
 
     def left_out_all(self) -> tuple[LeftOut, ...]:
         """`left_out()` after building every served skill's listing (reads every tree)."""
@@ -464,6 +465,20 @@ def _prompt_names(skills: Sequence[Skill]) -> dict[str, Skill]:
     return names
 
 
+def _once(predicate: Callable[[Skill], bool]) -> Callable[[Skill], bool]:
+    """`predicate`, answered once per skill (for one view's build, while the catalog
+    holds every skill: identity is the key)."""
+    answers: dict[int, bool] = {}
+
+    def cached(skill: Skill) -> bool:
+        found = answers.get(id(skill))
+        if found is None:
+            found = answers[id(skill)] = predicate(skill)
+        return found
+
+    return cached
+
+
 def build_served(
     catalog: Catalog,
     *,
@@ -474,6 +489,10 @@ def build_served(
     frontmatter: FrontmatterCache,
 ) -> ServedCatalog:
     """The served view of `catalog` under a session's enable state and permissions."""
+    # Each skill's standing is asked once (five passes below would ask 50,000 times
+    # at 10,000 skills, each through the config and the permission rules).
+    is_enabled = _once(is_enabled)
+    is_visible = _once(is_visible)
     # A legacy command file has no folder of its own: it is a tool and a prompt, not
     # a tree of resources.
     served = [s for s in model_skills(catalog) if not s.legacy_command]

@@ -36,7 +36,7 @@ from mcp.server.session import ServerSession
 from mcp.shared.exceptions import MCPError
 
 from .. import _errors as errors
-from .._model import Skill
+from .._model import Catalog, Skill
 from .._version import __version__
 from ..runtime._left_out import LeftOut, counts
 from ..runtime._readers import SkillContent
@@ -157,6 +157,7 @@ class SkillServer:
         self._frontmatter = FrontmatterCache()
         self._view: ServedCatalog | None = None
         self._view_config: object = None
+        self._building = threading.Lock()
         self._lock = threading.Lock()
         self._hubs: list[_Hub] = []
         self.server = self._build()
@@ -172,6 +173,14 @@ class SkillServer:
             current = self._view_config is config
         if view is not None and view.catalog is catalog and current:
             return view
+        with self._building:  # one build at a time: a second caller waits for it
+            return self._build_view(catalog, config)
+
+    def _build_view(self, catalog: Catalog, config: object) -> ServedCatalog:
+        with self._lock:
+            view = self._view
+            if view is not None and view.catalog is catalog and self._view_config is config:
+                return view
         view = build_served(
             catalog,
             model_skills=self.session.model_skills,
@@ -184,6 +193,19 @@ class SkillServer:
             if self.session.catalog is catalog and self.session.config is config:
                 self._view, self._view_config = view, config
         return view
+
+    def prepare(self) -> threading.Thread:
+        """Build the served view on a thread of its own, so that it is ready (or under
+        way) when the first client asks: started as the server starts listening."""
+        thread = threading.Thread(target=self._prepare, name="skillpack-mcp-view", daemon=True)
+        thread.start()
+        return thread
+
+    def _prepare(self) -> None:
+        try:
+            self.view()
+        except Exception:  # noqa: BLE001 - the first request builds it again and reports
+            logger.debug("could not build the served view ahead", exc_info=True)
 
     def conversation(self, request_session: ServerSession) -> Conversation:
         """The conversation of a request's client connection: created on its first
@@ -735,6 +757,7 @@ def run_stdio(server: SkillServer) -> None:
     from ._stdio import stdio_streams
 
     server.offload = False
+    server.prepare()
 
     async def main() -> None:
         async with stdio_streams() as (read, write):

@@ -171,18 +171,11 @@ def catalog_version(
     """A short digest of what a listing shows of `catalog`: each skill's SKILL.md
     (path, size, mtime), its standing (shadowed, enabled, permitted) and every
     problem. Equal catalogs give equal versions, across processes too."""
-    digest = hashlib.sha256()
-    for skill in catalog.skills:
-        digest.update(
-            f"s\0{skill.key}\0{skill.path}\0{skill.size}\0{skill.mtime_ns}\0"
-            f"{skill.shadowed_by}\0{is_enabled(skill):d}{is_visible(skill):d}\n".encode(
-                "utf-8", "surrogatepass"
-            )
-        )
-    for problem in catalog.problems:
-        digest.update(
-            f"p\0{problem.code}\0{problem.path}\0{problem.message}\n".encode(
-                "utf-8", "surrogatepass"
-            )
-        )
-    return digest.hexdigest()[:16]
+    lines = [
+        f"s\0{s.real_path}\0{s.path}\0{s.size}\0{s.mtime_ns}\0{s.shadowed_by}\0"
+        f"{is_enabled(s):d}{is_visible(s):d}"
+        for s in catalog.skills
+    ]
+    lines.extend(f"p\0{p.code}\0{p.path}\0{p.message}" for p in catalog.problems)
+    text = "\n".join(lines).encode("utf-8", "surrogatepass")
+    return hashlib.sha256(text).hexdigest()[:16]
