@@ -170,6 +170,7 @@ def test_denied_skill_is_absent_from_definitions_enum() -> None:
     assert load.parameters["properties"]["name"]["enum"] == [
         "/a/one/dup/SKILL.md",
         "/a/two/dup/SKILL.md",
+        None,
     ]
 
 
@@ -305,12 +306,13 @@ def test_definitions_export_each_format(fmt: str) -> None:
     schema = first["function"]["parameters"] if schema_key is None else first[schema_key]
     # user-only skills are not offered to the model; the enum holds an id per skill
     ids = ["/a/one/dup/SKILL.md", "/a/two/dup/SKILL.md", "pdf"]
+    # `name` is optional: null (its absence) is in the enum of every format.
+    assert schema["properties"]["name"]["enum"] == [*ids, None]
+    assert schema["properties"]["name"]["type"] == ["string", "null"]
     if fmt.startswith("openai"):
         assert (first.get("strict") or first["function"]["strict"]) is True
-        assert schema["properties"]["name"]["enum"] == [*ids, None]
         assert schema["required"] == ["name", "path", "args"]
     else:
-        assert schema["properties"]["name"]["enum"] == ids
         assert schema["required"] == []
 
 
@@ -321,7 +323,7 @@ def test_name_enum_is_dropped_when_the_list_is_large(count: int, listed: bool) -
     name = tools.definitions()[1].parameters["properties"]["name"]
     assert ("enum" in name) is listed
     if listed:
-        assert name["enum"] == [f"s{i:03d}" for i in range(count)]
+        assert name["enum"] == [*(f"s{i:03d}" for i in range(count)), None]
 
 
 # -- filesystem path escapes --------------------------------------------------------
