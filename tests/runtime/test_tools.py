@@ -382,3 +382,26 @@ def test_a_failing_freshness_check_is_an_envelope_never_an_exception(
     result = tools.call("skill_search", {"query": "anything"})
     assert result["ok"] is False
     assert result["error"]["code"] == "INTERNAL_ERROR"
+
+
+@pytest.mark.parametrize("fmt", ["openai", "openai-responses", "anthropic", "mcp"])
+def test_the_catalog_joins_skill_load_s_description_only_when_asked(fmt: Any) -> None:
+    tools, _ = memory_tools(BASIC)
+
+    def descriptions(**options: Any) -> dict[str, str]:
+        found = {}
+        for definition in tools.definitions_for(fmt, **options):
+            function = definition.get("function", definition)
+            found[function["name"]] = function["description"]
+        return found
+
+    plain, listed = descriptions(), descriptions(catalog=True, catalog_chars=4_000)
+    rendered = tools.session.render_catalog(
+        format="markdown", budget_chars=4_000, include_location=False
+    ).text
+    assert listed["skill_load"] == f"{plain['skill_load']}\n\n{rendered}"
+    assert "**pdf**" in rendered and "user-only" not in rendered
+    assert {k: v for k, v in listed.items() if k != "skill_load"} == {
+        k: v for k, v in plain.items() if k != "skill_load"
+    }
+    assert descriptions(catalog=True, catalog_chars=0) == plain
