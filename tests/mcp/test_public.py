@@ -106,7 +106,7 @@ def broken_server() -> Server[Any]:
     async def directory(_ctx: Any, _params: Any) -> dict[str, Any]:
         return {"resources": [], "nextCursor": "again"}
 
-    from skill_client import UriParams
+    from skillpack.mcp._client import UriParams
 
     server.add_request_handler("skills/get", UriParams, get)
     server.add_request_handler("resources/directory/read", UriParams, directory)

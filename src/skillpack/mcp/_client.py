@@ -70,15 +70,17 @@ class DirectoryEntry:
     size: int | None
 
 
-class _UriParams(types.PaginatedRequestParams):
+class UriParams(types.PaginatedRequestParams):
+    """Params of `skills/get` and `resources/directory/read`: a URI (and a cursor)."""
+
     uri: str
 
 
-class _GetSkillRequest(types.Request[_UriParams, Literal["skills/get"]]):
+class GetSkillRequest(types.Request[UriParams, Literal["skills/get"]]):
     method: Literal["skills/get"] = "skills/get"
 
 
-class _ReadDirectoryRequest(types.Request[_UriParams, Literal["resources/directory/read"]]):
+class ReadDirectoryRequest(types.Request[UriParams, Literal["resources/directory/read"]]):
     method: Literal["resources/directory/read"] = "resources/directory/read"
 
 
@@ -108,7 +110,7 @@ async def get_skill(client: Any, uri: str) -> ListedSkill:
         mcp.shared.exceptions.MCPError: the server refuses (not a served skill).
         SkillIOError: the answer has no well-formed `skill`.
     """
-    answer = await client.session.send_request(_GetSkillRequest(params=_UriParams(uri=uri)), _RAW)
+    answer = await client.session.send_request(GetSkillRequest(params=UriParams(uri=uri)), _RAW)
     return _skill(answer.get("skill"))
 
 
@@ -124,7 +126,7 @@ async def read_directory(client: Any, uri: str) -> tuple[DirectoryEntry, ...]:
     cursor: str | None = None
     seen: set[str] = set()
     for _ in range(MAX_PAGES):
-        request = _ReadDirectoryRequest(params=_UriParams(uri=uri, cursor=cursor))
+        request = ReadDirectoryRequest(params=UriParams(uri=uri, cursor=cursor))
         page = await client.session.send_request(request, _RAW)
         resources = page.get("resources")
         if not isinstance(resources, list):
