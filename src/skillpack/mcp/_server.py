@@ -180,7 +180,7 @@ class SkillServer:
         with self._lock:
             found = state.get(_CONVERSATION)
             if not isinstance(found, Conversation) or found.session.config is not config:
-                session = Session(catalog, config=config, reader=self.session.reader, cwd=self._cwd)
+                session = self.session.conversation(cwd=self._cwd or self.session.cwd)
                 found = Conversation(session=session, tools=SkillTools(session))
                 state[_CONVERSATION] = found
         if found.session.catalog is not catalog:

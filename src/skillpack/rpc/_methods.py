@@ -11,7 +11,6 @@ from collections.abc import Callable
 from typing import Any
 
 from ..runtime._context import context_report
-from ..runtime._session import Session
 from ..runtime._summary import summarizer
 from ..runtime._tools import SkillTools
 from ..runtime._workspace import write_enabled
@@ -97,8 +96,7 @@ class Methods:
         workspace = self.live.workspace(params.get("cwd"))
         if not stateless:
             return workspace.tools
-        live = workspace.live
-        return SkillTools(Session(live.catalog, config=live.config, cwd=workspace.cwd))
+        return SkillTools(workspace.live.conversation())
 
     def skills_search(self, params: Params) -> Any:
         # Searching keeps no session state, and a session sees its workspace's catalog
