@@ -35,13 +35,13 @@ from mcp.server.session import ServerSession
 from mcp.shared.exceptions import MCPError
 
 from .. import _errors as errors
-from .._model import Skill
+from .._model import SKILL_FILE, Skill
 from .._version import __version__
 from ..runtime._readers import SkillContent
 from ..runtime._session import Session
 from ..runtime._tools import SkillTools
 from ._errors import internal_error, to_mcp_error
-from ._served import SKILL_FILE, FrontmatterCache, ServedCatalog, build_served
+from ._served import FrontmatterCache, ServedCatalog, build_served
 
 logger = logging.getLogger("skillpack.mcp")
 

@@ -629,10 +629,10 @@ class Session:
         read_source = getattr(self._reader, "read_source", None)
         if read_source is None:
             return None
-        from ._create import digest_of
+        from .._model import sha256_digest
 
         try:
-            return digest_of(read_source(skill))
+            return sha256_digest(read_source(skill))
         except (OSError, SkillIOError):
             return None
 
