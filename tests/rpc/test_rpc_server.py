@@ -161,6 +161,26 @@ def test_config_write_disables_a_skill_for_listings_and_open_sessions(
     assert missing.value.data["code"] == "NOT_FOUND"
 
 
+def test_config_write_decided_by_another_file_reports_and_applies_the_resulting_state(
+    client: CheckedClient, project: Path
+) -> None:
+    project_file = project / ".skillpack" / "config.toml"
+    project_file.parent.mkdir(parents=True)
+    project_file.write_text('[skills]\nenabled = ["beta"]\n', encoding="utf-8")
+    client.skills_reload()
+    session = client.session_open()["session"]
+
+    written = client.skills_config_write("beta", enabled=False, target="user")
+
+    assert written["enabled"] is True
+    assert written["decided_by"] == str(project_file)
+    listed = {s["name"]: s["enabled"] for s in client.skills_list()["data"][0]["skills"]}
+    assert listed["beta"] is True
+    turn = client.turn_prepare(session, "$beta now")
+    assert [d["kind"] for d in turn["diagnostics"]] != ["disabled"]
+    assert [a["name"] for a in turn["activations"]] == ["beta"]
+
+
 def test_a_skill_created_on_disk_is_announced_as_skills_changed(
     client: CheckedClient, project: Path
 ) -> None:

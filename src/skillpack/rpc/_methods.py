@@ -59,28 +59,22 @@ class Methods:
 
     def skills_config_write(self, params: Params) -> Any:
         workspace = self.live.workspace(params.get("cwd"))
-        enabled: bool = params["enabled"]
-        skill, path = write_enabled(
+        toggled = write_enabled(
             workspace.live.catalog,
             params["ref"],
-            enabled,
+            params["enabled"],
             scope=params["target"],
             cwd=workspace.cwd,
+            user=self.live.discovery.include_user,
         )
         self.live.reconfigure()
-        # Open sessions keep the config they opened with, but follow this one change.
+        # Open sessions keep the config they opened with, but follow this one change:
+        # to the state every config file now gives (another file may still decide).
         for entry in self.live.all_sessions():
-            same = entry.session.catalog.at_path(skill.key)
+            same = entry.session.catalog.at_path(toggled.skill.key)
             if same is not None:
-                entry.session.set_enabled(same, enabled)
-        return {
-            "name": skill.name,
-            "qualified_name": skill.qualified_name,
-            "path": skill.path,
-            "enabled": enabled,
-            "target": params["target"],
-            "config": str(path),
-        }
+                entry.session.set_enabled(same, toggled.enabled)
+        return toggled.to_dict()
 
     # -- the tools --------------------------------------------------------------------
 

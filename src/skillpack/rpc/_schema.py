@@ -454,11 +454,20 @@ METHODS: dict[str, Method] = {
                     "name": {"type": "string"},
                     "qualified_name": {"type": "string"},
                     "path": {"type": "string"},
-                    "enabled": {"type": "boolean"},
+                    "enabled": {
+                        "type": "boolean",
+                        "description": "The resulting state from every config file: "
+                        "unlike `params.enabled` when another file decides.",
+                    },
                     "target": {"enum": ["user", "project"]},
                     "config": _str("The config file written."),
+                    "decided_by": {
+                        "type": ["string", "null"],
+                        "description": "The config file whose `[skills]` entry decides "
+                        "the state now; null: no entry names the skill.",
+                    },
                 },
-                ("name", "qualified_name", "path", "enabled", "target", "config"),
+                ("name", "qualified_name", "path", "enabled", "target", "config", "decided_by"),
             ),
             errors=_DOMAIN,
         ),
@@ -640,7 +649,7 @@ def document() -> Schema:
         },
         "errors": {
             **{str(code): name for name, code in PROTOCOL_CODES.items()},
-            **{str(code): cls.__name__ for cls, code in ERROR_CODES.items()},
+            **{str(number): code for code, number in ERROR_CODES.items()},
             **{str(code): name for name, code in RPC_CODES.items()},
         },
         "$defs": DEFS,
