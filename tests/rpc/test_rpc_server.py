@@ -221,8 +221,6 @@ def test_bad_params_name_the_field_and_unknown_methods_are_refused(
 ) -> None:
     cases = [
         ("skills.list", {"cwds": ["ok", 3]}, "cwds[1]"),
-        ("skills.search", {}, "query"),
-        ("skills.search", {"query": "x", "limit": 0}, "limit"),
         ("skills.search", {"query": "x", "colour": "red"}, "colour"),
         ("skills.config.write", {"ref": "a", "enabled": True, "target": "team"}, "target"),
         ("skills.list", {"cwds": [str(tmp_path / "missing")]}, "cwds[0]"),
@@ -234,6 +232,13 @@ def test_bad_params_name_the_field_and_unknown_methods_are_refused(
         assert bad.value.code == -32602, (method, params)
         assert bad.value.data == {"field": field}
         assert f"`{field}`" in bad.value.message
+    # A tool's own arguments are the tool's to check: its envelope answers, as in-process.
+    for params, field in (({}, "query"), ({"query": "x", "limit": 0}, "limit")):
+        refused = client.call("skills.search", params)
+        assert refused["ok"] is False and refused["error"]["code"] == "INVALID_PARAM"
+        assert f"`{field}`" in refused["error"]["message"]
+    assert client.call("skills.search", {"query": "alpha", "limit": 3.0})["ok"] is True
+    assert client.call("skills.search", {"query": "alpha", "limit": None})["ok"] is True
     with pytest.raises(RpcError) as unknown:
         client.call("skills.explode")
     assert unknown.value.code == -32601
