@@ -274,7 +274,7 @@ def search_command(
     """
     import sqlite3
 
-    from ..runtime._tools import SkillTools
+    from ..runtime._tools import SkillTools, ToolCallError
 
     if not query.strip():
         raise click.BadParameter(
@@ -284,14 +284,12 @@ def search_command(
     session = catalog.session()
     conn = sqlite3.connect(":memory:") if catalog.no_cache else None
     tools = SkillTools(session, search_connection=conn)
-    envelope = tools.skill_search(query, limit=limit, scope=scope)
+    # Through the tool's own call: its argument check and its code, as every surface.
+    arguments = {"query": query, "limit": limit, "scope": scope}
+    envelope = tools.call("skill_search", arguments)
     if not envelope["ok"]:
-        from .. import _errors
-
         error = envelope["error"]
-        if error["code"] == "DISABLED":  # skills are turned off in the config
-            raise _errors.SkillDisabledError(error["message"])
-        raise _errors.UsageError(error["message"])
+        raise ToolCallError(error["code"], error["message"], candidates=error.get("candidates", ()))
     results = envelope["data"]["results"]
     if as_json:
         emit_json({"results": results})
