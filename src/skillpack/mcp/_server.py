@@ -36,14 +36,14 @@ from mcp.server.session import ServerSession
 from mcp.shared.exceptions import MCPError
 
 from .. import _errors as errors
-from .._model import Catalog, Skill
+from .._model import SKILL_FILE, Catalog, Skill
 from .._version import __version__
 from ..runtime._left_out import LeftOut, counts
 from ..runtime._readers import SkillContent
 from ..runtime._session import Session
 from ..runtime._tools import SkillTools
 from ._errors import internal_error, to_mcp_error
-from ._served import SKILL_FILE, FrontmatterCache, ServedCatalog, build_served
+from ._served import FrontmatterCache, ServedCatalog, build_served
 
 logger = logging.getLogger("skillpack.mcp")
 
@@ -244,7 +244,7 @@ class SkillServer:
         with self._lock:
             found = state.get(_CONVERSATION)
             if not isinstance(found, Conversation) or found.session.config is not config:
-                session = Session(catalog, config=config, reader=self.session.reader, cwd=self._cwd)
+                session = self.session.conversation(cwd=self._cwd or self.session.cwd)
                 found = Conversation(session=session, tools=SkillTools(session))
                 state[_CONVERSATION] = found
         if found.session.catalog is not catalog:
