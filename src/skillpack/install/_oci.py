@@ -69,11 +69,12 @@ _RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
 
 
 class OciError(SkillIOError):
-    """A registry could not give what was asked; names the reference and the reason."""
+    """A registry could not give what was asked; names the reference and the reason
+    (`reason`: the stable refusal code it becomes, e.g. `digest-mismatch`)."""
 
-    def __init__(self, message: str, *, code: str, status: int | None = None) -> None:
+    def __init__(self, message: str, *, reason: str, status: int | None = None) -> None:
         super().__init__(message)
-        self.code = code
+        self.reason = reason
         self.status = status
 
 
@@ -172,14 +173,14 @@ def check_digest(data: bytes, expected: str, *, what: str) -> None:
         raise OciError(
             f"{what} uses the digest algorithm {algorithm!r}; only sha256 and sha512 are "
             "verified, so it was not used.",
-            code="digest-unsupported",
+            reason="digest-unsupported",
         )
     actual = digest_of(data, algorithm)
     if actual != expected:
         raise OciError(
             f"{what}: the registry sent bytes whose digest is {actual}, not {expected}. "
             "The content was altered or the registry is broken; nothing was installed.",
-            code="digest-mismatch",
+            reason="digest-mismatch",
         )
 
 
@@ -402,7 +403,7 @@ class OciClient:
                     f"{label}: the registry says the tag points at {sent}, but the manifest "
                     f"it sent has the digest {digest}. The content was altered in transit or "
                     "the registry is broken; nothing was installed.",
-                    code="digest-mismatch",
+                    reason="digest-mismatch",
                 )
         return Fetched(body=body, media_type=media_type, digest=digest)
 
@@ -413,7 +414,7 @@ class OciClient:
             raise OciError(
                 f"{label} is {size} bytes, over the {max_bytes}-byte limit for one layer; it "
                 "was not downloaded.",
-                code="too-large",
+                reason="too-large",
             )
         body, _headers = self._request(
             "GET",
@@ -426,7 +427,7 @@ class OciClient:
             raise OciError(
                 f"{label}: the registry sent {len(body)} bytes, but the manifest says {size}; "
                 "nothing was installed.",
-                code="digest-mismatch",
+                reason="digest-mismatch",
             )
         check_digest(body, digest, what=label)
         return body
@@ -502,7 +503,7 @@ class OciClient:
         if not location:
             raise OciError(
                 f"{ref.name}: the registry started an upload but gave no Location.",
-                code="registry-error",
+                reason="registry-error",
             )
         url = location if "://" in location else f"{self._scheme}://{self.host}{location}"
         separator = "&" if "?" in url else "?"
@@ -644,7 +645,7 @@ class OciClient:
             raise OciError(
                 f"{label}: the registry sends its token requests to {realm_parts.scheme}://"
                 f"{realm_parts.hostname}, which is not https; refusing to send credentials there.",
-                code="auth-failed",
+                reason="auth-failed",
             )
         query = {"scope": params.get("scope") or scope}
         if "service" in params:
@@ -665,7 +666,7 @@ class OciClient:
                     else "; no credentials were found for it. Log in with docker/podman/oras "
                     "login (DOCKER_CONFIG or ~/.docker/config.json)."
                 ),
-                code="auth-failed",
+                reason="auth-failed",
                 status=401,
             )
         try:
@@ -676,7 +677,7 @@ class OciClient:
         if not isinstance(token, str) or not token:
             raise OciError(
                 f"{label}: the token service of {self.registry} sent no token.",
-                code="auth-failed",
+                reason="auth-failed",
             )
         self._tokens[scope] = token
 
@@ -686,7 +687,7 @@ class OciClient:
         return OciError(
             f"{label}: the registry {self.registry} {reason} after {self.limits.retries + 1} "
             "tries; nothing was installed. Check the address and your network.",
-            code="registry-unreachable",
+            reason="registry-unreachable",
         )
 
 
@@ -713,7 +714,7 @@ def _bounded(
         if time.monotonic() > deadline:
             raise OciError(
                 f"{label}: the download took too long; nothing was installed.",
-                code="registry-unreachable",
+                reason="registry-unreachable",
             )
         chunks.append(chunk)
     return chunks
@@ -722,7 +723,7 @@ def _bounded(
 def _too_large(label: str, max_bytes: int) -> OciError:
     return OciError(
         f"{label} is larger than the {max_bytes}-byte limit; it was not downloaded.",
-        code="too-large",
+        reason="too-large",
     )
 
 
@@ -730,7 +731,7 @@ def _no_credentials(label: str, registry: str) -> OciError:
     return OciError(
         f"{label}: {registry} requires credentials (HTTP 401) and none were found. Log in "
         "with docker/podman/oras login (DOCKER_CONFIG or ~/.docker/config.json).",
-        code="auth-failed",
+        reason="auth-failed",
         status=401,
     )
 
@@ -747,25 +748,25 @@ def _status_error(status: int, label: str, registry: str, body: bytes) -> OciErr
         return OciError(
             f"{label} does not exist in {registry} (HTTP 404{detail}). Check the repository "
             "and the tag or digest.",
-            code="not-found",
+            reason="not-found",
             status=status,
         )
     if status in (401, 403):
         return OciError(
             f"{label}: {registry} refused access (HTTP {status}{detail}). Check that you are "
             "logged in with an account that may read (or push to) this repository.",
-            code="auth-failed",
+            reason="auth-failed",
             status=status,
         )
     if status == 429:
         return OciError(
             f"{label}: {registry} is rate-limiting requests (HTTP 429) and kept refusing "
             "after retries; wait and try again.",
-            code="rate-limited",
+            reason="rate-limited",
             status=status,
         )
     return OciError(
         f"{label}: {registry} answered HTTP {status}{detail}.",
-        code="registry-error",
+        reason="registry-error",
         status=status,
     )

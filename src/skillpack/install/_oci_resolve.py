@@ -66,7 +66,7 @@ def resolve_oci(
         ) as client:
             return _resolve(client, ref, source, request, limits=limits, options=options)
     except (OciError, Refused) as error:
-        code = error.code
+        code = error.reason if isinstance(error, OciError) else error.code
         message = str(error) if isinstance(error, OciError) else error.message
         if not message.startswith(source.text) and ref.name not in message:
             message = f"{source.text}: {message}"

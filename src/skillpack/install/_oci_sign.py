@@ -96,8 +96,16 @@ def payload_for(ref: OciRef, digest: str) -> bytes:
     return json.dumps(document, separators=(",", ":")).encode("utf-8")
 
 
-def sign(client: OciClient, ref: OciRef, digest: str, private_key: Any) -> tuple[str, ...]:
-    """Write a signature of `digest`: the `.sig` tag and a referrer. Returns the refs written."""
+def sign(
+    client: OciClient,
+    ref: OciRef,
+    digest: str,
+    private_key: Any,
+    *,
+    places: tuple[str, ...] = ("tag", "referrer"),
+) -> tuple[str, ...]:
+    """Write a signature of `digest` in `places`: the classic `.sig` tag (`tag`) and a
+    referrer listed under the fallback tag (`referrer`). Returns the refs written."""
     hashes, _serialization, ec = _crypto()
     payload = payload_for(ref, digest)
     signature = base64.b64encode(private_key.sign(payload, ec.ECDSA(hashes.SHA256()))).decode()
@@ -120,6 +128,7 @@ def sign(client: OciClient, ref: OciRef, digest: str, private_key: Any) -> tuple
     }
     config_descriptor = {"mediaType": IMAGE_CONFIG, "digest": config_digest, "size": len(config)}
     hex_part = digest.replace(":", "-")
+    written: list[str] = []
     classic = _canonical(
         {
             "schemaVersion": 2,
@@ -128,7 +137,11 @@ def sign(client: OciClient, ref: OciRef, digest: str, private_key: Any) -> tuple
             "layers": [layer],
         }
     )
-    client.push_manifest(ref, classic, OCI_MANIFEST, f"{hex_part}.sig")
+    if "tag" in places:
+        client.push_manifest(ref, classic, OCI_MANIFEST, f"{hex_part}.sig")
+        written.append(f"{ref.name}:{hex_part}.sig")
+    if "referrer" not in places:
+        return tuple(written)
     subject = client.manifest(ref, digest)
     referrer = _canonical(
         {
@@ -147,7 +160,8 @@ def sign(client: OciClient, ref: OciRef, digest: str, private_key: Any) -> tuple
     referrer_digest = digest_of(referrer)
     client.push_manifest(ref, referrer, OCI_MANIFEST, referrer_digest)
     _add_to_fallback(client, ref, hex_part, referrer_digest, len(referrer))
-    return (f"{ref.name}:{hex_part}.sig", f"{ref.name}@{referrer_digest}")
+    written.append(f"{ref.name}@{referrer_digest}")
+    return tuple(written)
 
 
 def _add_to_fallback(client: OciClient, ref: OciRef, tag: str, digest: str, size: int) -> None:
