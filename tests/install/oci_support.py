@@ -297,3 +297,69 @@ def blob_path(root: Path, blob_digest: str) -> Path:
     """Where distribution keeps a blob's bytes under its storage root."""
     hex_part = blob_digest.split(":", 1)[1]
     return root / "data/docker/registry/v2/blobs/sha256" / hex_part[:2] / hex_part / "data"
+
+
+_BEARER_PROXY = """
+import base64, http.server, sys, urllib.error, urllib.request
+upstream, user, password = sys.argv[1], sys.argv[2], sys.argv[3]
+expected = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def log_message(self, *a):
+        pass
+    def reply(self, status, body=b"", headers=()):
+        self.send_response(status)
+        for k, v in headers:
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+    def do_GET(self):
+        port = self.server.server_address[1]
+        if self.path.startswith("/token"):
+            if self.headers.get("Authorization") != expected:
+                return self.reply(401)
+            return self.reply(200, b'{"token": "tok-123"}', [("Content-Type", "application/json")])
+        if self.headers.get("Authorization") != "Bearer tok-123":
+            challenge = f'Bearer realm="http://127.0.0.1:{port}/token",service="test"'
+            return self.reply(401, b"{}", [("WWW-Authenticate", challenge)])
+        request = urllib.request.Request(f"http://{upstream}{self.path}", method=self.command)
+        for key in ("Accept",):
+            if self.headers.get(key):
+                request.add_header(key, self.headers[key])
+        try:
+            with urllib.request.urlopen(request) as answer:
+                status, body, headers = answer.status, answer.read(), answer.headers
+        except urllib.error.HTTPError as error:
+            status, body, headers = error.code, error.read(), error.headers
+        names = ("Content-Type", "Docker-Content-Digest")
+        keep = [(k, v) for k, v in headers.items() if k in names]
+        self.reply(status, body, keep)
+    do_HEAD = do_GET
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+print(server.server_address[1], flush=True)
+server.serve_forever()
+"""
+
+
+@contextlib.contextmanager
+def bearer_proxy(upstream: Registry, user: str, password: str) -> Iterator[str]:
+    """A registry front on 127.0.0.1 that demands a Bearer token from its own token
+    service (Basic `user:password`) and passes reads to `upstream`; yields `host:port`."""
+    import sys
+
+    process = subprocess.Popen(
+        [sys.executable, "-c", _BEARER_PROXY, upstream.host, user, password],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        port = int(process.stdout.readline())
+        yield f"127.0.0.1:{port}"
+    finally:
+        process.kill()
+        process.wait(timeout=10)
+        if process.stdout is not None:
+            process.stdout.close()
