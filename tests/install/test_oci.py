@@ -361,3 +361,29 @@ def test_htpasswd_over_tls_with_docker_config_credentials(
         text = (isolated_home / ".agents" / ".skillpack-lock.json").read_text()
         assert PASSWORD not in text and "tester" not in text
         assert (skills_dir(isolated_home) / "secret-skill" / "SKILL.md").is_file()
+
+
+def test_publishing_several_skills_also_writes_a_collection_that_installs_them_all(
+    registry: Registry, tmp_path: Path, isolated_home: Path
+) -> None:
+    source = tmp_path / "src"
+    for name in ("red", "green"):
+        write_skill(source, name)
+    repo = f"{registry.host}/palette/skills"
+    report = publish_oci(str(source), repo, tags=["2"])
+    assert [(a.kind, a.names) for a in report.artifacts] == [
+        ("skill", ("green",)),
+        ("skill", ("red",)),
+        ("collection", ("green", "red")),
+    ]
+    with registry.client() as client:
+        index = client.get(
+            "/v2/palette/skills/manifests/2",
+            headers={"Accept": "application/vnd.oci.image.index.v1+json"},
+        ).json()
+    assert index["artifactType"] == "application/vnd.agentskills.collection.v1"
+    assert [m["digest"] for m in index["manifests"]] == [a.digest for a in report.artifacts[:2]]
+    outcome = install(f"oci://{repo}:2", all_skills=True, approve=approve_all)
+    assert sorted(i.candidate.name for i in outcome.written) == ["green", "red"]
+    entry = lock(isolated_home)["skills"]["red"]["skillpack"]["oci"]
+    assert entry["manifestDigest"] == report.artifacts[2].digest

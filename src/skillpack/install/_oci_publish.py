@@ -2,7 +2,9 @@
 
 - **agentskills** (the default): one artifact per skill at `REPO/<name>`: an OCI 1.1
   image manifest with `artifactType: application/vnd.agentskills.skill.v1`, the
-  skill config JSON and one layer, a tar rooted at `<name>/`.
+  skill config JSON and one layer, a tar rooted at `<name>/`; with several skills,
+  also a collection at `REPO` (an index, `artifactType: …collection.v1`, whose
+  entries are the skills' manifests, copied into `REPO` so one pull gets them all).
 - **flux**: one bundle at `REPO`: config `application/vnd.cncf.flux.config.v1+json`
   and one layer holding every skill as `<name>/…` at its root.
 
@@ -28,11 +30,13 @@ from urllib.parse import urlsplit, urlunsplit
 from .._errors import SkillError, UsageError
 from ._archive import make_targz
 from ._candidate import validate_payload
-from ._oci import OCI_MANIFEST, OciClient, OciRef, digest_of, parse_reference
+from ._oci import OCI_INDEX, OCI_MANIFEST, OciClient, OciRef, digest_of, parse_reference
 from ._oci_formats import (
     AGENTSKILLS_ARTIFACT,
+    AGENTSKILLS_COLLECTION,
     AGENTSKILLS_CONFIG,
     AGENTSKILLS_LAYER,
+    COLLECTION_NAME_ANNOTATION,
     FLUX_CONFIG,
     FLUX_LAYER,
     SKILL_NAME_ANNOTATION,
@@ -56,6 +60,10 @@ class PushedArtifact:
     digest: str
     tags: tuple[str, ...]
     signatures: tuple[str, ...] = ()
+    size: int = 0
+    """Bytes of the manifest (or index)."""
+    kind: str = "skill"
+    """`skill`, `bundle` (flux) or `collection` (the agentskills index over the skills)."""
 
     def refs(self) -> list[str]:
         """`registry/repository:tag@digest` for each tag."""
@@ -69,6 +77,7 @@ class PushedArtifact:
             "tags": list(self.tags),
             "refs": self.refs(),
             "signatures": list(self.signatures),
+            "kind": self.kind,
         }
 
 
@@ -123,12 +132,18 @@ def publish_oci(
         if format == "flux":
             artifacts.append(_push_flux(client, ref, built, tags, common, private))
         else:
+            # With several skills, each is also copied into REPO by digest: a
+            # collection's entries must live in its own repository.
+            also = ref if len(built) > 1 else None
             for name, description, payload in built:
+                child = ref.child(name)
                 artifacts.append(
                     _push_skill(
-                        client, ref.child(name), name, description, payload, tags, common, private
+                        client, child, name, description, payload, tags, common, private, also
                     )
                 )
+            if len(built) > 1:
+                artifacts.append(_push_collection(client, ref, artifacts, tags, common, private))
     return OciPublishReport(format=format, artifacts=tuple(artifacts))
 
 
@@ -141,6 +156,7 @@ def _push_skill(
     tags: Sequence[str],
     common: Mapping[str, str],
     private: Any,
+    also: OciRef | None,
 ) -> PushedArtifact:
     skill = validate_payload(payload, name=name, label=name)
     version = _version(skill.metadata)
@@ -178,6 +194,7 @@ def _push_skill(
         annotations=annotations,
         tags=chosen,
         private=private,
+        also=also,
     )
 
 
@@ -220,11 +237,16 @@ def _push(
     annotations: Mapping[str, str],
     tags: tuple[str, ...],
     private: Any,
+    also: OciRef | None = None,
 ) -> PushedArtifact:
+    """Push one manifest under `tags` (and by digest into `also`, blobs included)."""
     config_type, config_body = config
     layer_type, layer_body, title = layer
     config_digest = client.push_blob(ref, config_body)
     layer_digest = client.push_blob(ref, layer_body)
+    if also is not None:
+        client.push_blob(also, config_body, config_digest)
+        client.push_blob(also, layer_body, layer_digest)
     manifest: dict[str, Any] = {"schemaVersion": 2, "mediaType": OCI_MANIFEST}
     if artifact_type:
         manifest["artifactType"] = artifact_type
@@ -246,13 +268,70 @@ def _push(
     digest = digest_of(body)
     for tag in tags:
         client.push_manifest(ref, body, OCI_MANIFEST, tag)
+    if also is not None:
+        client.push_manifest(also, body, OCI_MANIFEST, digest)
     signatures: tuple[str, ...] = ()
     if private is not None:
         from ._oci_sign import sign
 
         signatures = sign(client, ref, digest, private)
     return PushedArtifact(
-        names=names, repository=ref.name, digest=digest, tags=tags, signatures=signatures
+        names=names,
+        repository=ref.name,
+        digest=digest,
+        tags=tags,
+        signatures=signatures,
+        size=len(body),
+        kind="skill" if artifact_type else "bundle",
+    )
+
+
+def _push_collection(
+    client: OciClient,
+    ref: OciRef,
+    skills: list[PushedArtifact],
+    tags: Sequence[str],
+    common: Mapping[str, str],
+    private: Any,
+) -> PushedArtifact:
+    """The agentskills collection at `REPO`: an index over every skill's manifest."""
+    index = {
+        "schemaVersion": 2,
+        "mediaType": OCI_INDEX,
+        "artifactType": AGENTSKILLS_COLLECTION,
+        "manifests": [
+            {
+                "mediaType": OCI_MANIFEST,
+                "digest": skill.digest,
+                "size": skill.size,
+                "artifactType": AGENTSKILLS_ARTIFACT,
+                "annotations": {SKILL_NAME_ANNOTATION: skill.names[0]},
+            }
+            for skill in skills
+        ],
+        "annotations": {
+            **{k: v for k, v in sorted(common.items()) if v},
+            COLLECTION_NAME_ANNOTATION: ref.repository.rsplit("/", 1)[-1],
+        },
+    }
+    body = _json(index)
+    digest = digest_of(body)
+    chosen = tuple(tags) or ("latest",)
+    for tag in chosen:
+        client.push_manifest(ref, body, OCI_INDEX, tag)
+    signatures: tuple[str, ...] = ()
+    if private is not None:
+        from ._oci_sign import sign
+
+        signatures = sign(client, ref, digest, private)
+    return PushedArtifact(
+        names=tuple(name for skill in skills for name in skill.names),
+        repository=ref.name,
+        digest=digest,
+        tags=chosen,
+        signatures=signatures,
+        size=len(body),
+        kind="collection",
     )
 
 
