@@ -157,6 +157,17 @@ def test_publish_is_reproducible_outside_clients_read_it_and_it_installs_pinned(
     assert doctor.exit_code == 0
     (checked,) = json.loads(doctor.output)["skills"]
     assert checked["source"] == f"oci://{repo}/alpha:1.0@{pushed['digest']}"
+    import shutil
+
+    shutil.rmtree(installed)
+    missing = run("doctor", "--json")
+    assert missing.exit_code == 1
+    (gone,) = json.loads(missing.output)["skills"]
+    pinned = f"oci://{repo}/alpha@{pushed['digest']}"
+    assert gone["status"] == "missing" and f"skillpack install {pinned}" in gone["detail"]
+    again = run("install", pinned, "--yes")
+    assert again.exit_code == 0, again.output
+    assert tree_files(installed) == tree_files(source / "alpha")
 
 
 def test_update_re_resolves_the_tag_and_shows_the_change_by_digest(

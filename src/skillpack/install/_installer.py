@@ -276,13 +276,13 @@ def _oci_options(origin: Origin, given: OciOptions | None) -> OciOptions | None:
     return replace(base, insecure=base.insecure | {origin.oci.registry})
 
 
-def source_of(origin: Origin, *, pinned: bool = False) -> Source:
-    """The source to re-resolve a lock entry from; `pinned` OCI sources name the
-    recorded digest (`repository@digest`), not the tag, for reinstalls and checks."""
+def source_of(origin: Origin) -> Source:
+    """The source to re-resolve a lock entry from (an OCI one by its tag, or by its
+    recorded digest when it was installed by digest)."""
     kind = origin.source_type
     if origin.oci is not None:
         pin = origin.oci
-        text = pin.pinned() if pinned or not pin.tag else f"oci://{origin.source}:{pin.tag}"
+        text = f"oci://{origin.source}:{pin.tag}" if pin.tag else pin.pinned()
         return Source(kind="oci", text=text, location=text.removeprefix("oci://"))
     if kind == "well-known":
         site = origin.source_url or f"https://{origin.source}"

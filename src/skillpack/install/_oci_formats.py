@@ -213,11 +213,10 @@ def unpack(
 
 
 def _folders(payload: Payload, *, label: str) -> list[tuple[str, str, Payload]]:
-    tops = sorted(
+    found = sorted(
         {path.split("/", 1)[0] for path in payload.files if path.count("/") == 1}
-        & {path.split("/", 1)[0] for path in payload.files if path.endswith("/SKILL.md")}
+        & {path[: -len("/SKILL.md")] for path in payload.files if path.endswith("/SKILL.md")}
     )
-    found = [top for top in tops if f"{top}/SKILL.md" in payload.files]
     if not found:
         raise Refused("layout-invalid", f"{label}: the bundle has no <name>/SKILL.md at its root.")
     return [(top, top, _strip(payload, top)) for top in found]

@@ -104,6 +104,9 @@ def _resolve(
         if not entries:
             raise Refused("not-a-skill", f"{label} is an empty index.")
         collection = document.get("artifactType") == AGENTSKILLS_COLLECTION
+        announced = [entry.annotations.get(SKILL_NAME_ANNOTATION) for entry in entries]
+        if collection and all(announced):
+            request.check([name for name in announced if name], source)  # before any fetch
         chosen = entries if collection else entries[:1]
         for entry in chosen:
             name = entry.annotations.get(SKILL_NAME_ANNOTATION) if collection else None
