@@ -11,6 +11,7 @@ Each kind of source has one resolver; all of them end in `make_candidate`:
   SKILL.md at the root is one skill, otherwise the files go to a temp folder that
   discovery searches (wrapper folders, several skills).
 - **folder**: discovery under the folder.
+- **oci**: a registry artifact, by digest (`_oci_resolve`).
 
 A problem with one skill is a `Refusal` naming it; a problem with the whole source
 (unreachable site, missing ref) raises.
@@ -23,6 +24,7 @@ import shutil
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from .._errors import SkillIOError, UsageError
@@ -34,6 +36,9 @@ from ._http import Fetcher, FetchError, is_loopback
 from ._source import Source
 from ._values import Candidate, Limits, Origin, Payload, Refusal, Refused, Resolved
 from ._wellknown import IndexEntry, IndexUnusable, ParsedIndex, index_urls, parse_index
+
+if TYPE_CHECKING:
+    from ._oci_resolve import OciOptions
 
 FETCH_WORKERS = 8
 """Index entries fetched and verified at once (from a server that is not on loopback)."""
@@ -82,12 +87,19 @@ def resolve(
     limits: Limits,
     fetcher: Fetcher | None,
     system: bool = False,
+    oci: OciOptions | None = None,
 ) -> Offer:
     """Candidates and refusals for `source` (see the module docstring).
 
     `fetcher` is needed for sites and archive URLs. `system` marks the bundled
-    skills (origin `system`).
+    skills (origin `system`). `oci` says how to reach registries (`_oci_resolve`).
     """
+    if source.kind == "oci":
+        from ._oci_resolve import resolve_oci
+
+        return _with_missing(
+            resolve_oci(source, request, limits=limits, options=oci), request, source
+        )
     if source.kind == "site":
         assert fetcher is not None
         offer = _resolve_site(source, request, limits=limits, fetcher=fetcher)
