@@ -36,8 +36,8 @@ from ._oci_formats import (
 from ._values import Candidate, Limits, OciPin, Origin, Payload, Refusal, Refused, Resolved
 
 if TYPE_CHECKING:
-    from ._resolve import Offer, Request
     from ._source import Source
+    from ._values import Offer, Request
 
 MAX_INDEX_DEPTH = 2
 """An index inside an index is followed once (a collection of per-platform indexes)."""
@@ -56,7 +56,7 @@ class OciOptions:
 def resolve_oci(
     source: Source, request: Request, *, limits: Limits, options: OciOptions | None
 ) -> Offer:
-    from ._resolve import Offer
+    from ._values import Offer
 
     options = options or OciOptions()
     ref = parse_reference(source.location)
@@ -83,7 +83,7 @@ def _resolve(
     limits: Limits,
     options: OciOptions,
 ) -> Offer:
-    from ._resolve import Offer
+    from ._values import Offer
 
     top = client.manifest(ref)
     if options.verify_key is not None:
@@ -106,7 +106,7 @@ def _resolve(
         collection = document.get("artifactType") == AGENTSKILLS_COLLECTION
         announced = [entry.annotations.get(SKILL_NAME_ANNOTATION) for entry in entries]
         if collection and all(announced):
-            request.check([name for name in announced if name], source)  # before any fetch
+            request.check([name for name in announced if name], source.text)  # before any fetch
         chosen = entries if collection else entries[:1]
         for entry in chosen:
             name = entry.annotations.get(SKILL_NAME_ANNOTATION) if collection else None
@@ -135,7 +135,7 @@ def _resolve(
         ):
             unpacked.append((name, sub_path, manifest, payload))
     offered = [name for name, _sub, _manifest, _payload in unpacked if name]
-    request.check(offered, source)
+    request.check(offered, source.text)
     candidates: list[Candidate] = []
     refusals: list[Refusal] = []
     for name, sub_path, manifest, payload in unpacked:
