@@ -8,7 +8,8 @@ base64, plus room for the JSON around it), so an upstream can make skillpack hol
 at most a few times that, whatever it sends.
 
 - **stdio**: the child's stdout is split into lines here (the SDK's own transport
-  buffers a line of any length); a line past the bound ends the connection.
+  buffers a line of any length); a line past the bound is an error for the request it
+  answers, and ends the connection (the next call reconnects).
 - **HTTP**: the SDK's own transport, over an HTTP client whose responses count their
   bytes per server-sent event (or per body, for a JSON answer) and fail past the bound.
 """
@@ -36,7 +37,7 @@ _ID: Final = re.compile(rb'"id"\s*:\s*(-?\d{1,18}|"[^"\\]{0,100}")')
 def too_large(limit: int) -> SkillIOError:
     return SkillIOError(
         f"The server sent a message over {limit} bytes, the most skillpack reads in one; "
-        "it was dropped unread (check what the server publishes)"
+        "the connection was closed (check what the server publishes)"
     )
 
 
@@ -78,11 +79,12 @@ async def bounded_stdio(
 
     async def refuse(head: bytes) -> None:
         """Answer the request a too-large line replied to with an error (its id is near
-        the start), so the caller learns why; without an id, end the connection."""
+        the start), so the caller learns why; the connection then ends (the next call
+        reconnects) rather than read the rest."""
         found = _ID.search(head[:_ID_WINDOW])
         if found is None:
             await read_send.send(too_large(limit))
-            raise anyio.ClosedResourceError
+            return
         error = {
             "jsonrpc": "2.0",
             "id": json.loads(found.group(1)),
@@ -93,27 +95,23 @@ async def bounded_stdio(
     async def reader() -> None:
         assert process.stdout is not None
         buffer = bytearray()
-        skipping = False  # the rest of a too-large line is read and dropped
         async with read_send:
             with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
                 async for chunk in process.stdout:
                     start = 0
                     while (end := chunk.find(b"\n", start)) >= 0:
-                        if not skipping:
-                            buffer += chunk[start:end]
-                            if len(buffer) > limit:
-                                await refuse(bytes(buffer[:_ID_WINDOW]))
-                            elif buffer.strip():
-                                await deliver(bytes(buffer))
-                        buffer.clear()
-                        skipping = False
+                        buffer += chunk[start:end]
                         start = end + 1
-                    if not skipping:
-                        buffer += chunk[start:]
                         if len(buffer) > limit:
-                            await refuse(bytes(buffer[:_ID_WINDOW]))
-                            buffer.clear()
-                            skipping = True
+                            break
+                        if buffer.strip():
+                            await deliver(bytes(buffer))
+                        buffer.clear()
+                    else:
+                        buffer += chunk[start:]
+                    if len(buffer) > limit:
+                        await refuse(bytes(buffer[:_ID_WINDOW]))
+                        return
 
     async def writer() -> None:
         assert process.stdin is not None
