@@ -1,9 +1,9 @@
 """Selecting skills: resolve mentions, links and slash commands against a catalog.
 
 Pure: text and a `Catalog` in, values out. `_mentions.py` finds the references; this
-module resolves each one in the DESIGN §4 order — linked path, exact name, qualified
-id, enabled check, invocation control — and falls back to fuzzy *suggestions* that
-never activate anything.
+module resolves each one in the order of "Rules: selecting skills" (docs/design.md):
+linked path, exact name, qualified id, enabled check, invocation control — and falls
+back to fuzzy *suggestions* that never activate anything.
 
 Decisions (recorded in docs/design.md):
 
@@ -377,7 +377,7 @@ class _Resolver:
         return keyed
 
     def resolve(self, mention: RawMention) -> Skill | _Failure:
-        """One reference, in the DESIGN §4 order."""
+        """One reference, in the order of "Rules: selecting skills" (docs/design.md)."""
         token, skill_id, source, _, _, link = mention
         if link is not None:
             skill = self.at_path(link)
