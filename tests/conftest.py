@@ -66,12 +66,12 @@ def pytest_configure(config: pytest.Config) -> None:
             raise socket.gaierror(socket.EAI_NONAME, f"tests never reach the network: {host!r}")
         return resolve(host, *args, **kwargs)
 
-    def connect_loopback(sock: socket.socket, address: Any) -> Any:
+    def connect_loopback(sock: Any, address: Any) -> None:
         if sock.family in (socket.AF_INET, socket.AF_INET6) and not _loopback_host(address[0]):
             raise ConnectionRefusedError(f"tests never reach the network: {address!r}")
-        return connect(sock, address)
+        connect(sock, address)
 
-    socket.getaddrinfo = loopback_only  # type: ignore[assignment]
+    socket.getaddrinfo = loopback_only
     socket.socket.connect = connect_loopback  # type: ignore[method-assign]
 
 

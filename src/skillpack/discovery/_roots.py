@@ -5,8 +5,8 @@ The repo roots come from the folders between cwd and the project root
 (`note_paths`) and the project root; the user roots from the home folder (`_paths.
 user_roots`), the admin root from `$SKILLPACK_ADMIN_DIR` and the system root from the
 package (all named in `_paths`). `default_roots` puts them in precedence order
-(DESIGN §3); the stat calls here (does the folder exist, is this the project root)
-are the only I/O.
+(design rules: discovery and precedence); the stat calls here (does the folder exist,
+is this the project root) are the only I/O.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def default_roots(
     repo_skills_dir: bool = False,
     note_paths: Sequence[str] = (),
 ) -> tuple[Root, ...]:
-    """The roots to discover, highest precedence first (DESIGN §3).
+    """The roots to discover, highest precedence first (design rules: discovery and precedence).
 
     Default roots that do not exist are left out (that is normal). Extra roots are
     always kept, so that `discover` can report a missing one as `root-missing`.

@@ -261,7 +261,8 @@ def _too_large(path: str, exc: TooLarge) -> _Refused:
 
 
 def _load_mapping(source: str, *, path: str, problems: list[Problem]) -> dict[Any, Any]:
-    """The frontmatter as a mapping: YAML, with the one `key: a: b` retry (DESIGN §2)."""
+    """The frontmatter as a mapping: YAML, with the one `key: a: b` retry (design rules:
+    the skill file)."""
     try:
         data = load_yaml(source)
     except TooLarge as exc:

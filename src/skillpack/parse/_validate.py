@@ -66,7 +66,7 @@ STRICT_PROMOTED_CODES: frozenset[str] = frozenset(
 )
 """Spec warnings that strict mode turns into errors.
 
-`field-unknown` stays a warning (DESIGN §2), and `codex-yaml-invalid` stays a
+`field-unknown` stays a warning (design rules: the skill file), and `codex-yaml-invalid` stays a
 warning because the Codex sidecar is optional and fail-open by design.
 """
 

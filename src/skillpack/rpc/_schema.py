@@ -343,7 +343,8 @@ DEFS: dict[str, Schema] = {
 
 
 def envelope(data: Schema) -> Schema:
-    """The tool envelope `{ok: true, data}` / `{ok: false, error}` (DESIGN §6)."""
+    """The tool envelope `{ok: true, data}` / `{ok: false, error}` (design rules: tools
+    and errors)."""
     return {
         "oneOf": [
             _obj({"ok": {"const": True}, "data": data}, ("ok", "data")),

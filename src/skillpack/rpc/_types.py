@@ -75,7 +75,8 @@ class ToolError(TypedDict):
 
 
 class Envelope(TypedDict):
-    """`{ok: true, data}` or `{ok: false, error}`: the tools' result (DESIGN §6)."""
+    """`{ok: true, data}` or `{ok: false, error}`: the tools' result (design rules: tools
+    and errors)."""
 
     ok: bool
     data: NotRequired[dict[str, Any]]
