@@ -32,11 +32,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 PEERS: dict[str, dict[str, Any]] = {
-    "fastmcp": {"package": "fastmcp", "python": "3.11"},
-    "agentskills-mcp-server": {"package": "agentskills-mcp-server", "python": "3.12"},
-    "skillz": {"package": "skillz", "python": "3.12"},
+    "fastmcp": {"packages": ["fastmcp"], "python": "3.11"},
+    # Its `fs` provider (serving a folder) is a package of its own.
+    "agentskills-mcp-server": {
+        "packages": ["agentskills-mcp-server", "agentskills-fs"],
+        "python": "3.12",
+    },
+    "skillz": {"packages": ["skillz"], "python": "3.12"},
 }
-"""Peer -> the PyPI package and the least Python it needs."""
+"""Peer -> the PyPI packages it runs with and the least Python it needs."""
 FASTMCP_SERVER = """\
 import sys
 from fastmcp import FastMCP
@@ -77,7 +81,7 @@ def install_peers(peers_dir: Path) -> dict[str, str]:
         )
         if done.returncode == 0:
             done = subprocess.run(
-                [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", peer["package"]],
+                [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", *peer["packages"]],
                 capture_output=True,
                 text=True,
                 check=False,
