@@ -94,6 +94,7 @@ def ui_command(
         include_user=not catalog.no_user,
         include_system=not catalog.no_system,
         use_cache=not catalog.no_cache,
+        refresh="manual",  # the picker watches once it has drawn
     ) as session:
         settle_heap()
         app = PickerApp(
