@@ -237,16 +237,16 @@ def test_crlf_file_gives_lf_body_and_fields() -> None:
     [
         pytest.param(
             ">\n  One line\n  continues.\n\n  New paragraph.",
-            "One line continues.\nNew paragraph.",
+            "One line continues. New paragraph.",
             id="folded",
         ),
-        pytest.param("|\n  Line one\n  Line two", "Line one\nLine two", id="literal"),
+        pytest.param("|\n  Line one\n  Line two", "Line one Line two", id="literal"),
         pytest.param(">-\n  Folded\n  strip", "Folded strip", id="folded-strip"),
         pytest.param("|+\n  Keep\n\n", "Keep", id="literal-keep"),
         pytest.param('"  padded  "', "padded", id="quoted-padding"),
     ],
 )
-def test_block_scalar_descriptions_are_stripped_of_surrounding_blanks(
+def test_block_scalar_descriptions_are_one_line_without_surrounding_blanks(
     block: str, expected: str
 ) -> None:
     assert loaded(f"---\nname: my-skill\ndescription: {block}\n---\n").description == expected
@@ -651,3 +651,10 @@ def test_parse_skill_takes_the_skill_dir_from_the_caller() -> None:
     given = parse_skill(text, path="/r/a/SKILL.md", location=SkillLocation(dir="/r/a")).skill
     derived = parse_skill(text, path="/r/a/SKILL.md").skill
     assert given is not None and given == derived and given.dir == "/r/a"
+
+
+def test_descriptions_are_one_line_wherever_they_are_shown() -> None:
+    # Issue 22, point 5: `Skill.description` (and so search results and skills.list)
+    # is on one line, as the rendered catalog shows it; spaces inside a line are kept.
+    text = "---\nname: my-skill\ndescription: |\n  Does\tthings.\n\n  Use  when:\n    - x\n---\n"
+    assert loaded(text).description == "Does things. Use  when: - x"

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from .._model import Problem
+from .._text import single_line
 from ._json_safe import kind_of, scalar_text
 
 FRONTMATTER_FIRST_LINE: Final = 2
@@ -228,9 +229,9 @@ def _description(reader: Reader, raw: Any, value: Any, key: str, out: dict[str, 
         # Kept as is: `check_description` reports it as `description-invalid`.
         out["description"] = value
         return
-    # Block scalars (`>` and `|`) end with a newline; surrounding blanks are noise
-    # in a catalog, so they are stripped.
-    out["description"] = (reader.text(raw, key) or "").strip()
+    # On one line, as every surface shows it (issue 22): a `|` block's line breaks,
+    # tabs and the surrounding blanks are layout, not meaning.
+    out["description"] = single_line(reader.text(raw, key) or "")
 
 
 def _argument_hint(reader: Reader, raw: Any, value: Any, key: str, out: dict[str, Any]) -> None:
