@@ -15,6 +15,7 @@ from skillpack._paths import system_skills_dir as system_root_path
 from skillpack.discovery import _load, _walk
 from skillpack.discovery._discover import discover
 from skillpack.discovery._roots import default_roots
+from skillpack.select._resolve import resolve_message
 
 
 def run(*roots: Path, **kwargs: object) -> Catalog:
@@ -554,10 +555,15 @@ def test_plugin_skills_in_a_tie_are_named_by_qualified_id(
         )
         write_skill(f"{plugin}/skills/foo")
 
-    (problem,) = run(tmp_path).problems
+    catalog = run(tmp_path)
 
-    assert problem.code == "name-ambiguous"
-    assert "alpha:foo, beta:foo" in problem.message
+    # Issue 22: each plugin is its own namespace, so neither copy shadows the other and
+    # discovery warns of nothing; a bare `$foo` names both by qualified id when used.
+    assert catalog.problems == ()
+    assert all(s.shadowed_by is None for s in catalog.skills)
+    (diagnostic,) = resolve_message("$foo", catalog).diagnostics
+    assert diagnostic.kind == "ambiguous"
+    assert diagnostic.candidates == ("alpha:foo", "beta:foo")
 
 
 def test_discovery_is_deterministic(tmp_path: Path, write_skill: WriteSkill) -> None:

@@ -12,8 +12,9 @@ from skillpack._errors import (
     SkillNotFoundError,
     UsageError,
 )
-from skillpack._model import Catalog, CodexMetadata, Scope, Skill
+from skillpack._model import Catalog, CodexMetadata, Problem, Scope, Skill
 from skillpack.parse._frontmatter import parse_skill
+from skillpack.select._collisions import resolve_collisions
 from skillpack.select._resolve import (
     FUZZY_LOOKUPS_PER_MESSAGE,
     Activation,
@@ -139,6 +140,22 @@ def test_seed_yaml_1_2_names_off_and_no_are_two_skills_found_as_written() -> Non
     assert [a.path for a in result.activations] == [f"{REPO}/off/SKILL.md"]
     assert result.diagnostics == ()
     assert sorted(s.name for s in catalog.skills) == ["no", "off"]
+
+
+def test_seed_a_plugin_skill_keeps_its_namespace_beside_a_bare_skill_of_its_name() -> None:
+    # Issue 22, point 7: Claude Code keeps plugin skills in their own namespace.
+    bare = make("p-agents")
+    plugin = make("p-agents", scope="user", plugin="myplug")
+    problems: list[Problem] = []
+    skills = resolve_collisions([bare, plugin], problems)
+    assert [s.shadowed_by for s in skills] == [None, None] and problems == []
+    catalog = Catalog(skills=tuple(skills))
+    hit = resolve_message("$myplug:p-agents go", catalog)
+    assert [a.qualified_name for a in hit.activations] == ["myplug:p-agents"]
+    assert [a.path for a in resolve_message("$p-agents go", catalog).activations] == [bare.path]
+    # Two copies inside one plugin namespace still shadow as before.
+    again = resolve_collisions([plugin, make("p-agents", scope="repo", plugin="myplug")], [])
+    assert sum(s.shadowed_by is not None for s in again) == 1
 
 
 def test_seed_namespaced_hit_shows_the_namespaced_name() -> None:
