@@ -166,6 +166,23 @@ def test_without_a_project_marker_only_cwd_is_searched(tmp_path: Path) -> None:
     assert project_dirs(str(cwd)) == (str(cwd),)
 
 
+def test_the_environment_overrides_the_project_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write_skill: WriteSkill
+) -> None:
+    # Issue 22, point 9 (seed 002 5.2: an override first, markers as the fallback).
+    outer = tmp_path / "mono"
+    (outer / "svc" / ".git").mkdir(parents=True)
+    cwd = outer / "svc" / "api"
+    cwd.mkdir()
+    write_skill("shared", base=outer / ".agents" / "skills")
+    monkeypatch.setenv("SKILLPACK_PROJECT_ROOT", str(outer))
+    assert project_dirs(str(cwd)) == (str(cwd), str(outer / "svc"), str(outer))
+    found = discover(cwd=str(cwd), include_user=False, include_system=False, use_cache=False)
+    assert [s.name for s in found.skills] == ["shared"]
+    monkeypatch.setenv("SKILLPACK_PROJECT_ROOT", str(tmp_path / "elsewhere"))
+    assert project_dirs(str(cwd)) == (str(cwd), str(outer / "svc"))  # not above cwd: ignored
+
+
 def test_repo_skills_above_the_project_root_are_not_found(
     tmp_path: Path, write_skill: WriteSkill
 ) -> None:

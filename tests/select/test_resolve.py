@@ -800,3 +800,32 @@ def test_a_builtin_command_shadowing_a_skill_says_how_to_reach_the_skill() -> No
     )
     (mention,) = resolve("$help me", builtin_commands=["help"]).activations
     assert mention.name == "help"
+
+
+# -- issue 22, point 9: the smaller seed gaps ------------------------------------------
+
+
+def test_seed_a_wildcard_says_wildcards_are_not_supported_and_offers_the_namespace() -> None:
+    result = resolve("$github:* fix the build")
+    assert result.activations == ()
+    (diagnostic,) = result.diagnostics
+    assert diagnostic.token == "$github:*"
+    assert diagnostic.message == (
+        "Wildcards are not supported: $github:* names no skill. Name one skill: $github:gh-fix-ci."
+    )
+    assert diagnostic.candidates == ("github:gh-fix-ci",)
+    (star,) = resolve("$nothing* now").diagnostics
+    assert star.message == "Wildcards are not supported: $nothing* names no skill."
+
+
+def test_seed_a_codex_policy_refusal_names_the_codex_policy() -> None:
+    codex = resolve("$codex-quiet", invoker="model").diagnostics[0].message
+    assert "(Codex policy allow_implicit_invocation: false)" in codex
+    assert "disable-model-invocation" not in codex
+    frontmatter = resolve("$deploy", invoker="model").diagnostics[0].message
+    assert "(disable-model-invocation)" in frontmatter
+
+
+def test_seed_the_disabled_hint_comes_from_the_host() -> None:
+    result = resolve("$aleph", enable_command=lambda skill, shown: f"x --project {shown}")
+    assert result.diagnostics[0].hint == "Enable it with `x --project aleph`."

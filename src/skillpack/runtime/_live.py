@@ -132,18 +132,17 @@ class IncrementalSource(CatalogSource, Protocol):
         ...
 
 
-def stat_fingerprint(catalog: Catalog) -> tuple[object, ...]:
-    """What `"auto"` compares before a tool call: the `(mtime, size)` of every
-    SKILL.md and the mtime of every folder from a root down to each skill's folder.
+def fingerprint_paths(catalog: Catalog) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What `"auto"` stats before a tool call (`stat_fingerprint`): every SKILL.md,
+    and every folder from a root down to each skill's folder.
 
     A skill added, removed or renamed in a root or in a folder on the way to a skill
     changes one of those folders' mtimes; an edit changes its SKILL.md (or, written
-    by rename, its folder). A cost of about two `stat`s per skill, no walk, no parse:
-    the `"watch"` mode or `refresh()` also see a skill added deep inside a folder that
-    held none.
+    by rename, its folder). Computed once per catalog; the `"watch"` mode or
+    `refresh()` also see a skill added deep inside a folder that held none.
     """
     folders: set[str] = {root.path for root in catalog.roots if root.scope != "system"}
-    files: list[tuple[object, ...]] = []
+    files: list[str] = []
     for skill in catalog.skills:
         if skill.scope == "system":
             continue
@@ -154,16 +153,29 @@ def stat_fingerprint(catalog: Catalog) -> tuple[object, ...]:
             if folder == stop or len(folder) <= len(stop):
                 break
             folder = os.path.dirname(folder)
-        files.append((skill.path, *_stat(skill.path, size=True)))
-    return (*files, *((folder, *_stat(folder, size=False)) for folder in sorted(folders)))
+        files.append(skill.path)
+    return tuple(files), tuple(sorted(folders))
 
 
-def _stat(path: str, *, size: bool) -> tuple[int, ...]:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return (-1,)
-    return (st.st_mtime_ns, st.st_size) if size else (st.st_mtime_ns,)
+def stat_fingerprint(paths: tuple[tuple[str, ...], tuple[str, ...]]) -> list[object]:
+    """`(mtime, size)` of each file and the mtime of each folder of `fingerprint_paths`
+    (None for what is gone): about two `stat`s per skill, no walk, no parse."""
+    stat = os.stat
+    files, folders = paths
+    out: list[object] = []
+    for path in files:
+        try:
+            st = stat(path)
+        except OSError:
+            out.append(None)
+            continue
+        out.append((st.st_mtime_ns, st.st_size))
+    for path in folders:
+        try:
+            out.append(stat(path).st_mtime_ns)
+        except OSError:
+            out.append(None)
+    return out
 
 
 def existing_roots(catalog: Catalog) -> tuple[str, ...]:

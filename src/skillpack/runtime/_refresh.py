@@ -28,6 +28,7 @@ from ._live import (
     IncrementalSource,
     RefreshMode,
     diff_catalogs,
+    fingerprint_paths,
     stat_fingerprint,
 )
 from ._permissions import PermissionGate
@@ -82,7 +83,8 @@ class LiveCatalog:
         self._refreshing = threading.RLock()
         self._subscribers: list[Callable[[CatalogChange], None]] = []
         self._next_check = 0.0
-        self._fingerprint: tuple[object, ...] | None = None
+        self._fingerprint: list[object] | None = None
+        self._fingerprinted: tuple[Catalog, tuple[tuple[str, ...], tuple[str, ...]]] | None = None
         self._probe: object = None
         if self.mode == "auto":
             self._remember(catalog)
@@ -144,14 +146,21 @@ class LiveCatalog:
         except Exception:  # noqa: BLE001 - keep serving the catalog we have
             log.exception("skillpack: re-discovering skills failed; the catalog is unchanged")
 
+    def _paths(self, catalog: Catalog) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """`catalog`'s `fingerprint_paths`, worked out once per catalog."""
+        known = self._fingerprinted
+        if known is None or known[0] is not catalog:
+            known = self._fingerprinted = (catalog, fingerprint_paths(catalog))
+        return known[1]
+
     def _remember(self, catalog: Catalog) -> None:
         """Note what `"auto"` compares next time: `catalog`'s files and the probe."""
-        self._fingerprint = stat_fingerprint(catalog)
+        self._fingerprint = stat_fingerprint(self._paths(catalog))
         self._probe = self.source.probe(catalog) if self.source is not None else None
 
     def _looks_unchanged(self, catalog: Catalog) -> bool:
         source = self.source
-        return self._fingerprint == stat_fingerprint(catalog) and (
+        return self._fingerprint == stat_fingerprint(self._paths(catalog)) and (
             source is None or self._probe == source.probe(catalog)
         )
 
