@@ -818,6 +818,16 @@ def test_seed_a_wildcard_says_wildcards_are_not_supported_and_offers_the_namespa
     assert star.message == "Wildcards are not supported: $nothing* names no skill."
 
 
+def test_seed_a_mention_in_an_indented_code_block_activates_nothing() -> None:
+    # Issue 22, point 8: the same text as in a fenced block.
+    loop = 'Deploy each:\n\n    for f in a b; do\n      $deploy "$f"\n    done\n'
+    assert resolve(loop).activations == ()
+    assert resolve("```\n" + loop + "```\n").activations == ()
+    assert [a.qualified_name for a in resolve("- step\n\n    $deploy").activations] == [
+        "repo:deploy"
+    ]
+
+
 def test_seed_a_codex_policy_refusal_names_the_codex_policy() -> None:
     codex = resolve("$codex-quiet", invoker="model").diagnostics[0].message
     assert "(Codex policy allow_implicit_invocation: false)" in codex
