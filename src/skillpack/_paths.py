@@ -17,6 +17,8 @@ from pathlib import Path
 from ._model import RootKind
 
 HOME_ENV = "SKILLPACK_HOME"
+PROJECT_ROOT_ENV = "SKILLPACK_PROJECT_ROOT"
+"""Overrides the project root that markers (`.git`, `.jj`, `.skillpack`) would find."""
 CACHE_ENV = "SKILLPACK_CACHE_DIR"
 ADMIN_ENV = "SKILLPACK_ADMIN_DIR"
 CODEX_HOME_ENV = "CODEX_HOME"
@@ -143,8 +145,21 @@ def project_dirs(cwd: str) -> tuple[str, ...]:
     `.skillpack`; when no ancestor has one, only `cwd` is searched, so running in
     an arbitrary folder never picks up skills from unrelated parents. The last
     folder is the project root (`project_root`).
+
+    `$SKILLPACK_PROJECT_ROOT` (seed 002's route override), when set to `cwd` or one of
+    its ancestors, is the root instead, whatever the markers say; set to a folder that
+    does not hold `cwd`, it is ignored.
     """
     start = os.path.abspath(cwd)
+    forced = os.environ.get(PROJECT_ROOT_ENV)
+    if forced:
+        given = os.path.abspath(os.path.expanduser(forced))
+        for root in dict.fromkeys((given, os.path.realpath(given))):
+            if start == root or start.startswith(root.rstrip(os.sep) + os.sep):
+                forced_chain = [start]
+                while forced_chain[-1] != root:
+                    forced_chain.append(os.path.dirname(forced_chain[-1]))
+                return tuple(forced_chain)
     chain: list[str] = []
     current = start
     while True:

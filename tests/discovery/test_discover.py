@@ -15,6 +15,7 @@ from skillpack._paths import system_skills_dir as system_root_path
 from skillpack.discovery import _load, _walk
 from skillpack.discovery._discover import discover
 from skillpack.discovery._roots import default_roots
+from skillpack.select._resolve import resolve_message
 
 
 def run(*roots: Path, **kwargs: object) -> Catalog:
@@ -163,6 +164,23 @@ def test_without_a_project_marker_only_cwd_is_searched(tmp_path: Path) -> None:
     cwd.mkdir(parents=True)
 
     assert project_dirs(str(cwd)) == (str(cwd),)
+
+
+def test_the_environment_overrides_the_project_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write_skill: WriteSkill
+) -> None:
+    # Issue 22, point 9 (seed 002 5.2: an override first, markers as the fallback).
+    outer = tmp_path / "mono"
+    (outer / "svc" / ".git").mkdir(parents=True)
+    cwd = outer / "svc" / "api"
+    cwd.mkdir()
+    write_skill("shared", base=outer / ".agents" / "skills")
+    monkeypatch.setenv("SKILLPACK_PROJECT_ROOT", str(outer))
+    assert project_dirs(str(cwd)) == (str(cwd), str(outer / "svc"), str(outer))
+    found = discover(cwd=str(cwd), include_user=False, include_system=False, use_cache=False)
+    assert [s.name for s in found.skills] == ["shared"]
+    monkeypatch.setenv("SKILLPACK_PROJECT_ROOT", str(tmp_path / "elsewhere"))
+    assert project_dirs(str(cwd)) == (str(cwd), str(outer / "svc"))  # not above cwd: ignored
 
 
 def test_repo_skills_above_the_project_root_are_not_found(
@@ -554,10 +572,15 @@ def test_plugin_skills_in_a_tie_are_named_by_qualified_id(
         )
         write_skill(f"{plugin}/skills/foo")
 
-    (problem,) = run(tmp_path).problems
+    catalog = run(tmp_path)
 
-    assert problem.code == "name-ambiguous"
-    assert "alpha:foo, beta:foo" in problem.message
+    # Issue 22: each plugin is its own namespace, so neither copy shadows the other and
+    # discovery warns of nothing; a bare `$foo` names both by qualified id when used.
+    assert catalog.problems == ()
+    assert all(s.shadowed_by is None for s in catalog.skills)
+    (diagnostic,) = resolve_message("$foo", catalog).diagnostics
+    assert diagnostic.kind == "ambiguous"
+    assert diagnostic.candidates == ("alpha:foo", "beta:foo")
 
 
 def test_discovery_is_deterministic(tmp_path: Path, write_skill: WriteSkill) -> None:

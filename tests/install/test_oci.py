@@ -73,7 +73,8 @@ def run(*args: str) -> Any:
 
 
 def lock(home: Path) -> dict[str, Any]:
-    return json.loads((home / ".agents" / ".skillpack-lock.json").read_text())
+    data: dict[str, Any] = json.loads((home / ".agents" / ".skillpack-lock.json").read_text())
+    return data
 
 
 def skills_dir(home: Path) -> Path:

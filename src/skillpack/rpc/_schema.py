@@ -405,7 +405,21 @@ METHODS: dict[str, Method] = {
                         _CWD, "Working directories (default: the server's).", maxItems=MAX_CWDS
                     ),
                     "force_reload": _typed("boolean", "Re-discover now."),
-                    "extra_roots": _EXTRA_ROOTS,
+                    "extra_roots": {
+                        **_EXTRA_ROOTS,
+                        "description": "Extra skill roots (scope `extra`), absolute paths, "
+                        "for every cwd of the request.",
+                    },
+                    "per_cwd_extra_roots": _list(
+                        _obj(
+                            {"cwd": _CWD, "extra_roots": _EXTRA_ROOTS},
+                            ("cwd", "extra_roots"),
+                            closed=True,
+                        ),
+                        "Extra roots of one cwd only (Codex's `perCwdExtraUserRoots`), after "
+                        "`extra_roots`; `cwd` must be one of `cwds`.",
+                        maxItems=MAX_CWDS,
+                    ),
                 }
             ),
             result=_obj(

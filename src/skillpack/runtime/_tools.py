@@ -126,7 +126,8 @@ class SkillTools:
 
         Args:
             session: The session whose catalog, permissions and state the tools use.
-            runner: Runs `context: fork` skills; without one they run inline.
+            runner: Runs `context: fork` skills; without one such a skill is refused
+                (`EXECUTION_ERROR`: no subagent runner is available), never run inline.
             search_connection: An open `sqlite3.Connection` for the search index
                 (default: the persistent index file, or memory when it cannot open).
             create: Also offer `skill_create`, so the model can write skills (each
