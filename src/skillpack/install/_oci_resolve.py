@@ -33,10 +33,10 @@ from ._oci_formats import (
     recognise,
     unpack,
 )
+from ._offer import Offer, Request
 from ._values import Candidate, Limits, OciPin, Origin, Payload, Refusal, Refused, Resolved
 
 if TYPE_CHECKING:
-    from ._resolve import Offer, Request
     from ._source import Source
 
 MAX_INDEX_DEPTH = 2
@@ -56,8 +56,6 @@ class OciOptions:
 def resolve_oci(
     source: Source, request: Request, *, limits: Limits, options: OciOptions | None
 ) -> Offer:
-    from ._resolve import Offer
-
     options = options or OciOptions()
     ref = parse_reference(source.location)
     try:
@@ -83,8 +81,6 @@ def _resolve(
     limits: Limits,
     options: OciOptions,
 ) -> Offer:
-    from ._resolve import Offer
-
     top = client.manifest(ref)
     if options.verify_key is not None:
         from ._oci_sign import verify_signature

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -33,6 +33,7 @@ from ._candidate import SKILL_FILE, make_candidate
 from ._collect import FoundSkill, find_skill_dirs, nested_dirs, read_folder
 from ._digest import file_digests, legacy_index_digest, sha256_digest, skill_digest
 from ._http import Fetcher, FetchError, is_loopback
+from ._offer import Offer, Request
 from ._source import Source
 from ._values import Candidate, Limits, Origin, Payload, Refusal, Refused, Resolved
 from ._wellknown import IndexEntry, IndexUnusable, ParsedIndex, index_urls, parse_index
@@ -42,42 +43,6 @@ if TYPE_CHECKING:
 
 FETCH_WORKERS = 8
 """Index entries fetched and verified at once (from a server that is not on loopback)."""
-
-
-@dataclass(kw_only=True)
-class Request:
-    """What to take from a source."""
-
-    wanted: Collection[str] | None = None
-    """Skill names to take; None takes every skill."""
-    known: Mapping[str, str] = field(default_factory=dict)
-    """name -> artifact digest already installed: such site entries are not fetched."""
-    single: bool = False
-    """With `wanted` None: take the only skill; a source offering several is an error."""
-
-    def check(self, offered: Collection[str], source: Source) -> None:
-        """Raise when the request needs one skill and the source offers several.
-
-        Raises:
-            UsageError: listing the names to choose from.
-        """
-        if self.wanted is None and self.single and len(offered) > 1:
-            names = ", ".join(sorted(offered))
-            raise UsageError(
-                f"{source.text} offers {len(offered)} skills: {names}. Choose with "
-                "--skill NAME (repeatable) or take them all with --all."
-            )
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class Offer:
-    """What a source resolved to, before selection errors are added."""
-
-    resolved: Resolved
-    offered: tuple[str, ...]
-    """Every skill name the source offers (for "no skill named X" messages)."""
-    unchanged: tuple[str, ...] = ()
-    """Names skipped because their artifact digest equals the known one."""
 
 
 def resolve(
