@@ -33,11 +33,11 @@ from ._oci_formats import (
     recognise,
     unpack,
 )
-from ._offer import Offer, Request
 from ._values import Candidate, Limits, OciPin, Origin, Payload, Refusal, Refused, Resolved
 
 if TYPE_CHECKING:
     from ._source import Source
+    from ._values import Offer, Request
 
 MAX_INDEX_DEPTH = 2
 """An index inside an index is followed once (a collection of per-platform indexes)."""
@@ -56,6 +56,8 @@ class OciOptions:
 def resolve_oci(
     source: Source, request: Request, *, limits: Limits, options: OciOptions | None
 ) -> Offer:
+    from ._values import Offer
+
     options = options or OciOptions()
     ref = parse_reference(source.location)
     try:
@@ -81,6 +83,8 @@ def _resolve(
     limits: Limits,
     options: OciOptions,
 ) -> Offer:
+    from ._values import Offer
+
     top = client.manifest(ref)
     if options.verify_key is not None:
         from ._oci_sign import verify_signature
@@ -102,7 +106,7 @@ def _resolve(
         collection = document.get("artifactType") == AGENTSKILLS_COLLECTION
         announced = [entry.annotations.get(SKILL_NAME_ANNOTATION) for entry in entries]
         if collection and all(announced):
-            request.check([name for name in announced if name], source)  # before any fetch
+            request.check([name for name in announced if name], source.text)  # before any fetch
         chosen = entries if collection else entries[:1]
         for entry in chosen:
             name = entry.annotations.get(SKILL_NAME_ANNOTATION) if collection else None
@@ -131,7 +135,7 @@ def _resolve(
         ):
             unpacked.append((name, sub_path, manifest, payload))
     offered = [name for name, _sub, _manifest, _payload in unpacked if name]
-    request.check(offered, source)
+    request.check(offered, source.text)
     candidates: list[Candidate] = []
     refusals: list[Refusal] = []
     for name, sub_path, manifest, payload in unpacked:

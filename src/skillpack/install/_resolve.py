@@ -33,9 +33,18 @@ from ._candidate import SKILL_FILE, make_candidate
 from ._collect import FoundSkill, find_skill_dirs, nested_dirs, read_folder
 from ._digest import file_digests, legacy_index_digest, sha256_digest, skill_digest
 from ._http import Fetcher, FetchError, is_loopback
-from ._offer import Offer, Request
 from ._source import Source
-from ._values import Candidate, Limits, Origin, Payload, Refusal, Refused, Resolved
+from ._values import (
+    Candidate,
+    Limits,
+    Offer,
+    Origin,
+    Payload,
+    Refusal,
+    Refused,
+    Request,
+    Resolved,
+)
 from ._wellknown import IndexEntry, IndexUnusable, ParsedIndex, index_urls, parse_index
 
 if TYPE_CHECKING:
@@ -133,7 +142,7 @@ def fetch_index(site: str, fetcher: Fetcher, limits: Limits) -> tuple[str, Parse
 
 def _resolve_site(source: Source, request: Request, *, limits: Limits, fetcher: Fetcher) -> Offer:
     index_url, parsed = fetch_index(source.location, fetcher, limits)
-    request.check([entry.name for entry in parsed.entries], source)
+    request.check([entry.name for entry in parsed.entries], source.text)
     unchanged: list[str] = []
     selected: list[IndexEntry] = []
     host = (urlsplit(source.location).hostname or "").removeprefix("www.")
@@ -400,7 +409,7 @@ def _resolve_tree(
     candidates: list[Candidate] = []
     refusals: list[Refusal] = []
     names = _unique([*(skill.name for skill in found), *(f.name for f in failed)])
-    request.check(names, source)
+    request.check(names, source.text)
     for failure in failed:
         if request.wanted is not None and failure.name not in request.wanted:
             continue

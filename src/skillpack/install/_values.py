@@ -9,10 +9,11 @@ with a stable code (listed in docs/design.md).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .._errors import UsageError
 from ._audit import Finding
 
 SourceType = Literal["well-known", "github", "git", "local", "archive", "system", "oci"]
@@ -208,3 +209,39 @@ class Resolved:
     candidates: tuple[Candidate, ...] = ()
     refusals: tuple[Refusal, ...] = ()
     warnings: tuple[str, ...] = field(default_factory=tuple)
+
+
+@dataclass(kw_only=True)
+class Request:
+    """What to take from a source."""
+
+    wanted: Collection[str] | None = None
+    """Skill names to take; None takes every skill."""
+    known: Mapping[str, str] = field(default_factory=dict)
+    """name -> artifact digest already installed: such site entries are not fetched."""
+    single: bool = False
+    """With `wanted` None: take the only skill; a source offering several is an error."""
+
+    def check(self, offered: Collection[str], source_text: str) -> None:
+        """Raise when the request needs one skill and the source offers several.
+
+        Raises:
+            UsageError: listing the names to choose from.
+        """
+        if self.wanted is None and self.single and len(offered) > 1:
+            names = ", ".join(sorted(offered))
+            raise UsageError(
+                f"{source_text} offers {len(offered)} skills: {names}. Choose with "
+                "--skill NAME (repeatable) or take them all with --all."
+            )
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Offer:
+    """What a source resolved to, before selection errors are added."""
+
+    resolved: Resolved
+    offered: tuple[str, ...]
+    """Every skill name the source offers (for "no skill named X" messages)."""
+    unchanged: tuple[str, ...] = ()
+    """Names skipped because their artifact digest equals the known one."""
