@@ -50,9 +50,10 @@ class Skills:
             UsageError: both a session and options for opening one.
         """
         if session is not None and open_options:
+            given = ", ".join(sorted(open_options))
             raise UsageError(
-                f"Skills got a session and options to open one ({', '.join(sorted(open_options))}); "
-                "pass the options to `Session.open` yourself, or drop the session."
+                f"Skills got a session and options to open one ({given}); pass the "
+                "options to `Session.open` yourself, or drop the session."
             )
         self._owns_session = session is None
         self.session: Session = session if session is not None else Session.open(**open_options)
@@ -63,7 +64,7 @@ class Skills:
 
     # -- the catalog: what the model is told -------------------------------------------
 
-    def instructions(self) -> str:
+    def catalog(self) -> str:
         """The session's budgeted catalog for the system prompt (`Session.catalog_prompt`),
         current: a live session re-discovers first when its mode says so."""
         self.session.ensure_fresh()
@@ -71,9 +72,9 @@ class Skills:
             context_window=self.context_window, budget_chars=self.budget_chars
         )
 
-    async def ainstructions(self) -> str:
-        """`instructions()` on a worker thread."""
-        return await asyncio.to_thread(self.instructions)
+    async def acatalog(self) -> str:
+        """`catalog()` on a worker thread."""
+        return await asyncio.to_thread(self.catalog)
 
     # -- the tools ------------------------------------------------------------------------
 

@@ -58,7 +58,7 @@ class SkillsToolset(AbstractToolset[Any]):
         return SkillsToolset(self.skills, id=self._id)
 
     async def get_instructions(self, ctx: RunContext[Any]) -> str | Sequence[str] | None:
-        catalog = await self.skills.ainstructions()
+        catalog = await self.skills.acatalog()
         turn = await self._turn(ctx)
         return [catalog, turn] if turn else catalog
 
@@ -110,4 +110,3 @@ def _prompt_text(prompt: str | Sequence[Any] | None) -> str:
     if isinstance(prompt, str):
         return prompt
     return "\n".join(part for part in prompt if isinstance(part, str))
-
