@@ -6,6 +6,8 @@ files, answer from it. Each framework's offline model drives `TaskScript`.
 from __future__ import annotations
 
 import json
+import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,29 +54,28 @@ def write_skills(root: Path) -> Path:
 
 @dataclass
 class TaskScript:
-    """The model's side of the task; `next` says what to do given what it was shown."""
+    """The model's side of the task. `next` decides from what the model is shown and the
+    run's tool results so far, so one script serves any number of runs."""
 
     shown_before_load: str = ""
     """Everything the model was shown (instructions, tool descriptions) when it chose."""
     results: list[dict[str, Any]] = field(default_factory=list)
-    step: int = 0
+    """The last run's tool results, as envelopes."""
 
-    def next(self, shown: str, last_result: Any = None) -> tuple[str, dict[str, Any]] | str:
+    def next(self, shown: str, results: list[Any]) -> tuple[str, dict[str, Any]] | str:
         """A tool call `(name, arguments)`, or the final answer as text."""
-        self.step += 1
-        if last_result is not None:
-            self.results.append(_envelope(last_result))
-        if self.step == 1:
+        self.results = [_envelope(r) for r in results]
+        if not results:
             # The model loads only a skill it was told about: its description must be in
             # what the framework showed it.
             self.shown_before_load = shown
             if DESCRIPTION not in shown:
                 return "I was shown no skill for this."
             return "skill_load", {"name": SKILL}
-        if self.step == 2:
+        if len(results) == 1:
             return "skill_read_file", {"skill": SKILL, "path": FILE}
         content = self.results[-1]["data"]["content"] if self.results[-1]["ok"] else ""
-        return f"Answer: {content.strip().splitlines()[-1]}"
+        return answer_from(content)
 
     def check(self, answer: str) -> None:
         """The task went as a model that was shown the skill would do it."""
@@ -83,7 +84,14 @@ class TaskScript:
         assert loaded["ok"] and loaded["data"]["name"] == SKILL, loaded
         assert "Read `references/quickstart.md`" in loaded["data"]["content"]
         assert read["ok"] and FACT in read["data"]["content"], read
-        assert answer == f"Answer: {FACT}"
+        assert answer == ANSWER
+
+
+def answer_from(content: str) -> str:
+    return f"Answer: {content.strip().splitlines()[-1]}" if content else "no answer"
+
+
+ANSWER = answer_from(FACT)
 
 
 def _envelope(result: Any) -> dict[str, Any]:
@@ -105,15 +113,10 @@ class Calls:
 
     calls: list[tuple[str, dict[str, Any]]]
     results: list[dict[str, Any]] = field(default_factory=list)
-    step: int = 0
 
-    def next(self, shown: str, last_result: Any = None) -> tuple[str, dict[str, Any]] | str:
-        self.step += 1
-        if last_result is not None:
-            self.results.append(_envelope(last_result))
-        if self.step <= len(self.calls):
-            return self.calls[self.step - 1]
-        return "done"
+    def next(self, shown: str, results: list[Any]) -> tuple[str, dict[str, Any]] | str:
+        self.results = [_envelope(r) for r in results]
+        return self.calls[len(results)] if len(results) < len(self.calls) else "done"
 
 
 @dataclass
@@ -159,3 +162,25 @@ def check_host_calls(host: Host, results: list[dict[str, Any]]) -> None:
 
 MENTION = "$release-notes for v2.0"
 INJECTED = '<skill_content name="release-notes"'
+
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "frameworks"
+
+
+def run_page(page: str, namespace: dict[str, Any]) -> list[str]:
+    """Run every Python snippet of `docs/frameworks/<page>` in order, in one namespace
+    (later snippets build on earlier ones, as a reader's would), from a folder that holds
+    the task's `skills/`. The first snippet is the glue: at most 3 non-blank lines.
+    `"python"` in a snippet names the interpreter that has skillpack; `namespace` holds
+    what the page says is the reader's own (`model`, their agent class). Returns the
+    snippets."""
+    text = (DOCS / page).read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert blocks, f"{page} has Python snippets"
+    glue = [line for line in blocks[0].splitlines() if line.strip()]
+    assert len(glue) <= 3, glue
+    write_skills(Path.cwd())
+    for block in blocks:
+        code = block.replace('"python"', repr(sys.executable))
+        exec(compile(code, str(DOCS / page), "exec"), namespace)  # noqa: S102 - our docs
+    return blocks

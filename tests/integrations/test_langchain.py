@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from framework_task import (
+    ANSWER,
     HOST_CALLS,
     INJECTED,
     MENTION,
@@ -22,6 +24,7 @@ from framework_task import (
     TaskScript,
     check_host_calls,
     project_asking_for_pdf_forms,
+    run_page,
     write_skills,
 )
 from langchain.agents import create_agent
@@ -53,15 +56,14 @@ class ScriptedChatModel(BaseChatModel):
         tools = [t.description for t in self.bound if isinstance(t, BaseTool)]
         shown = "\n".join([str(c) for c in system] + tools)
         self.received.append(messages)
-        last = messages[-1]
-        result = last.content if isinstance(last, ToolMessage) else None
-        step = self.script.next(shown, result)
+        results = [m.content for m in messages if isinstance(m, ToolMessage)]
+        step = self.script.next(shown, results)
         if isinstance(step, str):
             message = AIMessage(content=step)
         else:
             name, args = step
             message = AIMessage(
-                content="", tool_calls=[{"name": name, "args": args, "id": f"c{self.script.step}"}]
+                content="", tool_calls=[{"name": name, "args": args, "id": f"c{len(results)}"}]
             )
         return ChatResult(generations=[ChatGeneration(message=message)])
 
@@ -130,3 +132,18 @@ def test_a_mention_reaches_the_model_through_prepare(tmp_path: Path) -> None:
     agent.invoke({"messages": [{"role": "user", "content": skills.prepare(MENTION)}]})
     user = str(model.received[0][-1].content)
     assert INJECTED in user and "Group by kind: for v2.0" in user
+
+
+def test_the_docs_page_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    from langchain_core._api import LangChainBetaWarning
+
+    monkeypatch.chdir(tmp_path)
+    script = TaskScript()
+    namespace = {"model": ScriptedChatModel(script=script), "create_agent": create_agent}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LangChainBetaWarning)  # `langchain.mcp` is in beta
+        run_page("langchain.md", namespace)
+    assert capfd.readouterr().out.splitlines() == [ANSWER, "release-notes", ANSWER]
+    script.check(ANSWER)

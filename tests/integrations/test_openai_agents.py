@@ -11,10 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from agents import Agent, FunctionTool, Model, ModelResponse, RunConfig, Runner
 from agents.mcp import MCPServerStdio
 from agents.usage import Usage
 from framework_task import (
+    ANSWER,
     HOST_CALLS,
     INJECTED,
     MENTION,
@@ -24,6 +26,7 @@ from framework_task import (
     TaskScript,
     check_host_calls,
     project_asking_for_pdf_forms,
+    run_page,
     write_skills,
 )
 from openai.types.responses import (
@@ -63,7 +66,7 @@ class ScriptedModel(Model):
         outputs = [
             i for i in input if isinstance(i, dict) and i.get("type") == "function_call_output"
         ]
-        step = self.script.next(shown, outputs[-1]["output"] if outputs else None)
+        step = self.script.next(shown, [output["output"] for output in outputs])
         self.calls += 1
         if isinstance(step, str):
             text = ResponseOutputText(type="output_text", text=step, annotations=[])
@@ -142,3 +145,14 @@ def test_a_mention_reaches_the_model_through_prepare(tmp_path: Path) -> None:
     anyio.run(run)
     first = json.dumps(model.inputs[0])
     assert INJECTED.replace('"', '\\"') in first and "Group by kind: for v2.0" in first
+
+
+def test_the_docs_page_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("OPENAI_AGENTS_DISABLE_TRACING", "1")  # the page's runs stay offline
+    script = TaskScript()
+    run_page("openai-agents.md", {"model": ScriptedModel(script), "Agent": Agent})
+    assert capfd.readouterr().out.splitlines() == [ANSWER, "release-notes", ANSWER]
+    script.check(ANSWER)

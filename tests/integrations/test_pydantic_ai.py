@@ -7,7 +7,9 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
 from framework_task import (
+    ANSWER,
     HOST_CALLS,
     INJECTED,
     MENTION,
@@ -17,6 +19,7 @@ from framework_task import (
     TaskScript,
     check_host_calls,
     project_asking_for_pdf_forms,
+    run_page,
     write_skills,
 )
 from pydantic_ai import Agent
@@ -40,12 +43,14 @@ def scripted(script: TaskScript | Calls, seen: list[str] | None = None) -> Funct
         )
         if seen is not None:
             seen.append(shown)
-        last = messages[-1]
-        result = None
-        if isinstance(last, ModelRequest):
-            returns = [p for p in last.parts if isinstance(p, ToolReturnPart)]
-            result = returns[-1].content if returns else None
-        step = script.next(shown, result)
+        results = [
+            part.content
+            for message in messages
+            if isinstance(message, ModelRequest)
+            for part in message.parts
+            if isinstance(part, ToolReturnPart)
+        ]
+        step = script.next(shown, results)
         if isinstance(step, str):
             return ModelResponse(parts=[TextPart(step)])
         name, args = step
@@ -94,3 +99,13 @@ def test_permission_prompts_and_fork_runners_work_through_the_toolset(tmp_path: 
     script = Calls(list(HOST_CALLS))
     assert Agent(scripted(script), toolsets=[toolset]).run_sync("Fill the form.").output == "done"
     check_host_calls(host, script.results)
+
+
+def test_the_docs_page_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    script = TaskScript()
+    run_page("pydantic-ai.md", {"model": scripted(script)})
+    assert capfd.readouterr().out.splitlines() == [ANSWER, "release-notes", ANSWER]
+    script.check(ANSWER)
