@@ -177,6 +177,10 @@ def run_page(page: str, namespace: dict[str, Any]) -> list[str]:
     text = (DOCS / page).read_text(encoding="utf-8")
     blocks = re.findall(r"```python\n(.*?)```", text, re.S)
     assert blocks, f"{page} has Python snippets"
+    commands = re.findall(
+        r"^\$ .*$", "".join(re.findall(r"```console\n(.*?)```", text, re.S)), re.M
+    )
+    assert all("docs-test: skip (" in c for c in commands), commands  # none runs here
     glue = [line for line in blocks[0].splitlines() if line.strip()]
     assert len(glue) <= 3, glue
     write_skills(Path.cwd())

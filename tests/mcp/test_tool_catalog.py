@@ -150,3 +150,31 @@ def test_the_command_line_options_reach_a_stdio_client(tree: Path) -> None:
     assert f"- **mcp-builder**: {MCP_BUILD}" in listed
     assert bare == bare_description(tree)
     assert instructions == INSTRUCTIONS  # a zero budget lists nothing there either
+
+
+def test_a_skill_the_config_disables_leaves_the_description_after_list_changed(
+    tree: Path,
+) -> None:
+    session = open_session(tree)
+    server = SkillServer(session)
+    received: list[str] = []
+
+    async def on_message(message: Any) -> None:
+        received.append(type(message).__name__)
+
+    async def scenario(client: Client) -> str:
+        await client.list_tools()
+        config = tree.parent / ".skillpack" / "config.toml"
+        config.write_text('[skills]\ndisabled = ["off", "pdf-forms"]\n', encoding="utf-8")
+        refresher = threading.Thread(target=session.refresh)
+        refresher.start()
+        refresher.join()
+        with anyio.fail_after(5):
+            while "ToolListChangedNotification" not in received:
+                await anyio.sleep(0.01)
+        tools = (await client.list_tools()).tools
+        return next(t.description or "" for t in tools if t.name == "skill_load")
+
+    description = run(server, scenario, on_message=on_message)
+    assert "**pdf-forms**" not in description
+    assert "**mcp-builder**" in description
