@@ -82,7 +82,8 @@ def test_the_task_runs_through_skillpack_mcp(tmp_path: Path) -> None:
 
 
 def test_a_mention_in_the_prompt_reaches_the_model_once_per_run(tmp_path: Path) -> None:
-    skills = Skills(roots=[str(write_skills(tmp_path))], cwd=str(tmp_path))
+    host = Host()
+    skills = Skills(roots=[str(write_skills(tmp_path))], cwd=str(tmp_path), runner=host)
     seen: list[str] = []
     agent = Agent(scripted(Calls([]), seen), capabilities=[SkillsCapability(skills)])
     assert agent.run_sync(MENTION).output == "done"
@@ -90,6 +91,9 @@ def test_a_mention_in_the_prompt_reaches_the_model_once_per_run(tmp_path: Path) 
     assert skills.session.leading[0].name == "release-notes"
     agent.run_sync("Write the changelog.")  # a new run prepares its own turn
     assert INJECTED not in seen[1] and "<available_skills>" in seen[1]
+    agent.run_sync("$triage issue 7")  # a forked skill's result joins the instructions
+    assert "Skill 'triage' ran in a subagent; its result:\ntriaged: needs-repro" in seen[2]
+    assert [name for name, _ in host.forked] == ["triage"]
 
 
 def test_permission_prompts_and_fork_runners_work_through_the_toolset(tmp_path: Path) -> None:

@@ -122,12 +122,17 @@ class Skills:
             self.session.close()
 
 
-def turn_input(turn: Turn, message: str) -> str:
-    """One text for the model: each injection (`<skill_content>` or a reminder), then
-    each forked skill's result, then the task text (the message when nothing is left)."""
+def turn_context(turn: Turn) -> str:
+    """What a turn adds for the model: each injection (`<skill_content>` or a reminder),
+    then each forked skill's result; empty when the message named no skill."""
     parts = list(turn.injections)
     for run in turn.forks:
         result = run.result if isinstance(run.result, str) else json.dumps(run.result)
         parts.append(f"Skill '{run.skill.name}' ran in a subagent; its result:\n{result}")
-    parts.append(turn.text or message)
     return "\n\n".join(parts)
+
+
+def turn_input(turn: Turn, message: str) -> str:
+    """One text for the model: `turn_context`, then the task text (the message when
+    nothing is left of it)."""
+    return "\n\n".join(part for part in (turn_context(turn), turn.text or message) if part)

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ._extras import missing_extra
-from ._skills import Skills
+from ._skills import Skills, turn_context
 
 try:
     from pydantic_ai import RunContext
@@ -63,10 +63,11 @@ class SkillsToolset(AbstractToolset[Any]):
         return [catalog, turn] if turn else catalog
 
     async def _turn(self, ctx: RunContext[Any]) -> str:
-        """The injected skills of the run's prompt, prepared on the run's first request."""
+        """What the run's prompt brings (`$name`, `/name`: injected skills, forked
+        results), prepared on the run's first request."""
         if ctx.run_id not in self._turns:
             turn = await self.skills.aprepare_turn(_prompt_text(ctx.prompt))
-            self._turns = {ctx.run_id: "\n\n".join(turn.injections)}
+            self._turns = {ctx.run_id: turn_context(turn)}
         return self._turns[ctx.run_id]
 
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
