@@ -361,16 +361,66 @@ def test_a_hidden_root_is_walked(tmp_path: Path, write_skill: WriteSkill) -> Non
     assert names(run(tmp_path / ".claude" / "skills")) == ["deploy"]
 
 
-def test_nested_skills_are_found_but_resource_folders_are_not_walked(
+def test_nested_skills_are_found_even_in_resource_folders(
     tmp_path: Path, write_skill: WriteSkill
 ) -> None:
+    # Codex and OpenCode load a skill inside another skill's scripts/, references/ or
+    # assets/ (tests/compat): so does skillpack.
     write_skill("parent")
     write_skill("parent/child")
     for resource in ("scripts", "references", "assets"):
         write_skill(f"parent/{resource}/inner-{resource}")
-    write_skill("scripts/top")  # only a skill's own resource folders are skipped
+    write_skill("scripts/top")
 
-    assert names(run(tmp_path)) == ["child", "parent", "top"]
+    assert names(run(tmp_path)) == [
+        "child",
+        "inner-assets",
+        "inner-references",
+        "inner-scripts",
+        "parent",
+        "top",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("folder", "agents"),
+    [
+        ("node_modules/pkg", ["codex", "opencode"]),
+        ("node_modules", ["codex", "opencode"]),
+        (".hidden", ["opencode"]),
+        (".hidden/deeper", ["opencode"]),
+    ],
+)
+def test_a_skipped_folder_holding_a_skill_the_agents_load_is_reported(
+    tmp_path: Path, write_skill: WriteSkill, folder: str, agents: list[str]
+) -> None:
+    write_skill("plain")
+    write_skill(f"outer/{folder}")  # in the skipped folder or one level below
+    catalog = run(tmp_path)
+
+    assert names(catalog) == ["plain"]
+    [skipped] = [p for p in catalog.problems if p.code == "folder-skipped"]
+    top = folder.split("/")[0]
+    assert skipped.path == str(tmp_path / "outer" / top)
+    assert sorted(skipped.agents) == agents
+    assert str(tmp_path / "outer" / top) in skipped.message
+    assert skipped.to_dict()["agents"] == dict(skipped.agents)
+
+
+def test_skipped_folders_without_skills_and_git_or_staging_folders_are_silent(
+    tmp_path: Path, write_skill: WriteSkill
+) -> None:
+    write_skill("plain")
+    (tmp_path / "node_modules" / "pkg").mkdir(parents=True)
+    (tmp_path / ".cache").mkdir()
+    write_skill(".git/hooks-skill")
+    write_skill(".system/bundled")
+    write_skill(".skillpack-txn-1/staged")
+
+    catalog = run(tmp_path)
+
+    assert names(catalog) == ["plain"]
+    assert [p.code for p in catalog.problems] == []
 
 
 def test_skill_file_name_must_be_exact(tmp_path: Path, write_skill: WriteSkill) -> None:

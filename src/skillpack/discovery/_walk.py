@@ -1,10 +1,13 @@
 """The bounded walk of one root: the SKILL.md files under it, with their plugin and sidecar.
 
 Breadth-first, one `os.scandir` per folder, `DirEntry`'s cached type bits instead
-of extra `stat` calls; hidden, noise and virtualenv folders, skill resource folders
-and symlink loops are skipped, and the depth and folder limits are reported as
-`walk-truncated`. Nothing is read here but plugin manifests: `_load.py` reads and
-parses what the walk found.
+of extra `stat` calls; hidden, noise and virtualenv folders and symlink loops are
+skipped, and the depth and folder limits are reported as `walk-truncated`. A skill's
+`scripts/`, `references/` and `assets/` are walked like any folder: Codex and OpenCode
+load a skill nested there. A skipped hidden or `node_modules` folder holding a SKILL.md
+(in it or one level below), which the agents load, is reported as `folder-skipped`.
+Nothing is read here but plugin manifests: `_load.py` reads and parses what the walk
+found.
 """
 
 from __future__ import annotations
@@ -21,8 +24,25 @@ from ._confine import NOISE_DIRS, SKILL_FILE
 from ._found import Found, WalkRecord, problem
 from ._load import read_bytes
 
-SKILL_RESOURCE_DIRS = frozenset({"scripts", "references", "assets"})
-"""Subfolders of a skill that hold its resources, not nested skills: not walked."""
+AGENT_LOADED_SKIPS: dict[str, dict[str, str]] = {
+    "node_modules": {
+        "codex": "loads the skills under node_modules",
+        "opencode": "loads the skills under node_modules",
+    },
+    ".": {"opencode": "loads the skills in hidden folders"},
+}
+"""What the agents do with the skills in a folder the walk skips (`.`: any hidden one),
+measured by `tests/compat/`; the notes of a `folder-skipped` problem."""
+
+STAGING_PREFIX = ".skillpack-"
+"""skillpack's own hidden folders (an install's staging): never reported."""
+
+UNREPORTED_HIDDEN = frozenset({".git", ".system"})
+"""Hidden folders never reported: a repository's metadata, and `.system`, where Codex
+writes the skills it bundles into `$CODEX_HOME/skills` (its own, loaded by Codex alone)."""
+
+MAX_SKIPPED_PROBE = 64
+"""Subfolders of a skipped folder checked for a SKILL.md (its first ones by name)."""
 
 PLUGIN_MARKERS: tuple[str, ...] = (".claude-plugin", ".codex-plugin")
 """A folder with `<marker>/plugin.json` namespaces the skills below it."""
@@ -95,10 +115,11 @@ def file_sig(path: str) -> tuple[int, int, int] | None:
     return (st.st_mtime_ns, st.st_ctime_ns, st.st_size)
 
 
-Listing = tuple[int, list[tuple[str, bool]], list[str], bool, bool]
+Listing = tuple[int, list[tuple[str, bool]], list[str], bool, bool, list[str]]
 """One folder as the walk needs it: (SKILL.md entry: 0 none, 1 regular file, 2 symlink;
 sorted `(name, is_symlink)` of candidate subfolders; sorted plugin marker names;
-whether it is a virtualenv; whether any candidate subfolder is a symlink)."""
+whether it is a virtualenv; whether any candidate subfolder is a symlink; the hidden
+and `node_modules` subfolders skipped, which `_skipped_skill` checks)."""
 
 
 def _scan(folder: str) -> Listing:
@@ -110,6 +131,7 @@ def _scan(folder: str) -> Listing:
     skill_md = 0
     subdirs: list[tuple[str, bool]] = []
     markers: list[str] = []
+    skipped: list[str] = []
     is_venv = links = False
     with os.scandir(folder) as entries:
         for entry in entries:
@@ -125,10 +147,17 @@ def _scan(folder: str) -> Listing:
             elif name[0] == ".":
                 if name in PLUGIN_MARKERS:
                     markers.append(name)
+                elif (
+                    name not in UNREPORTED_HIDDEN
+                    and not name.startswith(STAGING_PREFIX)
+                    and _plain_dir(entry)
+                ):
+                    skipped.append(name)
             elif name == "pyvenv.cfg":
                 is_venv = True
             elif name in NOISE_DIRS:
-                continue
+                if name in AGENT_LOADED_SKIPS and _plain_dir(entry):
+                    skipped.append(name)
             elif entry.is_symlink():
                 subdirs.append((name, True))
                 links = True
@@ -140,7 +169,64 @@ def _scan(folder: str) -> Listing:
                     continue
     subdirs.sort()
     markers.sort()
-    return (skill_md, subdirs, markers, is_venv, links)
+    return (skill_md, subdirs, markers, is_venv, links, skipped)
+
+
+def _plain_dir(entry: os.DirEntry[str]) -> bool:
+    """Whether an entry is a folder, not a link (a skipped link is not worth a probe)."""
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def _skipped_skill(folder: str, record: WalkRecord | None) -> str | None:
+    """A SKILL.md in a skipped `folder` or in one of its first subfolders, else None.
+
+    The folders looked at join `record`, so a replay sees a skill added there.
+    """
+    subfolders: list[str] = []
+    try:
+        if record is not None and record.timed:
+            st = os.stat(folder)
+            record.dirs.append((folder, st.st_mtime_ns, st.st_ctime_ns))
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name == SKILL_FILE:
+                    return entry.path
+                if _plain_dir(entry):
+                    subfolders.append(entry.path)
+    except OSError:
+        return None
+    for sub in sorted(subfolders)[:MAX_SKIPPED_PROBE]:
+        try:
+            if record is not None and record.timed:
+                st = os.stat(sub)
+                record.dirs.append((sub, st.st_mtime_ns, st.st_ctime_ns))
+            if os.path.isfile(os.path.join(sub, SKILL_FILE)):
+                return os.path.join(sub, SKILL_FILE)
+        except OSError:
+            continue
+    return None
+
+
+def _folder_skipped(folder: str, name: str, skill_md: str) -> Problem:
+    why = "it is a node_modules folder" if name == "node_modules" else "it is hidden"
+    agents = AGENT_LOADED_SKIPS.get(name) or AGENT_LOADED_SKIPS["."]
+    who = " and ".join("Codex" if a == "codex" else "OpenCode" for a in sorted(agents))
+    return Problem(
+        path=folder,
+        severity="warning",
+        code="folder-skipped",
+        message=(
+            f"Folder {folder} was not searched because {why}, so skills in it (such as "
+            f"{skill_md}) are not loaded by skillpack, while {who} "
+            f"{'load' if len(agents) > 1 else 'loads'} them. Move the skill to a "
+            "folder that is neither hidden nor named node_modules, or add the folder "
+            "as a root of its own."
+        ),
+        agents=dict(agents),
+    )
 
 
 def _unreadable(folder: str, exc: OSError) -> Problem:
@@ -279,7 +365,7 @@ def walk_root(
         listing = _list_folder(folder, problems, record)
         if listing is None:
             continue
-        _skill_md, subdirs, markers, is_venv, links = listing
+        _skill_md, subdirs, markers, is_venv, links, skipped = listing
         prefix = folder if folder.endswith(sep) else folder + sep
         if folder_real is folder:
             real_prefix = prefix
@@ -296,15 +382,15 @@ def walk_root(
         skill = _skill_here(root, listing, folder, prefix, real_prefix, plugin)
         if skill is not None:
             found.append(skill)
+        for name in skipped:
+            held = _skipped_skill(prefix + name, record)
+            if held is not None:
+                problems.append(_folder_skipped(prefix + name, name, held))
         if is_venv:
             continue
         children = subdirs
-        if skill is not None or (links and not follow):
-            children = [
-                (name, link)
-                for name, link in subdirs
-                if (follow or not link) and not (skill is not None and name in SKILL_RESOURCE_DIRS)
-            ]
+        if links and not follow:
+            children = [(name, link) for name, link in subdirs if not link]
         if not children:
             continue
         if depth >= max_depth:

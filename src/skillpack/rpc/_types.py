@@ -31,6 +31,7 @@ class ProblemEntry(TypedDict):
     message: str
     field: NotRequired[str]
     line: NotRequired[int]
+    agents: NotRequired[dict[str, str]]
 
 
 class WorkspaceListing(TypedDict):
