@@ -103,6 +103,7 @@ def isolated_home(
     monkeypatch.setenv("SKILLPACK_ADMIN_DIR", str(home / "admin-skills"))
     monkeypatch.delenv("SKILLS_PROMPT_CHAR_BUDGET", raising=False)
     monkeypatch.delenv("CODEX_HOME", raising=False)
+    monkeypatch.delenv("OPENCODE_CONFIG_DIR", raising=False)
     monkeypatch.delenv("SLASH_COMMAND_TOOL_CHAR_BUDGET", raising=False)
     return home
 

@@ -76,7 +76,7 @@ def test_default_roots_list_every_scope_in_precedence_order(
         ("user", str(isolated_home / ".claude" / "commands"), 2, "commands"),
         ("user", str(isolated_home / ".codex" / "skills"), 3, "skills"),
         ("user", str(isolated_home / ".config" / "opencode" / "skills"), 4, "skills"),
-        ("user", str(isolated_home / ".config" / "skillpack" / "skills"), 5, "skills"),
+        ("user", str(isolated_home / ".config" / "skillpack" / "skills"), 8, "skills"),
         ("system", system_root_path(), 0, "skills"),
     ]
     assert [r.follow_symlinks for r in roots] == [True] * 14 + [False]
@@ -105,6 +105,62 @@ def test_opencode_user_root_follows_xdg_config_home(
     roots = default_roots(cwd=str(tmp_path), include_system=False, include_admin=False)
 
     assert str(tmp_path / "xdg" / "opencode" / "skills") in [r.path for r in roots]
+
+
+def test_every_folder_opencode_reads_skills_from_is_a_user_root(
+    tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    configured = tmp_path / "opencode-config"
+    monkeypatch.setenv("OPENCODE_CONFIG_DIR", str(configured))
+    folders = [
+        isolated_home / ".config" / "opencode" / "skills",
+        isolated_home / ".config" / "opencode" / "skill",
+        isolated_home / ".opencode" / "skills",
+        isolated_home / ".opencode" / "skill",
+        configured / "skills",
+        configured / "skill",
+    ]
+    for folder in folders:
+        folder.mkdir(parents=True)
+
+    roots = default_roots(cwd=str(tmp_path), include_system=False, include_admin=False)
+
+    assert [(r.scope, r.path) for r in roots] == [("user", str(f)) for f in folders]
+    assert [r.rank for r in roots] == sorted(r.rank for r in roots)
+
+
+def test_the_skills_paths_of_opencode_json_are_extra_roots(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = tmp_path / "project"
+    cwd = project / "pkg"
+    (project / ".git").mkdir(parents=True)
+    for folder in ("pkg/shared", "pkg/local", "nested", "elsewhere"):
+        (project / folder).mkdir(parents=True)
+    (isolated_home / "mine").mkdir()
+    (project / "opencode.json").write_text('{"skills": {"paths": ["shared", "gone"]}}')
+    (project / ".opencode").mkdir()
+    (project / ".opencode" / "opencode.jsonc").write_text(
+        '{\n  // relative to cwd, as OpenCode reads it\n  "skills": {"paths": ["local",'
+        ' "~/mine", "../nested",],},\n  /* "paths": ["x"] */\n}'
+    )
+    (cwd / "opencode.json").write_text(
+        '{"skills": {"paths": ["' + str(project / "elsewhere") + '"]}}'
+    )
+    (isolated_home / ".config" / "opencode").mkdir(parents=True)
+    (isolated_home / ".config" / "opencode" / "opencode.json").write_text("not json")
+
+    roots = default_roots(cwd=str(cwd), include_system=False, include_admin=False)
+
+    assert [(r.scope, r.path, r.rank) for r in roots] == [
+        ("extra", str(cwd / "shared"), 0),
+        ("extra", str(cwd / "local"), 2),
+        ("extra", str(isolated_home / "mine"), 3),
+        ("extra", str(project / "nested"), 4),
+        ("extra", str(project / "elsewhere"), 5),
+    ]
+    without_project = default_roots(cwd=str(cwd), include_repo=False, include_system=False)
+    assert [r.path for r in without_project] == []
 
 
 def test_default_roots_leave_out_scopes_that_are_switched_off(
@@ -218,7 +274,7 @@ def test_user_scope_reads_skillpack_home(isolated_home: Path, write_skill: Write
 
     assert [(s.name, s.scope, s.rank) for s in catalog.skills] == [
         ("mine", "user", 1),
-        ("xdg", "user", 5),
+        ("xdg", "user", 8),
     ]
 
 
