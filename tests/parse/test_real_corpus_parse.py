@@ -66,7 +66,8 @@ LENIENT_TOTALS = {
     ("body-too-long", "warning"): 37,
     ("description-too-long", "warning"): 1,
     ("frontmatter-missing", "error"): 1,
-    ("metadata-coerced", "warning"): 14,
+    # 14 before issue 22: the 11 unquoted `updated: 2026-03-05` dates are text in YAML 1.2.
+    ("metadata-coerced", "warning"): 3,
     ("name-invalid", "warning"): 2,
     ("name-mismatch", "warning"): 14,
 }
@@ -75,7 +76,7 @@ STRICT_TOTALS = {
     ("description-too-long", "error"): 1,
     ("field-unknown", "warning"): 52,
     ("frontmatter-missing", "error"): 1,
-    ("metadata-coerced", "error"): 14,
+    ("metadata-coerced", "error"): 3,
     ("name-invalid", "error"): 2,
     ("name-mismatch", "error"): 14,
 }
@@ -85,7 +86,8 @@ STRICT_TOTALS = {
     ("strict", "loaded", "totals"),
     [
         pytest.param(False, 397, LENIENT_TOTALS, id="lenient"),
-        pytest.param(True, 330, STRICT_TOTALS, id="strict"),
+        # 330 before issue 22: the 11 skills whose only strict error was a date.
+        pytest.param(True, 341, STRICT_TOTALS, id="strict"),
     ],
 )
 def test_corpus_totals(strict: bool, loaded: int, totals: dict[tuple[str, str], int]) -> None:
@@ -303,17 +305,16 @@ OTHER_METADATA_COERCED = {
 }
 
 
-def test_date_valued_metadata_is_iso_text_with_a_warning() -> None:
+def test_date_valued_metadata_is_text_as_yaml_1_2_reads_it() -> None:
     for relpath, date in DATE_METADATA.items():
         assert skill(relpath).metadata["updated"] == date
         assert skill(relpath).frontmatter["metadata"]["updated"] == date
-        [problem] = [p for p in parsed(relpath).problems if p.code == "metadata-coerced"]
-        assert "updated (date)" in problem.message
+        assert not [p for p in parsed(relpath).problems if p.code == "metadata-coerced"]
     for relpath, (key, kind) in OTHER_METADATA_COERCED.items():
         [problem] = [p for p in parsed(relpath).problems if p.code == "metadata-coerced"]
         assert f"{key} ({kind})" in problem.message
     flagged = {r for r in CORPUS if any(p.code == "metadata-coerced" for p in parsed(r).problems)}
-    assert flagged == set(DATE_METADATA) | set(OTHER_METADATA_COERCED)
+    assert flagged == set(OTHER_METADATA_COERCED)
 
 
 _PLUGINS = "anthropics__claude-plugins-official"

@@ -13,6 +13,7 @@ from skillpack._errors import (
     UsageError,
 )
 from skillpack._model import Catalog, CodexMetadata, Scope, Skill
+from skillpack.parse._frontmatter import parse_skill
 from skillpack.select._resolve import (
     FUZZY_LOOKUPS_PER_MESSAGE,
     Activation,
@@ -124,6 +125,20 @@ def test_seed_exact_hit_activates_with_the_task_text() -> None:
     assert result.text == "fix the auth bug"
     assert result.activations[0].args == "fix the auth bug"
     assert result.diagnostics == ()
+
+
+def test_seed_yaml_1_2_names_off_and_no_are_two_skills_found_as_written() -> None:
+    # Issue 22, point 1: read by YAML 1.2 rules (as Codex and Claude Code read them),
+    # `name: off` and `name: no` are the skills `off` and `no`, not an ambiguous `false`.
+    parsed = [
+        parse_skill(f"---\nname: {word}\ndescription: d\n---\n", path=f"{REPO}/{word}/SKILL.md")
+        for word in ("off", "no")
+    ]
+    catalog = Catalog(skills=tuple(p.skill for p in parsed if p.skill is not None))
+    result = resolve_message("$off now", catalog)
+    assert [a.path for a in result.activations] == [f"{REPO}/off/SKILL.md"]
+    assert result.diagnostics == ()
+    assert sorted(s.name for s in catalog.skills) == ["no", "off"]
 
 
 def test_seed_namespaced_hit_shows_the_namespaced_name() -> None:

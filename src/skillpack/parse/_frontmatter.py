@@ -2,12 +2,13 @@
 
 Pure: text in, `ParsedSkill` (a `Skill` or None, the body, the problems) out. The
 pieces live beside it: `_yaml.py` loads the YAML (with one retry), `_json_safe.py`
-copies values within a budget, `_fields.py` types each known field, `_codex.py`
-reads the Codex sidecar, and the spec rules themselves live in `_validate.py`.
-Discovery reads the bytes and calls `parse_skill_bytes` once per SKILL.md, so this
-is the hot path of a cold discovery: the split uses plain string searches (never a
-regex over the body), YAML goes through libyaml's `CSafeLoader`, and work that only
-matters for problems (line numbers, suggestions) happens only when there is a problem.
+copies values within a budget, `_fields.py` types each known field, `_codex.py` reads
+the Codex sidecar, and the spec rules themselves live in `_validate.py`. Discovery
+reads the bytes and calls `parse_skill_bytes` once per SKILL.md, so this is the hot
+path of a cold discovery: the split uses plain string searches (never a regex over the
+body), YAML goes through libyaml's `CSafeLoader` (YAML 1.2 scalars), and work that
+only matters for problems (line numbers, suggestions) happens only when there is a
+problem.
 """
 
 from __future__ import annotations
@@ -148,8 +149,9 @@ def parse_skill(
     problems: list[Problem] = []
     try:
         _check_split(status, source, path=path, dir_name=dir_name)
-        data = _load_mapping(source, path=path, problems=problems)
-        reader = Reader(path, source, problems)
+        plain: dict[str, str] = {}
+        data = _load_mapping(source, path=path, problems=problems, plain=plain)
+        reader = Reader(path, source, problems, plain)
         fields, frontmatter, extra = _read_fields(data, reader, path=path)
     except _Refused as refused:
         return ParsedSkill(
@@ -267,10 +269,13 @@ def _too_large(path: str, exc: TooLarge) -> _Refused:
     )
 
 
-def _load_mapping(source: str, *, path: str, problems: list[Problem]) -> dict[Any, Any]:
-    """The frontmatter as a mapping: YAML, with the one `key: a: b` retry (DESIGN §2)."""
+def _load_mapping(
+    source: str, *, path: str, problems: list[Problem], plain: dict[str, str]
+) -> dict[Any, Any]:
+    """The frontmatter as a mapping: YAML, with the one `key: a: b` retry;
+    `plain` gets the text of its top-level plain scalars (`load_yaml`)."""
     try:
-        data = load_yaml(source)
+        data = load_yaml(source, plain)
     except TooLarge as exc:
         raise _too_large(path, exc) from None
     except yaml_errors() as exc:
@@ -278,7 +283,7 @@ def _load_mapping(source: str, *, path: str, problems: list[Problem]) -> dict[An
         data = None
         if retried:
             try:
-                data = load_yaml(rewritten)
+                data = load_yaml(rewritten, plain)
             except TooLarge as too_large:
                 raise _too_large(path, too_large) from None
             except yaml_errors():
