@@ -439,41 +439,56 @@ def test_nested_skills_are_found_even_in_resource_folders(
 
 
 @pytest.mark.parametrize(
-    ("folder", "agents"),
+    ("root", "folder", "agents"),
     [
-        ("node_modules/pkg", ["codex", "opencode"]),
-        ("node_modules", ["codex", "opencode"]),
-        (".hidden", ["opencode"]),
-        (".hidden/deeper", ["opencode"]),
+        (".agents/skills", "node_modules/pkg", ["codex", "opencode"]),
+        ("some/folder", "node_modules", ["codex", "opencode"]),
+        (".agents/skills", ".hidden", ["opencode"]),
+        (".claude/skills", ".hidden/deeper", ["opencode"]),
+        (".opencode/skills", ".hidden", None),  # OpenCode skips hidden folders there
+        ("some/folder", ".hidden", None),
     ],
 )
 def test_a_skipped_folder_holding_a_skill_the_agents_load_is_reported(
-    tmp_path: Path, write_skill: WriteSkill, folder: str, agents: list[str]
+    tmp_path: Path, write_skill: WriteSkill, root: str, folder: str, agents: list[str] | None
 ) -> None:
-    write_skill("plain")
-    write_skill(f"outer/{folder}")  # in the skipped folder or one level below
-    catalog = run(tmp_path)
+    base = tmp_path / root
+    write_skill("plain", base=base)
+    write_skill(f"outer/{folder}", base=base)  # in the skipped folder or below it
+    catalog = run(base)
 
     assert names(catalog) == ["plain"]
-    [skipped] = [p for p in catalog.problems if p.code == "folder-skipped"]
-    top = folder.split("/")[0]
-    assert skipped.path == str(tmp_path / "outer" / top)
-    assert sorted(skipped.agents) == agents
-    assert str(tmp_path / "outer" / top) in skipped.message
-    assert skipped.to_dict()["agents"] == dict(skipped.agents)
+    skipped = [p for p in catalog.problems if p.code == "folder-skipped"]
+    if agents is None:
+        assert skipped == []
+        return
+    top = base / "outer" / folder.split("/")[0]
+    assert [(p.path, sorted(p.agents)) for p in skipped] == [(str(top), agents)]
+    assert str(top) in skipped[0].message
+    assert skipped[0].to_dict()["agents"] == dict(skipped[0].agents)
+
+
+def test_codex_system_skills_are_left_to_codex(tmp_path: Path, write_skill: WriteSkill) -> None:
+    base = tmp_path / ".codex" / "skills"
+    write_skill("plain", base=base)
+    write_skill(".system/bundled", base=base)
+
+    catalog = run(base)
+
+    assert (names(catalog), catalog.problems) == (["plain"], ())
 
 
 def test_skipped_folders_without_skills_and_git_or_staging_folders_are_silent(
     tmp_path: Path, write_skill: WriteSkill
 ) -> None:
-    write_skill("plain")
-    (tmp_path / "node_modules" / "pkg").mkdir(parents=True)
-    (tmp_path / ".cache").mkdir()
-    write_skill(".git/hooks-skill")
-    write_skill(".system/bundled")
-    write_skill(".skillpack-txn-1/staged")
+    base = tmp_path / ".agents" / "skills"
+    write_skill("plain", base=base)
+    (base / "node_modules" / "pkg").mkdir(parents=True)
+    (base / ".cache").mkdir()
+    write_skill(".git/hooks-skill", base=base)
+    write_skill(".skillpack-txn-1/staged", base=base)
 
-    catalog = run(tmp_path)
+    catalog = run(base)
 
     assert names(catalog) == ["plain"]
     assert [p.code for p in catalog.problems] == []

@@ -5,7 +5,7 @@ of extra `stat` calls; hidden, noise and virtualenv folders and symlink loops ar
 skipped, and the depth and folder limits are reported as `walk-truncated`. A skill's
 `scripts/`, `references/` and `assets/` are walked like any folder: Codex and OpenCode
 load a skill nested there. A skipped hidden or `node_modules` folder holding a SKILL.md
-(in it or one level below), which the agents load, is reported as `folder-skipped`.
+(in it or up to three levels below), which the agents load, is reported as `folder-skipped`.
 Nothing is read here but plugin manifests: `_load.py` reads and parses what the walk
 found.
 """
@@ -26,23 +26,33 @@ from ._load import read_bytes
 
 AGENT_LOADED_SKIPS: dict[str, dict[str, str]] = {
     "node_modules": {
-        "codex": "loads the skills under node_modules",
-        "opencode": "loads the skills under node_modules",
+        "codex": "loads the skills under node_modules (in the roots it reads)",
+        "opencode": "loads the skills under node_modules (in the roots it reads)",
     },
-    ".": {"opencode": "loads the skills in hidden folders"},
+    ".": {"opencode": "loads the skills in hidden folders of .agents/skills and .claude/skills"},
 }
 """What the agents do with the skills in a folder the walk skips (`.`: any hidden one),
 measured by `tests/compat/`; the notes of a `folder-skipped` problem."""
 
+HIDDEN_LOADING_ROOTS: tuple[str, ...] = (
+    os.sep + os.path.join(".agents", "skills"),
+    os.sep + os.path.join(".claude", "skills"),
+)
+"""The roots in whose hidden folders OpenCode loads skills (its `.opencode/` and config
+folders are read without hidden ones): hidden folders are reported only there."""
+
 STAGING_PREFIX = ".skillpack-"
 """skillpack's own hidden folders (an install's staging): never reported."""
 
-UNREPORTED_HIDDEN = frozenset({".git", ".system"})
-"""Hidden folders never reported: a repository's metadata, and `.system`, where Codex
-writes the skills it bundles into `$CODEX_HOME/skills` (its own, loaded by Codex alone)."""
+UNREPORTED_HIDDEN = frozenset({".git"})
+"""Hidden folders never reported: a repository's metadata. (Codex's own `.system` folder
+in `$CODEX_HOME/skills` is not reported either: that root is no `HIDDEN_LOADING_ROOTS`.)"""
 
 MAX_SKIPPED_PROBE = 64
-"""Subfolders of a skipped folder checked for a SKILL.md (its first ones by name)."""
+"""Folders listed, at most, to find a SKILL.md in a skipped folder (the nearest first)."""
+
+MAX_SKIPPED_DEPTH = 3
+"""How far below a skipped folder a SKILL.md is looked for."""
 
 PLUGIN_MARKERS: tuple[str, ...] = (".claude-plugin", ".codex-plugin")
 """A folder with `<marker>/plugin.json` namespaces the skills below it."""
@@ -181,32 +191,30 @@ def _plain_dir(entry: os.DirEntry[str]) -> bool:
 
 
 def _skipped_skill(folder: str, record: WalkRecord | None) -> str | None:
-    """A SKILL.md in a skipped `folder` or in one of its first subfolders, else None.
+    """A SKILL.md in a skipped `folder` or below it, else None: breadth-first, at most
+    `MAX_SKIPPED_PROBE` folders listed, `MAX_SKIPPED_DEPTH` levels below `folder`.
 
-    The folders looked at join `record`, so a replay sees a skill added there.
+    The folders listed join `record`, so a replay sees a skill added there.
     """
-    subfolders: list[str] = []
-    try:
-        if record is not None and record.timed:
-            st = os.stat(folder)
-            record.dirs.append((folder, st.st_mtime_ns, st.st_ctime_ns))
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                if entry.name == SKILL_FILE:
-                    return entry.path
-                if _plain_dir(entry):
-                    subfolders.append(entry.path)
-    except OSError:
-        return None
-    for sub in sorted(subfolders)[:MAX_SKIPPED_PROBE]:
+    queue: deque[tuple[str, int]] = deque([(folder, 0)])
+    listed = 0
+    while queue and listed < MAX_SKIPPED_PROBE:
+        current, depth = queue.popleft()
+        listed += 1
         try:
             if record is not None and record.timed:
-                st = os.stat(sub)
-                record.dirs.append((sub, st.st_mtime_ns, st.st_ctime_ns))
-            if os.path.isfile(os.path.join(sub, SKILL_FILE)):
-                return os.path.join(sub, SKILL_FILE)
+                st = os.stat(current)
+                record.dirs.append((current, st.st_mtime_ns, st.st_ctime_ns))
+            with os.scandir(current) as entries:
+                subfolders = []
+                for entry in entries:
+                    if entry.name == SKILL_FILE:
+                        return entry.path
+                    if depth < MAX_SKIPPED_DEPTH and _plain_dir(entry):
+                        subfolders.append(entry.path)
         except OSError:
             continue
+        queue.extend((sub, depth + 1) for sub in sorted(subfolders))
     return None
 
 
@@ -351,6 +359,7 @@ def walk_root(
         # stores one string where it would store two equal ones.
         root_real = root_path
     follow = root.follow_symlinks
+    hidden_loaded = root_path.rstrip(sep).endswith(HIDDEN_LOADING_ROOTS)
     visited = {root_real}
     # (path, real path, depth, plugin namespace)
     queue: deque[tuple[str, str, int, str | None]] = deque([(root_path, root_real, 0, root.plugin)])
@@ -383,6 +392,8 @@ def walk_root(
         if skill is not None:
             found.append(skill)
         for name in skipped:
+            if name[0] == "." and not hidden_loaded:
+                continue
             held = _skipped_skill(prefix + name, record)
             if held is not None:
                 problems.append(_folder_skipped(prefix + name, name, held))

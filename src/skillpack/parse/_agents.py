@@ -26,6 +26,7 @@ NO_DESCRIPTION: Mapping[str, str] = {
 BY_CODE: Mapping[str, Mapping[str, str]] = {
     "byte-order-mark": {CODEX: "rejects: byte-order mark before ---"},
     "name-too-long": {CODEX: "rejects: name over 64 characters"},
+    "name-missing": {OPENCODE: "drops: no name"},
     "description-from-body": NO_DESCRIPTION,
     "description-missing": NO_DESCRIPTION,
     "description-empty": {OPENCODE: "loads it with an empty description, hidden from the model"},
