@@ -101,7 +101,9 @@ def render(observed: dict[str, Any]) -> str:
     )
     parts.append(
         "\nOn the corpus, every SKILL.md an agent and skillpack both load has the same name "
-        "and description (whitespace aside); each other difference, by what explains it:\n\n"
+        "and description (whitespace aside); each other difference, by what explains it "
+        "(in the recorded run: which copy of a duplicated name OpenCode keeps varies from "
+        "run to run, so these counts do too):\n\n"
     )
     for agent in cases.AGENTS:
         found = observed["corpus_differences"][agent]

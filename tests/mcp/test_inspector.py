@@ -2,7 +2,8 @@
 
 Set `SKILLPACK_INSPECTOR` to the Inspector's launcher (e.g.
 `node_modules/.bin/mcp-inspector` of `npm install @modelcontextprotocol/inspector`)
-with Node 22 or later first on PATH; without them these tests skip (CI has no Node).
+with Node 22 or later first on PATH; without them these tests skip (`.ci/run` installs
+them with `SKILLPACK_CI_INSPECTOR=1`: about two minutes).
 The Inspector checks the skills extension against its specification: every entry's
 conformance, every file's size and digest against what `resources/read` returns, and
 the listed frontmatter against its own YAML 1.2 reading of the served SKILL.md.
