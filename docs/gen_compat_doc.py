@@ -149,10 +149,13 @@ DELIBERATE = """
   name and gives `<plugin>:<name>` as its qualified id.
 - **Depth.** skillpack stops at 6 folders below a root (`max_depth`) and reports
   `walk-truncated`; OpenCode has no limit.
-- **Hidden folders and `node_modules`.** skillpack does not walk them (a `.git` or a
-  package tree is not a skill catalog); when one holds a SKILL.md (in it or one level
-  below) it reports `folder-skipped`, naming the agents that load it. Codex's own
-  `$CODEX_HOME/skills/.system` (the skills Codex bundles) is left to Codex.
+- **Hidden folders, `node_modules` and a skill's resources.** skillpack does not walk
+  them (a `.git` or a package tree is not a skill catalog; a skill's `scripts/`,
+  `references/` and `assets/` hold its files, not skills); when one holds a SKILL.md
+  (up to three levels below) it reports `folder-skipped`, naming the agents that load
+  it. Hidden folders are reported only in `.agents/skills` and `.claude/skills`, the
+  roots where OpenCode loads them; Codex's own `$CODEX_HOME/skills/.system` (the skills
+  Codex bundles) is left to Codex.
 - **Lenient reading.** skillpack loads a skill without a description (its body's first
   paragraph) or with a name that is not text (as text): each is a warning whose
   `agents` says which agent drops it, and an error under `--strict`.

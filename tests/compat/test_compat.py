@@ -52,7 +52,9 @@ def test_skillpack_explains_every_recorded_difference(edge: tuple[cases.Layout, 
     assert (by_id["name-number"]["opencode"] or "").startswith("value-coerced")
     assert (by_id["node-modules"]["codex"] or "").startswith("folder-skipped")
     assert (by_id["hidden-agents"]["opencode"] or "").startswith("folder-skipped")
-    for id in ("in-scripts", "in-references", "in-assets", "name-off", "name-yes", "name-no"):
+    for id in ("in-scripts", "in-references", "in-assets"):
+        assert all((why or "").startswith("folder-skipped") for why in by_id[id].values()), id
+    for id in ("name-off", "name-yes", "name-no", "name-on", "nested", "plugin-skill"):
         assert by_id[id] == {"codex": None, "opencode": None}, id
 
 

@@ -417,25 +417,27 @@ def test_a_hidden_root_is_walked(tmp_path: Path, write_skill: WriteSkill) -> Non
     assert names(run(tmp_path / ".claude" / "skills")) == ["deploy"]
 
 
-def test_nested_skills_are_found_even_in_resource_folders(
+def test_nested_skills_are_found_but_resource_folders_are_reported_not_walked(
     tmp_path: Path, write_skill: WriteSkill
 ) -> None:
     # Codex and OpenCode load a skill inside another skill's scripts/, references/ or
-    # assets/ (tests/compat): so does skillpack.
+    # assets/ (tests/compat); skillpack does not walk a skill's resources, and says so.
     write_skill("parent")
     write_skill("parent/child")
     for resource in ("scripts", "references", "assets"):
         write_skill(f"parent/{resource}/inner-{resource}")
-    write_skill("scripts/top")
+    write_skill("scripts/top")  # only a skill's own resource folders are skipped
+    (tmp_path / "parent" / "references" / "plain-ref").mkdir()
 
-    assert names(run(tmp_path)) == [
-        "child",
-        "inner-assets",
-        "inner-references",
-        "inner-scripts",
-        "parent",
-        "top",
+    catalog = run(tmp_path)
+
+    assert names(catalog) == ["child", "parent", "top"]
+    skipped = [p for p in catalog.problems if p.code == "folder-skipped"]
+    assert sorted(p.path for p in skipped) == [
+        str(tmp_path / "parent" / resource) for resource in ("assets", "references", "scripts")
     ]
+    assert all(sorted(p.agents) == ["codex", "opencode"] for p in skipped)
+    assert "scripts/ folder of a skill" in next(p for p in skipped if "scripts" in p.path).message
 
 
 @pytest.mark.parametrize(
@@ -466,6 +468,21 @@ def test_a_skipped_folder_holding_a_skill_the_agents_load_is_reported(
     assert [(p.path, sorted(p.agents)) for p in skipped] == [(str(top), agents)]
     assert str(top) in skipped[0].message
     assert skipped[0].to_dict()["agents"] == dict(skipped[0].agents)
+
+
+@pytest.mark.parametrize("where", ["node_modules/pkg", "node_modules/@scope/pkg"])
+def test_a_skill_added_in_a_skipped_folder_is_reported_by_the_next_cached_run(
+    tmp_path: Path, write_skill: WriteSkill, where: str
+) -> None:
+    base = tmp_path / ".agents" / "skills"
+    write_skill("plain", base=base)
+    (base / where).mkdir(parents=True)
+    assert codes(run(base, use_cache=True)) == []
+
+    write_skill(where, base=base)  # only the innermost folder's times change
+
+    assert codes(run(base, use_cache=True)) == ["folder-skipped"]
+    assert codes(run(base, use_cache=True)) == ["folder-skipped"]  # replayed
 
 
 def test_codex_system_skills_are_left_to_codex(tmp_path: Path, write_skill: WriteSkill) -> None:

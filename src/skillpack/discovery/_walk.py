@@ -2,10 +2,11 @@
 
 Breadth-first, one `os.scandir` per folder, `DirEntry`'s cached type bits instead
 of extra `stat` calls; hidden, noise and virtualenv folders and symlink loops are
-skipped, and the depth and folder limits are reported as `walk-truncated`. A skill's
-`scripts/`, `references/` and `assets/` are walked like any folder: Codex and OpenCode
-load a skill nested there. A skipped hidden or `node_modules` folder holding a SKILL.md
-(in it or up to three levels below), which the agents load, is reported as `folder-skipped`.
+skipped, and so are a skill's own `scripts/`, `references/` and `assets/` (its
+resources, not nested skills); the depth and folder limits are reported as
+`walk-truncated`. A skipped resource, hidden or `node_modules` folder holding a SKILL.md
+(in it or up to three levels below), which Codex or OpenCode would load, is reported as
+`folder-skipped`.
 Nothing is read here but plugin manifests: `_load.py` reads and parses what the walk
 found.
 """
@@ -24,7 +25,14 @@ from ._confine import NOISE_DIRS, SKILL_FILE
 from ._found import Found, WalkRecord, problem
 from ._load import read_bytes
 
+SKILL_RESOURCE_DIRS = frozenset({"scripts", "references", "assets"})
+"""Subfolders of a skill that hold its resources, not nested skills: not walked."""
+
 AGENT_LOADED_SKIPS: dict[str, dict[str, str]] = {
+    "resources": {
+        "codex": "loads the skills in another skill's scripts/, references/ and assets/",
+        "opencode": "loads the skills in another skill's scripts/, references/ and assets/",
+    },
     "node_modules": {
         "codex": "loads the skills under node_modules (in the roots it reads)",
         "opencode": "loads the skills under node_modules (in the roots it reads)",
@@ -218,9 +226,14 @@ def _skipped_skill(folder: str, record: WalkRecord | None) -> str | None:
     return None
 
 
-def _folder_skipped(folder: str, name: str, skill_md: str) -> Problem:
-    why = "it is a node_modules folder" if name == "node_modules" else "it is hidden"
-    agents = AGENT_LOADED_SKIPS.get(name) or AGENT_LOADED_SKIPS["."]
+def _folder_skipped(folder: str, kind: str, skill_md: str) -> Problem:
+    """`kind`: `node_modules`, `.` (hidden) or `resources` (a skill's resource folder)."""
+    why = {
+        "node_modules": "it is a node_modules folder",
+        ".": "it is hidden",
+        "resources": f"it is the {os.path.basename(folder)}/ folder of a skill (its resources)",
+    }[kind]
+    agents = AGENT_LOADED_SKIPS[kind]
     who = " and ".join("Codex" if a == "codex" else "OpenCode" for a in sorted(agents))
     return Problem(
         path=folder,
@@ -230,8 +243,8 @@ def _folder_skipped(folder: str, name: str, skill_md: str) -> Problem:
             f"Folder {folder} was not searched because {why}, so skills in it (such as "
             f"{skill_md}) are not loaded by skillpack, while {who} "
             f"{'load' if len(agents) > 1 else 'loads'} them. Move the skill to a "
-            "folder that is neither hidden nor named node_modules, or add the folder "
-            "as a root of its own."
+            "folder of its own (not hidden, not node_modules, not inside another "
+            "skill's scripts/, references/ or assets/), or add the folder as a root."
         ),
         agents=dict(agents),
     )
@@ -396,12 +409,23 @@ def walk_root(
                 continue
             held = _skipped_skill(prefix + name, record)
             if held is not None:
-                problems.append(_folder_skipped(prefix + name, name, held))
+                problems.append(
+                    _folder_skipped(prefix + name, name[0] if name[0] == "." else name, held)
+                )
         if is_venv:
             continue
         children = subdirs
-        if links and not follow:
-            children = [(name, link) for name, link in subdirs if not link]
+        if skill is not None or (links and not follow):
+            children = []
+            for name, link in subdirs:
+                if link and not follow:
+                    continue
+                if skill is None or name not in SKILL_RESOURCE_DIRS:
+                    children.append((name, link))
+                elif not link:
+                    held = _skipped_skill(prefix + name, record)
+                    if held is not None:
+                        problems.append(_folder_skipped(prefix + name, "resources", held))
         if not children:
             continue
         if depth >= max_depth:
