@@ -46,7 +46,7 @@ class Problem:
     """The frontmatter field concerned, when there is one."""
     line: int | None = None
     """1-based line number in the file, when known."""
-    agents: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    agents: Mapping[str, str] = dataclasses.field(default_factory=dict, hash=False)
     """What an agent does differently with this file, by agent (`codex`, `opencode`):
     e.g. `{"codex": "rejects: byte-order mark before ---"}`. Empty when every agent
     reads it as skillpack does; `validate --strict` fails on a non-empty one."""

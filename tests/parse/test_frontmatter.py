@@ -638,6 +638,7 @@ def test_bytes_with_bom_parse_like_text() -> None:
     codex = {"codex": "rejects: byte-order mark before ---"}
     assert [(p.code, dict(p.agents)) for p in parsed.problems] == [("byte-order-mark", codex)]
     assert parsed.problems[0].to_dict()["agents"] == codex
+    assert set(parsed.problems) == {parsed.problems[0]}  # problems stay hashable
     assert parsed.skill is not None
     assert (parsed.skill.scope, parsed.skill.size, parsed.body) == ("user", len(data), "Body\n")
 
