@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "compat"))
+sys.path[:0] = [str(ROOT / "tests" / "compat"), str(ROOT / "tests")]
 
 import compat_agents as agents  # noqa: E402
 import compat_cases as cases  # noqa: E402

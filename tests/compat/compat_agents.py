@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from conftest import node_major
 
 CODEX = os.environ.get("SKILLPACK_CODEX", "")
 OPENCODE = os.environ.get("SKILLPACK_OPENCODE", "")
@@ -33,15 +34,6 @@ def offline_prefix() -> list[str]:
         return []
     probe = subprocess.run([unshare, "-rn", "true"], capture_output=True)
     return [unshare, "-rn"] if probe.returncode == 0 else []
-
-
-def node_major() -> int:
-    node = shutil.which("node")
-    if node is None:
-        return 0
-    version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout
-    found = re.match(r"v(\d+)", version.strip())
-    return int(found.group(1)) if found else 0
 
 
 def missing_reason() -> str | None:

@@ -210,9 +210,8 @@ def _skipped_skill(folder: str, record: WalkRecord | None) -> str | None:
         current, depth = queue.popleft()
         listed += 1
         try:
-            if record is not None and record.timed:
-                st = os.stat(current)
-                record.dirs.append((current, st.st_mtime_ns, st.st_ctime_ns))
+            if record is not None:
+                record.note_dir(current)
             with os.scandir(current) as entries:
                 subfolders = []
                 for entry in entries:
@@ -456,11 +455,8 @@ def walk_root(
 def _list_folder(folder: str, problems: list[Problem], record: WalkRecord | None) -> Listing | None:
     """`_scan(folder)`, its times noted in `record`; None when it cannot be listed."""
     try:
-        if record is not None and record.timed:
-            # stat before listing: a change during the scan makes the stored
-            # times stale, so the next run walks the folder again.
-            st = os.stat(folder)
-            record.dirs.append((folder, st.st_mtime_ns, st.st_ctime_ns))
+        if record is not None:
+            record.note_dir(folder)
         return _scan(folder)
     except (FileNotFoundError, NotADirectoryError):
         return None  # removed while we walked: nothing to report
