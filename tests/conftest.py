@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import re
+import shutil
+import subprocess
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +15,19 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+
+
+def node_major() -> int:
+    """The major version of the `node` first on PATH (0 when there is none): the Node
+    tools (the MCP Inspector, Codex, OpenCode) need 22 or later."""
+    node = shutil.which("node")
+    if node is None:
+        return 0
+    version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout
+    found = re.match(r"v(\d+)", version.strip())
+    return int(found.group(1)) if found else 0
+
+
 REAL_SKILLS = SHARED / "corpus" / "real-skills"
 CORPUS_MISSING = (
     f"the real-skill corpus is not at {REAL_SKILLS}: it sits beside the repository as "
@@ -103,6 +119,7 @@ def isolated_home(
     monkeypatch.setenv("SKILLPACK_ADMIN_DIR", str(home / "admin-skills"))
     monkeypatch.delenv("SKILLS_PROMPT_CHAR_BUDGET", raising=False)
     monkeypatch.delenv("CODEX_HOME", raising=False)
+    monkeypatch.delenv("OPENCODE_CONFIG_DIR", raising=False)
     monkeypatch.delenv("SLASH_COMMAND_TOOL_CHAR_BUDGET", raising=False)
     return home
 

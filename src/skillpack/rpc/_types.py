@@ -33,6 +33,7 @@ class ProblemEntry(TypedDict):
     message: str
     field: NotRequired[str]
     line: NotRequired[int]
+    agents: NotRequired[dict[str, str]]
 
 
 class LeftOutEntry(TypedDict):
