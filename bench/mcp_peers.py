@@ -81,7 +81,14 @@ def install_peers(peers_dir: Path) -> dict[str, str]:
         )
         if done.returncode == 0:
             done = subprocess.run(
-                [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", *peer["packages"]],
+                [
+                    str(venv / "bin" / "python"),
+                    "-m",
+                    "pip",
+                    "install",
+                    "--quiet",
+                    *peer["packages"],
+                ],
                 capture_output=True,
                 text=True,
                 check=False,

@@ -5,9 +5,9 @@ The repo roots come from the folders between cwd and the project root
 (`note_paths`) and the project root; the user roots from the home folder (`_paths.
 user_roots`), the admin root from `$SKILLPACK_ADMIN_DIR` and the system root from the
 package (all named in `_paths`), and the `skills.paths` of OpenCode's config
-(`_opencode`). `default_roots` puts them in precedence order (design rules: discovery and precedence); the stat calls
-here (does the folder exist, is this the project root) and the reading of those small
-config files are the only I/O.
+(`_opencode`). `default_roots` puts them in precedence order (design rules: discovery
+and precedence); the stat calls here (does the folder exist, is this the project root)
+and the reading of those small config files are the only I/O.
 """
 
 from __future__ import annotations

@@ -404,28 +404,19 @@ def walk_root(
         skill = _skill_here(root, listing, folder, prefix, real_prefix, plugin)
         if skill is not None:
             found.append(skill)
-        for name in skipped:
-            if name[0] == "." and not hidden_loaded:
-                continue
-            held = _skipped_skill(prefix + name, record)
-            if held is not None:
-                problems.append(
-                    _folder_skipped(prefix + name, name[0] if name[0] == "." else name, held)
-                )
+        _report_skipped(prefix, skipped, hidden_loaded, record, problems)
         if is_venv:
             continue
         children = subdirs
         if skill is not None or (links and not follow):
-            children = []
-            for name, link in subdirs:
-                if link and not follow:
-                    continue
-                if skill is None or name not in SKILL_RESOURCE_DIRS:
-                    children.append((name, link))
-                elif not link:
-                    held = _skipped_skill(prefix + name, record)
-                    if held is not None:
-                        problems.append(_folder_skipped(prefix + name, "resources", held))
+            children = _walked_children(
+                prefix,
+                subdirs,
+                has_skill=skill is not None,
+                follow=follow,
+                record=record,
+                problems=problems,
+            )
         if not children:
             continue
         if depth >= max_depth:
@@ -433,24 +424,80 @@ def walk_root(
             continue
         for name, link in children:
             path = prefix + name
-            if link:
-                target = os.path.realpath(path)
-                if not os.path.isdir(target):
-                    continue  # a link to a file, or dangling
-                if folder_real == target or folder_real.startswith(target + sep):
-                    problems.append(_symlink_loop(path, target))
-                    continue
-                child_real = target
-            elif real_prefix is prefix:
-                child_real = path
-            else:
-                child_real = real_prefix + name
-            if child_real in visited:
+            child_real = _child_real(path, name, link, folder_real, prefix, real_prefix, problems)
+            if child_real is None or child_real in visited:
                 continue  # reached before through another link: walked once
             visited.add(child_real)
             queue.append((path, child_real, depth + 1, plugin))
     if too_deep is not None:
         problems.append(_too_deep(root_path, max_depth, too_deep))
+
+
+def _report_skipped(
+    prefix: str,
+    skipped: Sequence[str],
+    hidden_loaded: bool,
+    record: WalkRecord | None,
+    problems: list[Problem],
+) -> None:
+    """A `folder-skipped` warning for each skipped folder that holds a skill an agent
+    loads (hidden folders count only under the roots where OpenCode loads them)."""
+    for name in skipped:
+        if name[0] == "." and not hidden_loaded:
+            continue
+        held = _skipped_skill(prefix + name, record)
+        if held is not None:
+            problems.append(
+                _folder_skipped(prefix + name, name[0] if name[0] == "." else name, held)
+            )
+
+
+def _walked_children(
+    prefix: str,
+    subdirs: Sequence[tuple[str, bool]],
+    *,
+    has_skill: bool,
+    follow: bool,
+    record: WalkRecord | None,
+    problems: list[Problem],
+) -> list[tuple[str, bool]]:
+    """The subfolders to walk: no links unless the root follows them, and none of a
+    skill's resource folders (one holding a SKILL.md is a `folder-skipped` warning)."""
+    children: list[tuple[str, bool]] = []
+    for name, link in subdirs:
+        if link and not follow:
+            continue
+        if not has_skill or name not in SKILL_RESOURCE_DIRS:
+            children.append((name, link))
+        elif not link:
+            held = _skipped_skill(prefix + name, record)
+            if held is not None:
+                problems.append(_folder_skipped(prefix + name, "resources", held))
+    return children
+
+
+def _child_real(
+    path: str,
+    name: str,
+    link: bool,
+    folder_real: str,
+    prefix: str,
+    real_prefix: str,
+    problems: list[Problem],
+) -> str | None:
+    """The real path of subfolder `path`; None for a link to a file, a dangling link or
+    a link back up the tree (a `symlink-loop` problem)."""
+    if link:
+        target = os.path.realpath(path)
+        if not os.path.isdir(target):
+            return None  # a link to a file, or dangling
+        if folder_real == target or folder_real.startswith(target + os.sep):
+            problems.append(_symlink_loop(path, target))
+            return None
+        return target
+    if real_prefix is prefix:
+        return path
+    return real_prefix + name
 
 
 def _list_folder(folder: str, problems: list[Problem], record: WalkRecord | None) -> Listing | None:
