@@ -130,6 +130,7 @@ TYPED_DEFS = {
     "Skill": _types.SkillEntry,
     "Problem": _types.ProblemEntry,
     "Workspace": _types.WorkspaceListing,
+    "LeftOut": _types.LeftOutEntry,
     "Change": _types.Change,
     "ToolError": _types.ToolError,
     "Activation": _types.ActivationEntry,

@@ -57,6 +57,10 @@ def test_skills_list_answers_one_entry_per_cwd_each_with_its_own_repo_chain(
     assert names(data[0]) == ["alpha", "beta"]
     assert names(data[1]) == ["gamma"]
     assert [p["code"] for p in data[1]["errors"]] == ["frontmatter-missing"]
+    assert [(e["kind"], e["code"]) for e in data[1]["left_out"]] == [
+        ("invalid", "frontmatter-missing")
+    ]
+    assert data[0]["left_out"] == [] and data[0]["version"] != data[1]["version"]
     assert client.skills_list()["data"][0]["cwd"] == str(project)
 
 
@@ -145,13 +149,18 @@ def test_config_write_disables_a_skill_for_listings_and_open_sessions(
     client: CheckedClient, project: Path, isolated_home: Path
 ) -> None:
     session = client.session_open()["session"]
+    before = client.skills_list()["data"][0]["version"]
+    assert client.skills_list()["data"][0]["version"] == before  # nothing changed
 
     written = client.skills_config_write("beta", enabled=False, target="project")
 
     assert written["config"] == str(project / ".skillpack" / "config.toml")
     assert "beta" in Path(written["config"]).read_text(encoding="utf-8")
-    listed = {s["name"]: s["enabled"] for s in client.skills_list()["data"][0]["skills"]}
+    listing = client.skills_list()["data"][0]
+    listed = {s["name"]: s["enabled"] for s in listing["skills"]}
     assert listed == {"alpha": True, "beta": False}
+    assert [(e["name"], e["kind"]) for e in listing["left_out"]] == [("beta", "disabled")]
+    assert listing["version"] != before
     turn = client.turn_prepare(session, "$beta now")
     assert [d["kind"] for d in turn["diagnostics"]] == ["disabled"]
 

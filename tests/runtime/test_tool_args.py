@@ -124,8 +124,9 @@ def test_strict_schemas_keep_required_fields_non_nullable() -> None:
 def test_the_name_enum_holds_ids_that_each_pick_one_skill() -> None:
     tools = tools_for(config=Config(disabled=("retired",)))
     [_, load, use, read] = tools.definitions()
-    enum = load.parameters["properties"]["name"]["enum"]
+    *enum, absent = load.parameters["properties"]["name"]["enum"]
     assert enum == ["/a/one/dup/SKILL.md", "/a/two/dup/SKILL.md", "pdf"]
+    assert absent is None  # `name` is optional: null is its absence
     assert use.parameters["properties"]["skill"]["enum"] == enum
     assert read.parameters["properties"]["skill"]["enum"] == enum
     for ref in enum:
@@ -149,7 +150,7 @@ def test_a_qualified_id_is_in_the_enum_where_the_bare_name_is_not_unique() -> No
 
     catalog = Catalog(skills=(skill("lint", "p1"), skill("lint", "p2"), skill("fmt", None)))
     [_, load, _, _] = SkillTools(Session(catalog, session_id="s")).definitions()
-    assert load.parameters["properties"]["name"]["enum"] == ["fmt", "p1:lint", "p2:lint"]
+    assert load.parameters["properties"]["name"]["enum"] == ["fmt", "p1:lint", "p2:lint", None]
 
 
 # -- the data the tools return ------------------------------------------------------------

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..runtime._context import context_report
+from ..runtime._left_out import catalog_version, left_out
 from ..runtime._summary import summarizer
 from ..runtime._tools import SkillTools
 from ..runtime._workspace import write_enabled
@@ -159,11 +160,14 @@ def _listing(workspace: Workspace) -> bytes:
     if cached is not None and cached[0] is catalog and cached[1] is config:
         return cached[2]
     summary = summarizer(config, live.is_enabled)
+    standing = {"is_enabled": live.is_enabled, "is_visible": live.is_visible}
     encoded = encode(
         {
             "cwd": workspace.cwd,
             "skills": [summary(s) for s in catalog.skills],
             "errors": [p.to_dict() for p in catalog.problems],
+            "version": catalog_version(catalog, **standing),
+            "left_out": [e.to_dict() for e in left_out(catalog, **standing)],
         }
     )
     workspace.listing = (catalog, config, encoded)

@@ -17,6 +17,7 @@ from typing import Any, get_args
 from .._errors import ErrorCode
 from .._limits import MAX_PATH_CHARS, MAX_REF_CHARS
 from .._model import SCOPES
+from ..runtime._left_out import LeftOutKind
 from ..runtime._tool_args import SCHEMAS as TOOL_SCHEMAS
 from ..select._mentions import MentionSource
 from ..select._resolve import DiagnosticKind
@@ -139,8 +140,30 @@ DEFS: dict[str, Schema] = {
             "cwd": _str("The working directory, absolute."),
             "skills": _list(_ref("Skill"), "Every skill found, in catalog order."),
             "errors": _list(_ref("Problem"), "Problems found while discovering."),
+            "version": _str(
+                "The catalog's version: equal for equal catalogs, new when a skill, its "
+                "standing or a problem changes (list again only when it differs)."
+            ),
+            "left_out": _list(
+                _ref("LeftOut"),
+                "What the model is not offered and why: roots cut short, invalid files, "
+                "shadowed, prompt-only, disabled and denied skills.",
+            ),
         },
-        ("cwd", "skills", "errors"),
+        ("cwd", "skills", "errors", "version", "left_out"),
+    ),
+    "LeftOut": _obj(
+        {
+            "kind": {
+                "enum": list(get_args(LeftOutKind)),
+                "description": "truncated and invalid mean a skill is missing by accident.",
+            },
+            "code": _str("Stable kebab-case code (docs/design.md lists them)."),
+            "path": _str("The SKILL.md, or the root or folder concerned."),
+            "name": {"type": ["string", "null"], "description": "The skill's name, if any."},
+            "message": _str("Why it is left out and how to change that."),
+        },
+        ("kind", "code", "path", "name", "message"),
     ),
     "Change": _obj(
         {

@@ -200,13 +200,16 @@ class Session:
         include_user: bool = True,
         include_system: bool = True,
         use_cache: bool = True,
+        max_depth: int | None = None,
+        max_dirs: int | None = None,
         **kwargs: Any,
     ) -> Session:
         """Discover skills the way the CLI does (config + every scope) and open a session.
 
         Other keywords go to `Session(...)`, e.g. `refresh="watch"`: refreshes then
         re-read the config files too, and a watcher also notices a new skill root in
-        the repo chain or the home folder.
+        the repo chain or the home folder. `max_depth`/`max_dirs` bound the walk of
+        every root (default: the config's `[discovery]` values).
         """
         from ._workspace import WorkspaceSource
 
@@ -216,6 +219,8 @@ class Session:
             include_user=include_user,
             include_system=include_system,
             use_cache=use_cache,
+            max_depth=max_depth,
+            max_dirs=max_dirs,
         )
         ws = source.open()
         kwargs.setdefault("reader", source.reader())

@@ -141,13 +141,25 @@ class SkillTools:
 
     # -- definitions ------------------------------------------------------------
 
-    def definitions(self) -> tuple[ToolDefinition, ...]:
+    def definitions(
+        self, *, catalog: bool = False, catalog_chars: int | None = None
+    ) -> tuple[ToolDefinition, ...]:
         """The tools, their skill-id fields listing the ids the model may pass.
 
         The enum holds, for each skill in the model's catalog, the shortest id that
         picks exactly it (`select._resolve.shown_ids`): the bare name where that is
         unique, else the qualified id, else the SKILL.md path; it is left out past
         `NAME_ENUM_MAX` ids.
+
+        Args:
+            catalog: Also list the model's skills (names and descriptions, as
+                `Session.render_catalog` writes them in Markdown, without locations)
+                in `skill_load`'s description, as Claude Code's skill tool does: a
+                host that shows the model nothing but tools still tells it which
+                skills exist and when to use each.
+            catalog_chars: That list's budget in characters (the renderer shortens,
+                then drops, past it and says so); None is the session's budget
+                (`[budget] chars`, `SKILLS_PROMPT_CHAR_BUDGET`), 0 lists nothing.
         """
         session = self.session
         skills = session.model_skills()
@@ -157,10 +169,17 @@ class SkillTools:
         if 0 < len(skills) <= NAME_ENUM_MAX:
             enum = sorted(shown_ids(session.catalog, skills, is_visible=session.is_visible))
         limits = self._search_limits()
+        descriptions = dict(_DESCRIPTIONS)
+        if catalog:
+            listed = session.render_catalog(
+                format="markdown", budget_chars=catalog_chars, include_location=False
+            ).text
+            if listed:
+                descriptions["skill_load"] = f"{descriptions['skill_load']}\n\n{listed}"
         return tuple(
             ToolDefinition(
                 name=tool,
-                description=_DESCRIPTIONS[tool],
+                description=descriptions[tool],
                 parameters=tool_schema(tool, skill_ids=enum, search_limits=limits),
             )
             for tool in self._tool_names()
@@ -175,8 +194,11 @@ class SkillTools:
     def _tool_names(self) -> tuple[str, ...]:
         return (*TOOL_NAMES, "skill_create") if self.create else TOOL_NAMES
 
-    def definitions_for(self, fmt: ToolFormat) -> list[dict[str, Any]]:
-        """Tool definitions in one provider's format."""
+    def definitions_for(
+        self, fmt: ToolFormat, *, catalog: bool = False, catalog_chars: int | None = None
+    ) -> list[dict[str, Any]]:
+        """Tool definitions in one provider's format (`catalog`, `catalog_chars`: as
+        for `definitions`)."""
         convert: dict[str, Callable[[ToolDefinition], dict[str, Any]]] = {
             "openai": ToolDefinition.openai_chat,
             "openai-responses": ToolDefinition.openai_responses,
@@ -187,7 +209,8 @@ class SkillTools:
             raise errors.UsageError(
                 f"Unknown tool format {fmt!r}; use one of {', '.join(sorted(convert))}."
             )
-        return [convert[fmt](d) for d in self.definitions()]
+        definitions = self.definitions(catalog=catalog, catalog_chars=catalog_chars)
+        return [convert[fmt](d) for d in definitions]
 
     # -- dispatch ---------------------------------------------------------------
 

@@ -61,6 +61,8 @@ def open_workspace(
     previous: Discovered | None = None,
     touched: Collection[str] | None = None,
     sources: SourcesFor | None = None,
+    max_depth: int | None = None,
+    max_dirs: int | None = None,
 ) -> Workspace:
     """Load the user + project config, then discover every root they name, then add
     the skills of other sources (the MCP servers of `[[mcp_servers]]`).
@@ -82,6 +84,8 @@ def open_workspace(
         sources: The sources to add for a config (a live session keeps its
             connections open this way); default: the config's MCP servers, listed
             through connections closed again before this returns.
+        max_depth, max_dirs: The walk's bounds for every root (default: the
+            config's `[discovery]` values).
     """
     from ..discovery._discover import default_roots, discover_roots
 
@@ -103,8 +107,8 @@ def open_workspace(
         touched=touched,
         strict=strict,
         use_cache=use_cache,
-        max_depth=config.max_depth,
-        max_dirs=config.max_dirs,
+        max_depth=config.max_depth if max_depth is None else max_depth,
+        max_dirs=config.max_dirs if max_dirs is None else max_dirs,
     )
     catalog = discovered.catalog
     if sources is None:
@@ -185,6 +189,10 @@ class WorkspaceSource:
     include_user: bool = True
     include_system: bool = True
     use_cache: bool = True
+    max_depth: int | None = None
+    """The walk's depth bound (None: the config's)."""
+    max_dirs: int | None = None
+    """Folders walked per root at most (None: the config's)."""
     noted: tuple[str, ...] = ()
     """Paths the host reported (`note_paths`), in the order first seen."""
     _config: Config = field(default_factory=Config, init=False, repr=False)
@@ -217,6 +225,8 @@ class WorkspaceSource:
             previous=None if last is None else last.discovered,
             touched=touched,
             sources=self._sources_for,
+            max_depth=self.max_depth,
+            max_dirs=self.max_dirs,
         )
         known = None
         found = ws.discovered
