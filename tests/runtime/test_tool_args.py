@@ -244,11 +244,11 @@ def test_skill_create_is_strict_too_its_frontmatter_travels_as_json_text() -> No
         check_args("skill_create", {**base, "frontmatter": "[1, 2]"})
 
 
-def test_loading_a_skill_that_stopped_parsing_is_an_execution_error_naming_the_file() -> None:
+def test_loading_a_skill_that_stopped_parsing_is_an_invalid_skill_naming_the_file() -> None:
     memory = MemorySkills(FILES)
     tools = SkillTools(Session(memory.catalog(), reader=memory, session_id="s"))
     memory.write("/a/pdf/SKILL.md", "---\nname: pdf\ndescription: x\nThe closing line is gone.\n")
     for result in (tools.skill_load(name="pdf"), tools.use_skill("pdf")):
-        assert result["error"]["code"] == "EXECUTION_ERROR"
+        assert result["error"]["code"] == "INVALID_SKILL"
         assert "/a/pdf/SKILL.md no longer parses" in result["error"]["message"]
         assert "name: pdf" not in result["error"]["message"].split("parses")[0]

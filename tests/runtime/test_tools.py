@@ -15,7 +15,7 @@ from skillpack.config._schema import Config
 from skillpack.discovery._discover import discover
 from skillpack.discovery._memory import MemorySkills
 from skillpack.runtime._session import Session
-from skillpack.runtime._tools import ERROR_CODES, SkillTools, error_code_for
+from skillpack.runtime._tools import SkillTools, error_code_for
 from skillpack.select._rules import PermissionRules
 
 
@@ -38,14 +38,14 @@ BASIC = {
 }
 
 
-def test_every_public_exception_maps_to_an_error_code() -> None:
+def test_every_public_exception_carries_an_error_code() -> None:
     public = [
         obj
         for obj in vars(errors).values()
         if isinstance(obj, type) and issubclass(obj, errors.SkillpackError)
     ]
     for cls in public:
-        assert cls in ERROR_CODES, cls
+        assert cls.code in errors.ERROR_CODES, cls
 
 
 @pytest.mark.parametrize(
@@ -287,7 +287,7 @@ def test_internal_errors_never_escape() -> None:
     tools = SkillTools(Session(memory.catalog(), reader=memory))
     result = tools.skill_load(name="pdf")
     assert result["error"]["code"] == "INTERNAL_ERROR"
-    assert error_code_for(errors.SkillIOError("x")) == "EXECUTION_ERROR"
+    assert error_code_for(errors.SkillIOError("x")) == "IO_ERROR"
 
 
 @pytest.mark.parametrize("fmt", ["openai", "openai-responses", "anthropic", "mcp"])

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import json
 import logging
 import shlex
@@ -35,19 +36,27 @@ from mcp.server.session import ServerSession
 from mcp.shared.exceptions import MCPError
 
 from .. import _errors as errors
-from .._model import Skill
+from .._model import SKILL_FILE, Catalog, Skill
 from .._version import __version__
+from ..runtime._left_out import LeftOut, counts
 from ..runtime._readers import SkillContent
 from ..runtime._session import Session
 from ..runtime._tools import SkillTools
 from ._errors import internal_error, to_mcp_error
-from ._served import SKILL_FILE, FrontmatterCache, ServedCatalog, build_served
+from ._served import FrontmatterCache, ServedCatalog, build_served
 
 logger = logging.getLogger("skillpack.mcp")
 
 SKILLS_EXTENSION: Final = "io.modelcontextprotocol/skills"
 CACHE_FIELDS: Final = {"ttlMs": 0, "cacheScope": "private"}
 """The listing is live (watched) and per machine: never cache it, never share it."""
+PROBLEMS_URI: Final = "skillpack://problems"
+"""The resource listing what is left out and why (JSON; see `problems_report`)."""
+META_VERSION: Final = "io.skillpack/catalogVersion"
+META_LEFT_OUT: Final = "io.skillpack/leftOut"
+LOGGER_NAME: Final = "skillpack"
+LOG_ENTRIES: Final = 50
+"""Left-out entries one log notification carries (the rest: read `PROBLEMS_URI`)."""
 FIRST_PAGE_SKILLS: Final = 25
 PAGE_SKILLS: Final = 200
 PAGE_SKILLS_BYTES: Final = 4 * 1024 * 1024
@@ -105,7 +114,9 @@ class _Hub:
 
 _CONVERSATION: Final = "skillpack.conversation"
 _NOTIFIER: Final = "skillpack.notifier"
-"""Keys in a connection's `state`: its conversation, and a session to notify it through."""
+_LOGGED: Final = "skillpack.logged"
+"""Keys in a connection's `state`: its conversation, a session to notify it through,
+and what it was last told is left out (so a log message goes out only on a change)."""
 
 
 def _connection(session: ServerSession) -> Any:
@@ -165,6 +176,8 @@ class SkillServer:
         self.offload = offload
         self._frontmatter = FrontmatterCache()
         self._view: ServedCatalog | None = None
+        self._view_config: object = None
+        self._building = threading.Lock()
         self._lock = threading.Lock()
         self._hubs: list[_Hub] = []
         self.catalog_chars = catalog_chars
@@ -177,12 +190,22 @@ class SkillServer:
     # -- state ------------------------------------------------------------------
 
     def view(self) -> ServedCatalog:
-        """The served view of the session's current catalog (rebuilt when it changes)."""
-        catalog = self.session.catalog
+        """The served view of the session's current catalog (rebuilt when it or the
+        config, which decides what is enabled and permitted, changes)."""
+        catalog, config = self.session.catalog, self.session.config
         with self._lock:
             view = self._view
-        if view is not None and view.catalog is catalog:
+            current = self._view_config is config
+        if view is not None and view.catalog is catalog and current:
             return view
+        with self._building:  # one build at a time: a second caller waits for it
+            return self._build_view(catalog, config)
+
+    def _build_view(self, catalog: Catalog, config: object) -> ServedCatalog:
+        with self._lock:
+            view = self._view
+            if view is not None and view.catalog is catalog and self._view_config is config:
+                return view
         view = build_served(
             catalog,
             model_skills=self.session.model_skills,
@@ -192,9 +215,22 @@ class SkillServer:
             frontmatter=self._frontmatter,
         )
         with self._lock:
-            if self.session.catalog is catalog:
-                self._view = view
+            if self.session.catalog is catalog and self.session.config is config:
+                self._view, self._view_config = view, config
         return view
+
+    def prepare(self) -> threading.Thread:
+        """Build the served view on a thread of its own, so that it is ready (or under
+        way) when the first client asks: started as the server starts listening."""
+        thread = threading.Thread(target=self._prepare, name="skillpack-mcp-view", daemon=True)
+        thread.start()
+        return thread
+
+    def _prepare(self) -> None:
+        try:
+            self.view()
+        except Exception:  # noqa: BLE001 - the first request builds it again and reports
+            logger.debug("could not build the served view ahead", exc_info=True)
 
     def instructions(self) -> str:
         """The `instructions` a client gets when it connects: the fixed usage note,
@@ -215,7 +251,7 @@ class SkillServer:
         with self._lock:
             found = state.get(_CONVERSATION)
             if not isinstance(found, Conversation) or found.session.config is not config:
-                session = Session(catalog, config=config, reader=self.session.reader, cwd=self._cwd)
+                session = self.session.conversation(cwd=self._cwd or self.session.cwd)
                 found = Conversation(session=session, tools=SkillTools(session))
                 state[_CONVERSATION] = found
         if found.session.catalog is not catalog:
@@ -297,6 +333,7 @@ class SkillServer:
                     notifier.send_tool_list_changed,
                     notifier.send_resource_list_changed,
                     notifier.send_prompt_list_changed,
+                    functools.partial(self._log_left_out, connection),
                 ):
                     try:
                         await send()
@@ -306,6 +343,41 @@ class SkillServer:
 
     async def _initialized(self, ctx: ServerRequestContext[Any], _params: Any) -> None:
         self._track(ctx)
+        try:
+            await self._log_left_out(_connection(ctx.session))
+        except Exception:  # noqa: BLE001 - a log message never stops the server
+            logger.debug("could not tell a client what is left out", exc_info=True)
+
+    async def _log_left_out(self, connection: Any) -> None:
+        """Send the connection a `notifications/message` (warning) naming what is left
+        out, when that differs from what it was last told. Clients of the handshake
+        era only: the modern protocol has no unrequested log messages (its clients
+        see `_meta` of `skills/list` and the problems resource)."""
+        from mcp.server.connection import allowed_log_levels
+
+        state = _state(connection)
+        notifier = state.get(_NOTIFIER)
+        version = getattr(connection, "protocol_version", None)
+        if notifier is None or not isinstance(version, str):
+            return
+        if "warning" not in allowed_log_levels(version, None):
+            return
+        view = await self._run(self.view)
+        entries = view.left_out()
+        told = (view.version, tuple((e.code, e.path) for e in entries))
+        if state.get(_LOGGED, ((), ()))[1] == told[1]:
+            state[_LOGGED] = told
+            return
+        state[_LOGGED] = told
+        if not entries:
+            return
+        await notifier.send_notification(
+            types.LoggingMessageNotification(
+                params=types.LoggingMessageNotificationParams(
+                    level="warning", logger=LOGGER_NAME, data=_log_data(view, entries)
+                )
+            )
+        )
 
     def _track(self, ctx: ServerRequestContext[Any]) -> None:
         """Remember the request's connection, to notify it of catalog changes."""
@@ -373,6 +445,16 @@ class SkillServer:
     def _resources_page(self, start: int) -> Any:
         view = self.view()
         resources: list[types.Resource] = []
+        if start == 0:
+            resources.append(
+                types.Resource(
+                    uri=PROBLEMS_URI,
+                    name="problems",
+                    description="What skillpack leaves out of this catalog and why, each "
+                    "with its fix (JSON).",
+                    mime_type="application/json",
+                )
+            )
         index = start
         while index < len(view.skills) and len(resources) < PAGE_RESOURCES:
             skill = view.skills[index]
@@ -399,6 +481,15 @@ class SkillServer:
     async def _read_resource(
         self, _ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> Any:
+        if str(params.uri) == PROBLEMS_URI:
+            report = await self._run(self.problems_report)
+            return types.ReadResourceResult(
+                contents=[
+                    types.TextResourceContents(
+                        uri=PROBLEMS_URI, mime_type="application/json", text=json.dumps(report)
+                    )
+                ]
+            )
         found = await self._run(self.view().read, str(params.uri))
         contents: types.TextResourceContents | types.BlobResourceContents
         try:
@@ -483,9 +574,15 @@ class SkillServer:
     # -- the skills extension -----------------------------------------------------
 
     async def _skills_list(
-        self, _ctx: ServerRequestContext[Any], params: ListSkillsParams
+        self, ctx: ServerRequestContext[Any], params: ListSkillsParams
     ) -> dict[str, Any]:
-        return await self._run(self.skills_page, _decode_cursor(params.cursor))
+        page = await self._run(self.skills_page, _decode_cursor(params.cursor))
+        if page["_meta"][META_LEFT_OUT]["notListable"]:
+            try:  # this page found skills it cannot list: say so as it happens
+                await self._log_left_out(_connection(ctx.session))
+            except Exception:  # noqa: BLE001 - a log message never fails the request
+                logger.debug("could not tell a client what is left out", exc_info=True)
+        return page
 
     def skills_page(self, start: int) -> dict[str, Any]:
         """One `skills/list` page from the served skill at `start`: whole entries only;
@@ -503,10 +600,34 @@ class SkillServer:
             if listing.entry is not None:
                 entries.append(listing.entry)
                 size += listing.size
-        result: dict[str, Any] = {"skills": entries, **CACHE_FIELDS}
+        result: dict[str, Any] = {"skills": entries, **CACHE_FIELDS, "_meta": _meta(view)}
         if index < len(view.skills):
             result["nextCursor"] = _encode_cursor(index)
         return result
+
+    def problems_report(
+        self, *, check_all: bool = True, with_skills: bool = False
+    ) -> dict[str, Any]:
+        """What the server serves and leaves out (the problems resource, `mcp --check`):
+        `{catalogVersion, served, leftOut: [LeftOut...], counts: {kind: n}}`, and with
+        `with_skills` the served skills as `skills: [{name, path, uri}]`. With
+        `check_all`, every served skill's listing is built first (reads every tree)."""
+        view = self.view()
+        entries = view.left_out_all() if check_all else view.left_out()
+        unlisted = {e.path for e in entries if e.kind == "not-listable"}
+        report: dict[str, Any] = {
+            "catalogVersion": view.version,
+            "served": len(view.skills) - len(unlisted),
+            "leftOut": [e.to_dict() for e in entries],
+            "counts": counts(entries),
+        }
+        if with_skills:
+            report["skills"] = [
+                {"name": s.name, "path": s.path, "uri": view.skill_uri(s)}
+                for s in view.skills
+                if s.path not in unlisted
+            ]
+        return report
 
     async def _skills_get(
         self, _ctx: ServerRequestContext[Any], params: GetSkillParams
@@ -520,7 +641,7 @@ class SkillServer:
                     f"Skill '{skill.name}' is not served through the skills extension: "
                     f"{listing.reason}. Its files are still resources; use skill_load for it."
                 )
-            return {"skill": listing.entry, **CACHE_FIELDS}
+            return {"skill": listing.entry, **CACHE_FIELDS, "_meta": _meta(view)}
 
         return await self._run(get)
 
@@ -574,9 +695,38 @@ def _advertise_extensions(server: Server[Any]) -> Any:
         if ctx.method == "initialize" and isinstance(result, dict):
             capabilities = result.setdefault("capabilities", {})
             capabilities.setdefault("extensions", {}).update(server.extensions)
+            # What is left out goes to handshake-era clients as log messages.
+            capabilities.setdefault("logging", {})
         return result
 
     return advertise
+
+
+def _meta(view: ServedCatalog) -> dict[str, Any]:
+    """`_meta` of a `skills/list` page: the catalog version (a host re-walks the pages
+    only when it changed) and what is left out so far (the resource has every one)."""
+    entries = view.left_out()
+    return {
+        META_VERSION: view.version,
+        META_LEFT_OUT: {
+            "count": len(entries),
+            "counts": counts(entries),
+            "notListable": sum(e.kind == "not-listable" for e in entries),
+            "uri": PROBLEMS_URI,
+        },
+    }
+
+
+def _log_data(view: ServedCatalog, entries: tuple[LeftOut, ...]) -> dict[str, Any]:
+    kinds = ", ".join(f"{n} {kind}" for kind, n in counts(entries).items())
+    return {
+        "message": f"skillpack leaves out {len(entries)} skill(s) or root(s) ({kinds}); "
+        f"read {PROBLEMS_URI} for each with its fix.",
+        "catalogVersion": view.version,
+        "leftOut": [e.to_dict() for e in entries[:LOG_ENTRIES]],
+        "more": max(0, len(entries) - LOG_ENTRIES),
+        "uri": PROBLEMS_URI,
+    }
 
 
 def _tool(definition: dict[str, Any]) -> types.Tool:
@@ -668,6 +818,7 @@ def run_stdio(server: SkillServer) -> None:
     from ._stdio import stdio_streams
 
     server.offload = False
+    server.prepare()
 
     async def main() -> None:
         async with stdio_streams() as (read, write):

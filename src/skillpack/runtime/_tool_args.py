@@ -3,14 +3,16 @@
 `SCHEMAS` is the one JSON schema per tool: `SkillTools.definitions()` publishes it
 (`tool_schema`: with the skill ids the model may pass as an enum, and every optional
 property nullable, so a strict converter that lists every property as required, as
-the OpenAI Agents SDK's does, still lets the model leave it out) and `check_args`
-holds each call to it before a tool runs: a JSON object, no unknown keys, the
-required strings present and not blank, every value of its declared type and within
-its range, enum or length. A model chooses these values, so every string has a
-`maxLength` (`_limits`, issue 9: a 1 MB `args` once made a 1 GB injection, a 1 MB
-`path` took 33 s). A failure is a `UsageError` (envelope code `INVALID_PARAM`) that
-names the field and the limit it broke. A `null` value counts as absent, since strict
-providers send `null` for an optional argument the model leaves out (`strict_schema`
+the OpenAI Agents SDK's does, still lets the model leave it out), the app server's tool-like methods
+publish it as their params (`rpc/_schema.py`), and `check_args` holds each call to it
+before a tool runs, whichever surface it came through: a JSON object, no unknown
+keys, the required strings present and not blank, every value of its declared type
+and within its range, enum or length. A model chooses these values, so every string
+has a `maxLength` (`_limits`, issue 9: a 1 MB `args` once made a 1 GB injection, a
+1 MB `path` took 33 s). A failure is a `UsageError` (envelope code `INVALID_PARAM`)
+that names the field and the limit it broke. A
+`null` value counts as absent, since strict providers send `null` for an optional
+argument the model leaves out (`strict_schema`
 and `tool_schema` write that form).
 
 The skill-id fields (`SKILL_ID_FIELDS`) are not checked against the published enum:
