@@ -80,8 +80,9 @@ def install_peers(peers_dir: Path) -> dict[str, str]:
             [python, "-m", "venv", str(venv)], capture_output=True, text=True, check=False
         )
         if done.returncode == 0:
+            pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
             done = subprocess.run(
-                [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", *peer["packages"]],
+                [*pip, *peer["packages"]],
                 capture_output=True,
                 text=True,
                 check=False,
