@@ -44,6 +44,19 @@ from ._output import emit_json
     help="Build the server without listening: print what it serves and what it leaves "
     "out, why, and the fix; exit 1 when a root was cut short or a skill is invalid.",
 )
+@click.option(
+    "--catalog-chars",
+    type=click.IntRange(min=0),
+    metavar="CHARS",
+    default=None,
+    help="Budget in characters of the skill list in skill_load's description "
+    "(default: the catalog budget, [budget] chars; 0 lists none).",
+)
+@click.option(
+    "--catalog-instructions",
+    is_flag=True,
+    help="Also put the skill list in the server's instructions.",
+)
 @catalog_options
 def mcp_command(
     transport: str,
@@ -51,6 +64,8 @@ def mcp_command(
     port: int,
     token_file: str | None,
     check: bool,
+    catalog_chars: int | None,
+    catalog_instructions: bool,
     catalog: CatalogOptions,
     as_json: bool,
 ) -> None:
@@ -58,7 +73,9 @@ def mcp_command(
 
     The catalog is live: skills added, changed or removed under the roots reach
     clients as list_changed notifications. Tools: skill_search, skill_load,
-    use_skill, skill_read_file (the library's envelopes). Every file of every skill
+    use_skill, skill_read_file (the library's envelopes); skill_load's description
+    lists the skills, names and descriptions within --catalog-chars, so every
+    client shows the model what it can load. Every file of every skill
     the model may see is a skill://<skill-path>/<file> resource; user-invocable
     skills are prompts; the io.modelcontextprotocol/skills extension adds
     skills/list, skills/get and resources/directory/read. Needs
@@ -103,7 +120,12 @@ def mcp_command(
     try:
         from ..mcp._server import SkillServer, run_stdio
 
-        server = SkillServer(session, cwd=catalog.cwd)
+        server = SkillServer(
+            session,
+            cwd=catalog.cwd,
+            catalog_chars=catalog_chars,
+            catalog_instructions=catalog_instructions,
+        )
         if transport == "stdio":
             run_stdio(server)
             return

@@ -32,13 +32,12 @@ from typing import Any, Final
 
 from .._errors import SkillNotFoundError, UsageError
 from .._limits import MCP_SKILL_MAX_BYTES, MCP_SKILL_MAX_FILES
-from .._model import Catalog, Skill, SkillFile
+from .._model import SKILL_FILE, Catalog, Skill, SkillFile, sha256_digest
 from ..runtime._left_out import LeftOut, catalog_version, left_out, left_out_entry
 from ..runtime._readers import SkillContent
 from . import _uris
 from ._uris import Segments
 
-SKILL_FILE: Final = "SKILL.md"
 DIRECTORY_MIME: Final = "inode/directory"
 MARKDOWN_MIME: Final = "text/markdown"
 NAME_PATTERN: Final = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
@@ -340,8 +339,6 @@ class ServedCatalog:
                 data = self._reader.read_bytes(skill, SKILL_FILE, max_bytes=MCP_SKILL_MAX_BYTES)
             except SkillNotFoundError:
                 return Listing(entry=None, reason="its SKILL.md is gone")
-            from ..discovery._skill_files import sha256_digest
-
             own = SkillFile(path=SKILL_FILE, size=len(data), digest=sha256_digest(data))
             frontmatter = self._frontmatter.get(own.digest, data)
         if isinstance(frontmatter, str):

@@ -36,14 +36,14 @@ from mcp.server.session import ServerSession
 from mcp.shared.exceptions import MCPError
 
 from .. import _errors as errors
-from .._model import Catalog, Skill
+from .._model import SKILL_FILE, Catalog, Skill
 from .._version import __version__
 from ..runtime._left_out import LeftOut, counts
 from ..runtime._readers import SkillContent
 from ..runtime._session import Session
 from ..runtime._tools import SkillTools
 from ._errors import internal_error, to_mcp_error
-from ._served import SKILL_FILE, FrontmatterCache, ServedCatalog, build_served
+from ._served import FrontmatterCache, ServedCatalog, build_served
 
 logger = logging.getLogger("skillpack.mcp")
 
@@ -67,10 +67,11 @@ PAGE_RESOURCES: Final = 500
 PAGE_PROMPTS: Final = 200
 PAGE_CHILDREN: Final = 500
 INSTRUCTIONS: Final = (
-    "skillpack serves Agent Skills (SKILL.md folders). Call skill_search to find a skill "
-    "for the task, then skill_load (or use_skill) to get its instructions before you "
-    "follow them; skill_read_file reads a file the instructions mention. Every file is "
-    "also a skill:// resource, and the skills extension lists them with digests."
+    "skillpack serves Agent Skills (SKILL.md folders). The skill_load tool's description "
+    "lists the skills; call skill_search to find one for the task when that list does "
+    "not, then skill_load (or use_skill) to get its instructions before you follow "
+    "them; skill_read_file reads a file the instructions mention. Every file is also a "
+    "skill:// resource, and the skills extension lists them with digests."
 )
 T = TypeVar("T")
 
@@ -135,7 +136,15 @@ def _state(connection: Any) -> dict[str, Any]:
 class SkillServer:
     """The `skillpack mcp` server over one `Session` (ideally `refresh="watch"`)."""
 
-    def __init__(self, session: Session, *, cwd: str | None = None, offload: bool = True) -> None:
+    def __init__(
+        self,
+        session: Session,
+        *,
+        cwd: str | None = None,
+        offload: bool = True,
+        catalog_chars: int | None = None,
+        catalog_instructions: bool = False,
+    ) -> None:
         """Args:
         session: The live session whose catalog, config and reader are served.
         cwd: Base folder for relative skill links, per conversation.
@@ -143,6 +152,13 @@ class SkillServer:
             search builds the index) does not hold up other clients: what HTTP
             wants. Over stdio there is one client, and the two thread switches per
             call cost more than most calls take: `run_stdio` turns it off.
+        catalog_chars: Budget in characters of the catalog (skill names and
+            descriptions) listed in `skill_load`'s description, where every client
+            shows it to the model; past it the catalog is shortened and says so.
+            None is the session's budget (`[budget] chars`, the environment), 0
+            lists nothing.
+        catalog_instructions: Also put the catalog, within the same budget, in the
+            server's `instructions` (for clients that pass those to the model).
         """
         reader = session.reader
         if not isinstance(reader, SkillContent):
@@ -160,6 +176,8 @@ class SkillServer:
         self._building = threading.Lock()
         self._lock = threading.Lock()
         self._hubs: list[_Hub] = []
+        self.catalog_chars = catalog_chars
+        self.catalog_instructions = catalog_instructions
         self.server = self._build()
 
     # -- state ------------------------------------------------------------------
@@ -207,6 +225,16 @@ class SkillServer:
         except Exception:  # noqa: BLE001 - the first request builds it again and reports
             logger.debug("could not build the served view ahead", exc_info=True)
 
+    def instructions(self) -> str:
+        """The `instructions` a client gets when it connects: the fixed usage note,
+        and the current catalog after it when `catalog_instructions` asks for it."""
+        if not self.catalog_instructions:
+            return INSTRUCTIONS
+        listed = self.session.render_catalog(
+            format="markdown", budget_chars=self.catalog_chars, include_location=False
+        ).text
+        return f"{INSTRUCTIONS}\n\n{listed}" if listed else INSTRUCTIONS
+
     def conversation(self, request_session: ServerSession) -> Conversation:
         """The conversation of a request's client connection: created on its first
         request (and again when the config changed), moved onto the current catalog
@@ -216,7 +244,7 @@ class SkillServer:
         with self._lock:
             found = state.get(_CONVERSATION)
             if not isinstance(found, Conversation) or found.session.config is not config:
-                session = Session(catalog, config=config, reader=self.session.reader, cwd=self._cwd)
+                session = self.session.conversation(cwd=self._cwd or self.session.cwd)
                 found = Conversation(session=session, tools=SkillTools(session))
                 state[_CONVERSATION] = found
         if found.session.catalog is not catalog:
@@ -244,6 +272,7 @@ class SkillServer:
             "skillpack",
             version=__version__,
             instructions=INSTRUCTIONS,
+            instructions_of=self.instructions,
             lifespan=self._lifespan,
             on_list_tools=self._guard(self._list_tools),
             on_call_tool=self._guard(self._call_tool),
@@ -379,8 +408,16 @@ class SkillServer:
 
     async def _list_tools(self, ctx: ServerRequestContext[Any], _params: Any) -> Any:
         conversation = self.conversation(ctx.session)
-        definitions = await self._run(conversation.tools.definitions_for, "mcp")
-        return types.ListToolsResult(tools=[_tool(d) for d in definitions])
+
+        def definitions() -> list[dict[str, Any]]:
+            # The catalog in skill_load's description follows the live catalog: a
+            # change sends tools/list_changed, and the client lists tools again.
+            return conversation.tools.definitions_for(
+                "mcp", catalog=True, catalog_chars=self.catalog_chars
+            )
+
+        listed = await self._run(definitions)
+        return types.ListToolsResult(tools=[_tool(d) for d in listed])
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
@@ -604,7 +641,24 @@ class SkillServer:
 
 class _Server(Server[Any]):
     """`listChanged: true` on every transport: the streamable-HTTP manager builds its
-    initialization options without arguments, so the default must carry them."""
+    initialization options without arguments, so the default must carry them.
+
+    `instructions` are asked of `instructions_of` each time they are sent (the SDK
+    reads the attribute for every `initialize` and `server/discover`), so a client
+    that connects later gets the catalog as it is then.
+    """
+
+    def __init__(self, *args: Any, instructions_of: Callable[[], str], **kwargs: Any) -> None:
+        self._instructions_of = instructions_of
+        super().__init__(*args, **kwargs)
+
+    @property
+    def instructions(self) -> str | None:
+        return self._instructions_of()
+
+    @instructions.setter
+    def instructions(self, _value: str | None) -> None:
+        """The SDK's constructor sets it; the text always comes from `instructions_of`."""
 
     def create_initialization_options(
         self,

@@ -29,10 +29,10 @@ from typing import Final
 from urllib.parse import quote, unquote
 
 from .._errors import UsageError
+from .._model import SKILL_FILE as SKILL_FILE
 from .._model import Skill
 
 SCHEME: Final = "skill://"
-SKILL_FILE: Final = "SKILL.md"
 MAX_URI_CHARS: Final = 4096
 """Longer URIs are refused before they are looked at."""
 _PCHAR_SAFE: Final = "-._~!$&'()*+,;=:@"

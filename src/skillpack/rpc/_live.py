@@ -248,8 +248,7 @@ class Live:
                     "(--max-sessions); close finished ones with session.close.",
                 )
         workspace = self.workspace(cwd, extra_roots)
-        live = workspace.live
-        session = Session(live.catalog, config=live.config, cwd=workspace.cwd)
+        session = workspace.live.conversation()
         entry = OpenSession(
             id=session.session_id,
             session=session,

@@ -89,6 +89,7 @@ class ConfigWriteResult(TypedDict):
     enabled: bool
     target: Literal["user", "project"]
     config: str
+    decided_by: str | None
 
 
 class SessionOpenResult(TypedDict):

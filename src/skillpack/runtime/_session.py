@@ -144,6 +144,7 @@ class Session:
             gate=gate,
         )
         self._shell = shell
+        self._host_servers = tuple(mcp_servers)
         self._deps = DependencyResolver(
             environment=lambda: self._env if self._env is not None else os.environ,
             prompt=env_prompt,
@@ -165,6 +166,28 @@ class Session:
         self._hooks: HookState | None = None
         if refresh == "watch":
             live.start_watching()
+
+    def conversation(self, **kwargs: Any) -> Session:
+        """A new conversation over this session's live workspace: the same catalog,
+        config, reader, cwd, environment, shell policy, host MCP servers and host
+        built-in commands, with its own state (loads, enable overrides, invocation
+        chain). Its catalog is manual: the host moves it on with `reload(catalog)`
+        when this session's catalog changes.
+
+        This is how every server opens a conversation (`serve`'s `session.open`, each
+        `skillpack mcp` client); keywords override `Session(...)`'s arguments.
+        """
+        options: dict[str, Any] = {
+            "config": self.config,
+            "reader": self._reader,
+            "cwd": self.cwd,
+            "env": self._env,
+            "shell": self._shell,
+            "mcp_servers": self._host_servers,
+            "builtin_commands": self.builtin_commands,
+        }
+        options.update(kwargs)
+        return Session(self.catalog, **options)
 
     # -- construction -----------------------------------------------------------
 
@@ -220,6 +243,11 @@ class Session:
     @property
     def reader(self) -> SkillReader:
         return self._reader
+
+    @property
+    def cwd(self) -> str | None:
+        """The folder relative `[$name](path)` links start from (None: the process's)."""
+        return self._parts.cwd
 
     def reload(self, catalog: Catalog | None = None) -> Catalog:
         """Swap in a new catalog (given, or re-discovered with the session's loader).
@@ -606,10 +634,10 @@ class Session:
         read_source = getattr(self._reader, "read_source", None)
         if read_source is None:
             return None
-        from ._create import digest_of
+        from .._model import sha256_digest
 
         try:
-            return digest_of(read_source(skill))
+            return sha256_digest(read_source(skill))
         except (OSError, SkillIOError):
             return None
 
