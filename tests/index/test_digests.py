@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from skillpack._model import Skill
+from skillpack._model import Skill, sha256_digest
 from skillpack.discovery import _skill_files
-from skillpack.discovery._skill_files import DigestCache, sha256_digest, skill_tree
+from skillpack.discovery._skill_files import DigestCache, skill_tree
 from skillpack.index._digests import DigestStore
 from skillpack.runtime._readers import FileSystemReader
 

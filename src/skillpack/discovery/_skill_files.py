@@ -20,9 +20,9 @@ import os
 import stat
 import threading
 from collections import OrderedDict, deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from .._errors import SkillIOError, SkillNotFoundError, SkillpackError, SkillPermissionError
 from .._limits import MAX_LISTED_FILES, MAX_READ_FILE_BYTES, MAX_SKILL_FILE_BYTES
@@ -195,6 +195,10 @@ def _decode_cut(data: bytes, truncated: bool, encoding: str) -> str | None:
     return None
 
 
+LISTING_WALK_FACTOR: Final = 10
+"""A listing looks at up to this many times the files it shows, to share them fairly."""
+
+
 def list_skill_files(
     skill: Skill, *, max_files: int = MAX_LISTED_FILES
 ) -> tuple[tuple[str, ...], bool]:
@@ -203,19 +207,50 @@ def list_skill_files(
     Top-level files first, then each subfolder breadth-first, names sorted. The
     SKILL.md itself, hidden entries, noise folders, nested skills (subfolders with
     their own SKILL.md), folder symlinks and file symlinks leaving the skill folder
-    are left out. At most `max_files` files and as many folders are visited.
+    are left out. Up to `LISTING_WALK_FACTOR * max_files` files (and as many
+    folders) are visited; when there are more than `max_files`, `fair_listing`
+    picks which are shown, so one crowded folder never hides the others.
 
     Returns:
-        The paths, and whether the listing was cut short by the limits.
+        The paths, and whether some were left out.
     """
     if skill.legacy_command:
         return (), False  # a command file has no folder of its own: its siblings are others
     files: list[str] = []
-    for rel, _entry in _bundled(skill, max_files=max_files, nested=False):
+    cut = False
+    for rel, _entry in _bundled(skill, max_files=max_files * LISTING_WALK_FACTOR, nested=False):
         if rel is None:
-            return tuple(files), True
+            cut = True
+            break
         files.append(rel)
-    return tuple(files), False
+    if len(files) <= max_files:
+        return tuple(files), cut
+    return fair_listing(files, max_files), True
+
+
+def fair_listing(paths: Sequence[str], limit: int) -> tuple[str, ...]:
+    """At most `limit` of `paths`, shared fairly between the top-level entries.
+
+    Issue 22: 250 files under `assets/` must not push `references/checklist.md` and
+    `scripts/run.sh` (what a body points at) out of a 200-file listing. Top-level
+    files count as one group and each top-level folder as one; the groups take turns,
+    one path at a time in their order, until `limit` are taken. The result keeps the
+    order of `paths`.
+    """
+    if len(paths) <= limit:
+        return tuple(paths)
+    groups: dict[str, list[int]] = {}
+    for index, path in enumerate(paths):
+        head, slash, _rest = path.partition("/")
+        groups.setdefault(head if slash else "", []).append(index)
+    queues = [deque(indices) for indices in groups.values()]
+    taken: list[int] = []
+    while len(taken) < limit:
+        for queue in queues:
+            if queue and len(taken) < limit:
+                taken.append(queue.popleft())
+        queues = [queue for queue in queues if queue]
+    return tuple(paths[index] for index in sorted(taken))
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
