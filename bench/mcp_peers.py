@@ -80,15 +80,9 @@ def install_peers(peers_dir: Path) -> dict[str, str]:
             [python, "-m", "venv", str(venv)], capture_output=True, text=True, check=False
         )
         if done.returncode == 0:
+            pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
             done = subprocess.run(
-                [
-                    str(venv / "bin" / "python"),
-                    "-m",
-                    "pip",
-                    "install",
-                    "--quiet",
-                    *peer["packages"],
-                ],
+                [*pip, *peer["packages"]],
                 capture_output=True,
                 text=True,
                 check=False,
@@ -112,9 +106,12 @@ def peer_command(name: str, peers_dir: Path, roots: list[str], work: Path) -> li
         if not cli.exists():
             return None
         config = work / "agentskills.json"
+        # One entry per skill: its id is the folder's name, under the folder holding it.
         skills = [
-            {"id": f"root-{i}", "provider": "fs", "options": {"root": root}}
-            for i, root in enumerate(roots)
+            {"id": folder.name, "provider": "fs", "options": {"root": str(folder.parent)}}
+            for root in roots
+            for folder in sorted(p.parent for p in Path(root).rglob("SKILL.md"))
+            if not any(part.startswith(".") for part in folder.relative_to(root).parts)
         ]
         config.write_text(json.dumps({"name": "bench", "skills": skills}), encoding="utf-8")
         return [str(cli), "--config", str(config)]
