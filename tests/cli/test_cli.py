@@ -318,6 +318,8 @@ def test_docs_cli_md_is_current() -> None:
 SUMMARY_CASES = {
     "plain": ({}, True),
     "plugin": ({"plugin": "tools", "scope": "user"}, True),
+    "escaped-qualified": ({"name": 'pdf-"é', "plugin": 'tö\\ols"'}, True),
+    "escaped-name": ({"name": 'pdf-"é\t', "scope": "repo"}, True),
     "shadowed": ({"shadowed_by": "/a/other/SKILL.md", "scope": "repo"}, True),
     "disabled": ({}, False),
     "escapes": ({"description": 'Quotes " and \\ back\nslash, tab\t, non-ASCII é 😀'}, True),
