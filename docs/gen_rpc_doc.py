@@ -68,8 +68,9 @@ RPC method and `notifications()` / `on_notification(callback)`.
 
 `skills.search`, `skills.load` and `skills.read_file` answer the tools' envelope as
 their result: `{{"ok": true, "data": ...}}` or `{{"ok": false, "error": {{"code", "message",
-"candidates"?}}}}` with the codes of DESIGN §6 (`INVALID_PARAM`, `NOT_FOUND`, `AMBIGUOUS`,
-`DISABLED`, `PERMISSION_DENIED`, `EXECUTION_ERROR`, `INTERNAL_ERROR`). Without a
+"candidates"?}}}}` with the errors' own codes (`SkillpackError.code`: `INVALID_PARAM`,
+`NOT_FOUND`, `AMBIGUOUS`, `DISABLED`, `PERMISSION_DENIED`, `INVALID_SKILL`, `IO_ERROR`,
+`EXECUTION_ERROR`, `INTERNAL_ERROR`; see docs/design.md, "Errors"). Without a
 `session` they run in the workspace of `cwd`; a load then never answers a reminder.
 """
 
@@ -144,10 +145,7 @@ def render() -> str:
         parts.append(_fields(schema, kind="field"))
     parts.append("\n## Error codes\n\n| code | meaning |\n|---:|---|\n")
     rows = [(code, f"protocol: {name}") for name, code in PROTOCOL_CODES.items()]
-    rows += [
-        (code, f"`{cls.__name__}` (and subclasses without their own)")
-        for cls, code in ERROR_CODES.items()
-    ]
+    rows += [(number, f"`{code}` (`SkillpackError.code`)") for code, number in ERROR_CODES.items()]
     rows += [(code, f"server: {name}") for name, code in RPC_CODES.items()]
     parts.extend(f"| {code} | {meaning} |\n" for code, meaning in rows)
     parts.append(

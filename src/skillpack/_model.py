@@ -8,9 +8,30 @@ from __future__ import annotations
 
 import functools
 import operator
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Final, Literal, TypeGuard
+
+SKILL_FILE: Final = "SKILL.md"
+"""The file that makes a folder a skill."""
+
+DIGEST_PREFIX: Final = "sha256:"
+DIGEST_PATTERN: Final = re.compile(r"sha256:[0-9a-f]{64}")
+"""How a file's digest is written everywhere: `sha256:` and 64 lowercase hex digits."""
+
+
+def sha256_digest(data: bytes) -> str:
+    """`sha256:<64 lowercase hex>` of `data` (the one digest helper)."""
+    import hashlib  # 4 ms to import: only digests need it
+
+    return DIGEST_PREFIX + hashlib.sha256(data).hexdigest()
+
+
+def is_digest(value: object) -> TypeGuard[str]:
+    """True for a well-formed `sha256:<64 lowercase hex>` string."""
+    return isinstance(value, str) and DIGEST_PATTERN.fullmatch(value) is not None
+
 
 Scope = Literal["admin", "repo", "extra", "user", "system", "mcp"]
 """Where a skill was found; earlier in `SCOPES` means higher precedence. `mcp`: published

@@ -259,7 +259,7 @@ def test_every_public_exception_has_an_exit_code() -> None:
         for o in vars(errors).values()
         if isinstance(o, type) and issubclass(o, errors.SkillpackError)
     ]
-    assert set(public) <= set(EXIT_CODES)
+    assert {cls.code for cls in public} <= set(EXIT_CODES)
 
 
 def test_docs_cli_md_is_current() -> None:

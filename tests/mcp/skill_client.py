@@ -17,6 +17,7 @@ import mcp.types as types
 from mcp import Client
 from pydantic import ConfigDict, TypeAdapter
 
+from skillpack.mcp._client import GetSkillRequest, ReadDirectoryRequest, UriParams
 from skillpack.mcp._server import SkillServer
 from skillpack.runtime._session import Session
 
@@ -27,18 +28,6 @@ T = TypeVar("T")
 class ListSkillsRequest(types.Request[types.PaginatedRequestParams, Literal["skills/list"]]):
     method: Literal["skills/list"] = "skills/list"
     params: types.PaginatedRequestParams = types.PaginatedRequestParams()
-
-
-class UriParams(types.PaginatedRequestParams):
-    uri: str
-
-
-class GetSkillRequest(types.Request[UriParams, Literal["skills/get"]]):
-    method: Literal["skills/get"] = "skills/get"
-
-
-class ReadDirectoryRequest(types.Request[UriParams, Literal["resources/directory/read"]]):
-    method: Literal["resources/directory/read"] = "resources/directory/read"
 
 
 class LooseParams(types.RequestParams):

@@ -42,6 +42,24 @@ def skill(folder: str, name: str, *, root: str = "/r", scope: str = "extra") -> 
             [skill("/r/outer-dir", "outer"), skill("/r/outer-dir/tools/ocr", "ocr")],
             ["extra/outer-dir/outer", "extra/outer-dir/outer/tools/ocr"],
         ),
+        # A sibling whose folder name starts like the enclosing one's is not inside it;
+        # the nearest enclosing skill wins over one further up.
+        (
+            [
+                skill("/r/pdf/tools/ocr/deep", "deep"),
+                skill("/r/pdf-v2", "pdf-v2"),
+                skill("/r/pdf", "pdf"),
+                skill("/r/pdf/tools/ocr", "ocr"),
+                skill("/r/pdf-v2/x", "x"),
+            ],
+            [
+                "extra/pdf/tools/ocr/deep",
+                "extra/pdf-v2",
+                "extra/pdf",
+                "extra/pdf/tools/ocr",
+                "extra/pdf-v2/x",
+            ],
+        ),
         # Two same-named skills whose paths would collide: the second gets ~2.
         (
             [skill("/r/t/foo", "foo"), skill("/s/t/foo", "foo", root="/s")],

@@ -74,7 +74,8 @@ def test_every_public_exception_has_its_own_code_in_the_domain_range() -> None:
         if isinstance(cls, type) and issubclass(cls, _errors.SkillpackError)
     }
     public.add(ToolCallError)
-    assert public <= set(ERROR_CODES)
+    assert {cls.code for cls in public} <= set(ERROR_CODES)
+    assert set(ERROR_CODES) == set(_errors.ERROR_CODES)
     codes = [*ERROR_CODES.values(), *RPC_CODES.values()]
     assert len(codes) == len(set(codes))
     assert all(-32019 <= code <= -32000 for code in codes)
@@ -88,12 +89,14 @@ class _Unlisted(_errors.SkillNotFoundError):
 @pytest.mark.parametrize(
     ("exc", "code", "envelope_code"),
     [
-        (_errors.SkillNotFoundError("no", suggestions=["alpha"]), -32004, "NOT_FOUND"),
+        (_errors.SkillNotFoundError("no", candidates=["alpha"]), -32004, "NOT_FOUND"),
         (_errors.AmbiguousSkillError("two", candidates=["a:x", "b:x"]), -32005, "AMBIGUOUS"),
         (_errors.SkillPermissionError("denied"), -32007, "PERMISSION_DENIED"),
-        (_errors.SkillIOError("gone"), -32008, "EXECUTION_ERROR"),
+        (_errors.SkillIOError("gone"), -32008, "IO_ERROR"),
+        (_errors.SkillParseError("broken"), -32001, "INVALID_SKILL"),
         (_errors.UsageError("bad"), -32003, "INVALID_PARAM"),
-        (ToolCallError("DISABLED", "off"), -32009, "DISABLED"),
+        (ToolCallError("DISABLED", "off"), -32006, "DISABLED"),
+        (ToolCallError("EXECUTION_ERROR", "no runner"), -32009, "EXECUTION_ERROR"),
         (_Unlisted("sub"), -32004, "NOT_FOUND"),
     ],
 )
@@ -105,8 +108,7 @@ def test_skillpack_errors_map_to_their_code_with_the_envelope_code_in_data(
     assert error["code"] == code and error["message"] == str(exc)
     assert error["data"]["code"] == envelope_code
     assert error["data"]["type"] == type(exc).__name__
-    candidates = getattr(exc, "candidates", ()) or getattr(exc, "suggestions", ())
-    assert error["data"].get("candidates", []) == list(candidates)
+    assert error["data"].get("candidates", []) == list(exc.candidates)
 
 
 def test_any_other_exception_is_an_internal_error_that_names_it() -> None:
@@ -128,6 +130,7 @@ TYPED_DEFS = {
     "Skill": _types.SkillEntry,
     "Problem": _types.ProblemEntry,
     "Workspace": _types.WorkspaceListing,
+    "LeftOut": _types.LeftOutEntry,
     "Change": _types.Change,
     "ToolError": _types.ToolError,
     "Activation": _types.ActivationEntry,

@@ -57,6 +57,10 @@ def test_skills_list_answers_one_entry_per_cwd_each_with_its_own_repo_chain(
     assert names(data[0]) == ["alpha", "beta"]
     assert names(data[1]) == ["gamma"]
     assert [p["code"] for p in data[1]["errors"]] == ["frontmatter-missing"]
+    assert [(e["kind"], e["code"]) for e in data[1]["left_out"]] == [
+        ("invalid", "frontmatter-missing")
+    ]
+    assert data[0]["left_out"] == [] and data[0]["version"] != data[1]["version"]
     assert client.skills_list()["data"][0]["cwd"] == str(project)
 
 
@@ -145,13 +149,18 @@ def test_config_write_disables_a_skill_for_listings_and_open_sessions(
     client: CheckedClient, project: Path, isolated_home: Path
 ) -> None:
     session = client.session_open()["session"]
+    before = client.skills_list()["data"][0]["version"]
+    assert client.skills_list()["data"][0]["version"] == before  # nothing changed
 
     written = client.skills_config_write("beta", enabled=False, target="project")
 
     assert written["config"] == str(project / ".skillpack" / "config.toml")
     assert "beta" in Path(written["config"]).read_text(encoding="utf-8")
-    listed = {s["name"]: s["enabled"] for s in client.skills_list()["data"][0]["skills"]}
+    listing = client.skills_list()["data"][0]
+    listed = {s["name"]: s["enabled"] for s in listing["skills"]}
     assert listed == {"alpha": True, "beta": False}
+    assert [(e["name"], e["kind"]) for e in listing["left_out"]] == [("beta", "disabled")]
+    assert listing["version"] != before
     turn = client.turn_prepare(session, "$beta now")
     assert [d["kind"] for d in turn["diagnostics"]] == ["disabled"]
 
@@ -159,6 +168,26 @@ def test_config_write_disables_a_skill_for_listings_and_open_sessions(
         client.skills_config_write("nope", enabled=True, target="user")
     assert missing.value.code == -32004
     assert missing.value.data["code"] == "NOT_FOUND"
+
+
+def test_config_write_decided_by_another_file_reports_and_applies_the_resulting_state(
+    client: CheckedClient, project: Path
+) -> None:
+    project_file = project / ".skillpack" / "config.toml"
+    project_file.parent.mkdir(parents=True)
+    project_file.write_text('[skills]\nenabled = ["beta"]\n', encoding="utf-8")
+    client.skills_reload()
+    session = client.session_open()["session"]
+
+    written = client.skills_config_write("beta", enabled=False, target="user")
+
+    assert written["enabled"] is True
+    assert written["decided_by"] == str(project_file)
+    listed = {s["name"]: s["enabled"] for s in client.skills_list()["data"][0]["skills"]}
+    assert listed["beta"] is True
+    turn = client.turn_prepare(session, "$beta now")
+    assert [d["kind"] for d in turn["diagnostics"]] != ["disabled"]
+    assert [a["name"] for a in turn["activations"]] == ["beta"]
 
 
 def test_a_skill_created_on_disk_is_announced_as_skills_changed(
@@ -201,8 +230,6 @@ def test_bad_params_name_the_field_and_unknown_methods_are_refused(
 ) -> None:
     cases = [
         ("skills.list", {"cwds": ["ok", 3]}, "cwds[1]"),
-        ("skills.search", {}, "query"),
-        ("skills.search", {"query": "x", "limit": 0}, "limit"),
         ("skills.search", {"query": "x", "colour": "red"}, "colour"),
         ("skills.config.write", {"ref": "a", "enabled": True, "target": "team"}, "target"),
         ("skills.list", {"cwds": [str(tmp_path / "missing")]}, "cwds[0]"),
@@ -214,6 +241,13 @@ def test_bad_params_name_the_field_and_unknown_methods_are_refused(
         assert bad.value.code == -32602, (method, params)
         assert bad.value.data == {"field": field}
         assert f"`{field}`" in bad.value.message
+    # A tool's own arguments are the tool's to check: its envelope answers, as in-process.
+    for params, field in (({}, "query"), ({"query": "x", "limit": 0}, "limit")):
+        refused = client.call("skills.search", params)
+        assert refused["ok"] is False and refused["error"]["code"] == "INVALID_PARAM"
+        assert f"`{field}`" in refused["error"]["message"]
+    assert client.call("skills.search", {"query": "alpha", "limit": 3.0})["ok"] is True
+    assert client.call("skills.search", {"query": "alpha", "limit": None})["ok"] is True
     with pytest.raises(RpcError) as unknown:
         client.call("skills.explode")
     assert unknown.value.code == -32601

@@ -179,7 +179,7 @@ def test_a_file_changed_after_the_listing_is_refused(session: Session, tmp_path:
     tools = SkillTools(session)
     refused = tools.call("skill_read_file", {"skill": "one:report", "path": "references/style.md"})
     assert refused["ok"] is False
-    assert refused["error"]["code"] == "EXECUTION_ERROR"
+    assert refused["error"]["code"] == "IO_ERROR"
     assert "do not match the size" in refused["error"]["message"]
     session.refresh()  # a new listing carries the new digest
     again = tools.call("skill_read_file", {"skill": "one:report", "path": "references/style.md"})

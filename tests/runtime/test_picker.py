@@ -221,7 +221,7 @@ def test_a_write_matches_what_skillpack_disable_writes(project: Path, scope: str
     session = open_session(project)
     skill = session.catalog.winners("deploy-app")[0]
     ref = ref_for(session.catalog, skill)
-    _, path = write_enabled(session.catalog, ref, False, scope=scope, cwd=str(project))  # type: ignore[arg-type]
+    path = write_enabled(session.catalog, ref, False, scope=scope, cwd=str(project)).written  # type: ignore[arg-type]
     ours = path.read_text(encoding="utf-8")
     path.unlink()
     args = ["disable", "deploy-app", "--cwd", str(project)]

@@ -124,8 +124,9 @@ def test_strict_schemas_keep_required_fields_non_nullable() -> None:
 def test_the_name_enum_holds_ids_that_each_pick_one_skill() -> None:
     tools = tools_for(config=Config(disabled=("retired",)))
     [_, load, use, read] = tools.definitions()
-    enum = load.parameters["properties"]["name"]["enum"]
+    *enum, absent = load.parameters["properties"]["name"]["enum"]
     assert enum == ["/a/one/dup/SKILL.md", "/a/two/dup/SKILL.md", "pdf"]
+    assert absent is None  # `name` is optional: null is its absence
     assert use.parameters["properties"]["skill"]["enum"] == enum
     assert read.parameters["properties"]["skill"]["enum"] == enum
     for ref in enum:
@@ -149,7 +150,7 @@ def test_a_qualified_id_is_in_the_enum_where_the_bare_name_is_not_unique() -> No
 
     catalog = Catalog(skills=(skill("lint", "p1"), skill("lint", "p2"), skill("fmt", None)))
     [_, load, _, _] = SkillTools(Session(catalog, session_id="s")).definitions()
-    assert load.parameters["properties"]["name"]["enum"] == ["fmt", "p1:lint", "p2:lint"]
+    assert load.parameters["properties"]["name"]["enum"] == ["fmt", "p1:lint", "p2:lint", None]
 
 
 # -- the data the tools return ------------------------------------------------------------
@@ -243,11 +244,11 @@ def test_skill_create_is_strict_too_its_frontmatter_travels_as_json_text() -> No
         check_args("skill_create", {**base, "frontmatter": "[1, 2]"})
 
 
-def test_loading_a_skill_that_stopped_parsing_is_an_execution_error_naming_the_file() -> None:
+def test_loading_a_skill_that_stopped_parsing_is_an_invalid_skill_naming_the_file() -> None:
     memory = MemorySkills(FILES)
     tools = SkillTools(Session(memory.catalog(), reader=memory, session_id="s"))
     memory.write("/a/pdf/SKILL.md", "---\nname: pdf\ndescription: x\nThe closing line is gone.\n")
     for result in (tools.skill_load(name="pdf"), tools.use_skill("pdf")):
-        assert result["error"]["code"] == "EXECUTION_ERROR"
+        assert result["error"]["code"] == "INVALID_SKILL"
         assert "/a/pdf/SKILL.md no longer parses" in result["error"]["message"]
         assert "name: pdf" not in result["error"]["message"].split("parses")[0]

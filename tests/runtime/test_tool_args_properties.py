@@ -8,15 +8,14 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skillpack._errors import UsageError
+from skillpack._errors import ERROR_CODES, UsageError
 from skillpack.discovery._memory import MemorySkills
 from skillpack.runtime._session import Session
 from skillpack.runtime._tool_args import SCHEMAS, check_args
 from skillpack.runtime._tools import TOOL_NAMES, SkillTools
 from strategies import JSON_VALUES, TEXT
 
-CODES = {"INVALID_PARAM", "NOT_FOUND", "AMBIGUOUS", "DISABLED", "PERMISSION_DENIED",
-         "EXECUTION_ERROR", "INTERNAL_ERROR"}  # fmt: skip
+CODES = set(ERROR_CODES)
 
 
 def skill_md(name: str, body: str) -> str:

@@ -15,7 +15,7 @@ from skillpack.config._schema import Config
 from skillpack.discovery._discover import discover
 from skillpack.discovery._memory import MemorySkills
 from skillpack.runtime._session import Session
-from skillpack.runtime._tools import ERROR_CODES, SkillTools, error_code_for
+from skillpack.runtime._tools import SkillTools, error_code_for
 from skillpack.select._rules import PermissionRules
 
 
@@ -38,14 +38,14 @@ BASIC = {
 }
 
 
-def test_every_public_exception_maps_to_an_error_code() -> None:
+def test_every_public_exception_carries_an_error_code() -> None:
     public = [
         obj
         for obj in vars(errors).values()
         if isinstance(obj, type) and issubclass(obj, errors.SkillpackError)
     ]
     for cls in public:
-        assert cls in ERROR_CODES, cls
+        assert cls.code in errors.ERROR_CODES, cls
 
 
 @pytest.mark.parametrize(
@@ -170,6 +170,7 @@ def test_denied_skill_is_absent_from_definitions_enum() -> None:
     assert load.parameters["properties"]["name"]["enum"] == [
         "/a/one/dup/SKILL.md",
         "/a/two/dup/SKILL.md",
+        None,
     ]
 
 
@@ -286,7 +287,7 @@ def test_internal_errors_never_escape() -> None:
     tools = SkillTools(Session(memory.catalog(), reader=memory))
     result = tools.skill_load(name="pdf")
     assert result["error"]["code"] == "INTERNAL_ERROR"
-    assert error_code_for(errors.SkillIOError("x")) == "EXECUTION_ERROR"
+    assert error_code_for(errors.SkillIOError("x")) == "IO_ERROR"
 
 
 @pytest.mark.parametrize("fmt", ["openai", "openai-responses", "anthropic", "mcp"])
@@ -305,12 +306,13 @@ def test_definitions_export_each_format(fmt: str) -> None:
     schema = first["function"]["parameters"] if schema_key is None else first[schema_key]
     # user-only skills are not offered to the model; the enum holds an id per skill
     ids = ["/a/one/dup/SKILL.md", "/a/two/dup/SKILL.md", "pdf"]
+    # `name` is optional: null (its absence) is in the enum of every format.
+    assert schema["properties"]["name"]["enum"] == [*ids, None]
+    assert schema["properties"]["name"]["type"] == ["string", "null"]
     if fmt.startswith("openai"):
         assert (first.get("strict") or first["function"]["strict"]) is True
-        assert schema["properties"]["name"]["enum"] == [*ids, None]
         assert schema["required"] == ["name", "path", "args"]
     else:
-        assert schema["properties"]["name"]["enum"] == ids
         assert schema["required"] == []
 
 
@@ -321,7 +323,7 @@ def test_name_enum_is_dropped_when_the_list_is_large(count: int, listed: bool) -
     name = tools.definitions()[1].parameters["properties"]["name"]
     assert ("enum" in name) is listed
     if listed:
-        assert name["enum"] == [f"s{i:03d}" for i in range(count)]
+        assert name["enum"] == [*(f"s{i:03d}" for i in range(count)), None]
 
 
 # -- filesystem path escapes --------------------------------------------------------
@@ -380,3 +382,26 @@ def test_a_failing_freshness_check_is_an_envelope_never_an_exception(
     result = tools.call("skill_search", {"query": "anything"})
     assert result["ok"] is False
     assert result["error"]["code"] == "INTERNAL_ERROR"
+
+
+@pytest.mark.parametrize("fmt", ["openai", "openai-responses", "anthropic", "mcp"])
+def test_the_catalog_joins_skill_load_s_description_only_when_asked(fmt: Any) -> None:
+    tools, _ = memory_tools(BASIC)
+
+    def descriptions(**options: Any) -> dict[str, str]:
+        found = {}
+        for definition in tools.definitions_for(fmt, **options):
+            function = definition.get("function", definition)
+            found[function["name"]] = function["description"]
+        return found
+
+    plain, listed = descriptions(), descriptions(catalog=True, catalog_chars=4_000)
+    rendered = tools.session.render_catalog(
+        format="markdown", budget_chars=4_000, include_location=False
+    ).text
+    assert listed["skill_load"] == f"{plain['skill_load']}\n\n{rendered}"
+    assert "**pdf**" in rendered and "user-only" not in rendered
+    assert {k: v for k, v in listed.items() if k != "skill_load"} == {
+        k: v for k, v in plain.items() if k != "skill_load"
+    }
+    assert descriptions(catalog=True, catalog_chars=0) == plain

@@ -750,7 +750,7 @@ def test_find_skill_refuses_with_the_matching_error(
 def test_find_skill_not_found_carries_suggestions() -> None:
     with pytest.raises(SkillNotFoundError) as caught:
         find_skill(CATALOG, name="systematic-debug")
-    assert caught.value.suggestions == ("systematic-debugging",)
+    assert caught.value.candidates == ("systematic-debugging",)
     assert "Did you mean systematic-debugging?" in str(caught.value)
 
 

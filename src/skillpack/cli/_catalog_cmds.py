@@ -250,7 +250,6 @@ def _print_validation(results: list[dict[str, Any]]) -> None:
 @catalog_options
 def show_command(ref: str, catalog: CatalogOptions, as_json: bool) -> None:
     """Show one skill (by name, qualified id or path): metadata, size, files, problems."""
-    from ..discovery._skill_files import list_skill_files, read_body
     from ..parse._skill_json import skill_to_dict
     from ..runtime._workspace import lookup_skill, skill_md_path
     from ._declare_cmds import declared, declared_rows
@@ -259,22 +258,24 @@ def show_command(ref: str, catalog: CatalogOptions, as_json: bool) -> None:
         # A path outside every root is still worth showing: make its folder a root.
         md = skill_md_path(ref)
         catalog = dataclasses.replace(catalog, roots=(os.path.dirname(md),))
-    ws = catalog.workspace()
-    skill = lookup_skill(ws.catalog, ref)
-    files, truncated = list_skill_files(skill)
-    problems = [p for p in ws.catalog.problems if p.path in (skill.path, skill.real_path)]
+    # Through the session's reader: a skill of an MCP server is read from its server.
+    with catalog.session() as session:
+        skill = lookup_skill(session.catalog, ref)
+        files, truncated = session.reader.list_files(skill)
+        body = session.reader.read_body(skill)
+        enabled = session.is_enabled(skill)
+        config, problems_of = session.config, session.catalog.problems
+    problems = [p for p in problems_of if p.path in (skill.path, skill.real_path)]
     tokens = (skill.body_chars + 3) // 4
-    servers = [server["name"] for server in ws.config.mcp_servers]
-    declarations = declared(skill, read_body(skill), servers)
+    servers = [server["name"] for server in config.mcp_servers]
+    declarations = declared(skill, body, servers)
     missing = declarations["dependencies"]["missing"]
-    rules = ws.config.permissions
+    rules = config.permissions
     decision = rules.decide(skill)
     data = {
         "skill": {
             **skill_to_dict(skill),
-            **skill_summary(
-                skill, enabled=ws.is_enabled(skill), missing=missing, permission=decision
-            ),
+            **skill_summary(skill, enabled=enabled, missing=missing, permission=decision),
         },
         "body_chars": skill.body_chars,
         "body_lines": skill.body_lines,
@@ -292,7 +293,7 @@ def show_command(ref: str, catalog: CatalogOptions, as_json: bool) -> None:
         ("description", skill.description),
         ("path", skill.path),
         ("scope", skill.scope),
-        ("enabled", str(ws.is_enabled(skill)).lower()),
+        ("enabled", str(enabled).lower()),
         ("permission", decision if decision == "allow" else rules.explain(skill)),
         ("model may invoke", str(skill.model_invocable).lower()),
         ("user may invoke", str(skill.user_invocable).lower()),

@@ -4,13 +4,16 @@ Exit codes: 0 success; 1 the skill or request is bad (validation errors, not fou
 ambiguous, disabled, permission denied, I/O); 2 the command line itself is wrong.
 
 With `--json`, a failing command prints `{"error": {"code", "message", ...}}` on
-stdout instead of a line on stderr (`candidates`/`suggestions` when there are
-some, and the fields a `CommandFailed` carries). The codes are stable:
+stdout instead of a line on stderr (`candidates` when there are some, repeated as
+`suggestions` for `NOT_FOUND`, and the fields a `CommandFailed` carries). The code
+is the exception's own (`SkillpackError.code`, the same in every surface); this
+module only maps it to an exit status. The codes are stable:
 
     NOT_FOUND, AMBIGUOUS, DISABLED, PERMISSION_DENIED    as the model-facing tools
     INVALID_PARAM       the command line or an argument cannot work (exit 2)
     INVALID_SKILL       a skill file cannot be used (`validate` found errors)
     IO_ERROR            a file or folder could not be read or written
+    EXECUTION_ERROR     a tool cannot run as asked
     DECIDED_ELSEWHERE   `enable`/`disable` wrote its file, but another file decides
     TRIGGERS_FAILED     `triggers`: a listed request picks another skill
     REFUSED             `install`/`update`/`remove`: a skill was refused (the document lists why)
@@ -33,30 +36,18 @@ import click
 from .. import _errors as errors
 from ._output import emit_json, safe_text
 
-EXIT_CODES: dict[type[errors.SkillpackError], int] = {
-    errors.SkillpackError: 1,
-    errors.SkillError: 1,
-    errors.SkillParseError: 1,
-    errors.UsageError: 2,
-    errors.SkillNotFoundError: 1,
-    errors.AmbiguousSkillError: 1,
-    errors.SkillDisabledError: 1,
-    errors.SkillPermissionError: 1,
-    errors.SkillIOError: 1,
+EXIT_CODES: Mapping[str, int] = {
+    "INVALID_PARAM": 2,
+    "NOT_FOUND": 1,
+    "AMBIGUOUS": 1,
+    "DISABLED": 1,
+    "PERMISSION_DENIED": 1,
+    "INVALID_SKILL": 1,
+    "IO_ERROR": 1,
+    "EXECUTION_ERROR": 1,
+    "INTERNAL_ERROR": 1,
 }
-
-ERROR_CODES: dict[type[errors.SkillpackError], str] = {
-    errors.SkillpackError: "INTERNAL_ERROR",
-    errors.SkillError: "INVALID_SKILL",
-    errors.SkillParseError: "INVALID_SKILL",
-    errors.UsageError: "INVALID_PARAM",
-    errors.SkillNotFoundError: "NOT_FOUND",
-    errors.AmbiguousSkillError: "AMBIGUOUS",
-    errors.SkillDisabledError: "DISABLED",
-    errors.SkillPermissionError: "PERMISSION_DENIED",
-    errors.SkillIOError: "IO_ERROR",
-}
-"""The `--json` error code of each exception (the nearest class in its MRO wins)."""
+"""Error code (`_errors.ErrorCode`) -> exit status; a test checks every code is here."""
 
 
 class CommandFailed(errors.SkillpackError):
@@ -75,28 +66,15 @@ class CommandFailed(errors.SkillpackError):
     ) -> None:
         super().__init__(message)
         self.code = code
+        """A command's own outcome (`DECIDED_ELSEWHERE`, ...) beside the library's codes."""
         self.exit_code = exit_code
         self.details = dict(details or {})
-
-
-def _lookup(table: Mapping[type[errors.SkillpackError], Any], exc: errors.SkillpackError) -> Any:
-    for cls in type(exc).__mro__:
-        if cls in table:
-            return table[cls]
-    return None
 
 
 def exit_code_for(exc: errors.SkillpackError) -> int:
     if isinstance(exc, CommandFailed):
         return exc.exit_code
-    code = _lookup(EXIT_CODES, exc)
-    return 1 if code is None else int(code)
-
-
-def error_code_for(exc: errors.SkillpackError) -> str:
-    if isinstance(exc, CommandFailed):
-        return exc.code
-    return str(_lookup(ERROR_CODES, exc) or "INTERNAL_ERROR")
+    return EXIT_CODES.get(exc.code, 1)
 
 
 def error_fields(code: str, message: str, **fields: Any) -> dict[str, Any]:
@@ -127,22 +105,21 @@ def handle_errors(*, as_json: bool = False) -> Iterator[None]:
     try:
         yield
     except errors.SkillpackError as exc:
-        candidates = getattr(exc, "candidates", ()) or ()
-        suggestions = getattr(exc, "suggestions", ()) or ()
+        candidates = exc.candidates
         if as_json:
             fields: dict[str, Any] = {}
             if candidates:
                 fields["candidates"] = list(candidates)
-            if suggestions:
-                fields["suggestions"] = list(suggestions)
+                if exc.code == "NOT_FOUND":
+                    fields["suggestions"] = list(candidates)  # the older name, kept
             if exc.hint:
                 fields["hint"] = exc.hint
             if isinstance(exc, CommandFailed):
                 fields.update(exc.details)
-            json_error(error_code_for(exc), str(exc), **fields)
+            json_error(exc.code, str(exc), **fields)
         else:
             sys.stderr.write(f"skillpack: {safe_text(str(exc))}\n")
-            for candidate in candidates or suggestions:
+            for candidate in candidates:
                 sys.stderr.write(f"  {safe_text(str(candidate))}\n")
             if exc.hint:
                 sys.stderr.write(f"{safe_text(exc.hint, multiline=True)}\n")

@@ -43,6 +43,20 @@ _timeout_option = click.option(
     show_default=True,
     help="Seconds to wait for a server (connecting, or between bytes) before retrying.",
 )
+_insecure_option = click.option(
+    "--insecure",
+    "insecure",
+    multiple=True,
+    metavar="REGISTRY",
+    help="Reach this OCI registry (host[:port]) over plain http or unchecked TLS; repeatable. "
+    "Loopback registries may use http without it.",
+)
+_verify_key_option = click.option(
+    "--verify-key",
+    type=click.Path(exists=True, dir_okay=False, path_type=str),
+    default=None,
+    help="A cosign public key (PEM): refuse an oci:// artifact without a valid signature by it.",
+)
 _cwd_option = click.option(
     "--cwd",
     type=click.Path(exists=True, file_okay=False, path_type=str),
@@ -70,6 +84,8 @@ _cwd_option = click.option(
 @_project_option
 @_yes_option
 @_timeout_option
+@_insecure_option
+@_verify_key_option
 @_cwd_option
 @_json_option
 def install_command(
@@ -80,6 +96,8 @@ def install_command(
     project: bool,
     yes: bool,
     timeout: float,
+    insecure: tuple[str, ...],
+    verify_key: str | None,
     cwd: str | None,
     as_json: bool,
 ) -> None:
@@ -87,8 +105,10 @@ def install_command(
 
     SOURCE is a site (https://host[/base], read at /.well-known/agent-skills/index.json),
     a git repository (owner/repo, https://host/repo.git, with optional /sub/path and
-    #ref), an archive (.zip, .tar.gz; a path or a URL) or a local folder. Every
-    download is verified against its digests; nothing is written before approval.
+    #ref), an archive (.zip, .tar.gz; a path or a URL), an OCI artifact
+    (oci://REGISTRY/REPO[:TAG|@DIGEST]: agentskills, Flux, ToolHive or ramalama
+    layouts, pinned by digest in the lock) or a local folder. Every download is
+    verified against its digests; nothing is written before approval.
     """
     from ..install._installer import install, install_system
 
@@ -104,6 +124,7 @@ def install_command(
                 source,
                 skills=skills,
                 all_skills=all_skills,
+                oci=_oci_options(insecure, verify_key),
                 **_change_options(project, cwd, yes, timeout, as_json, progress),
             )
     _report(outcome, as_json)
@@ -114,6 +135,8 @@ def install_command(
 @_project_option
 @_yes_option
 @_timeout_option
+@_insecure_option
+@_verify_key_option
 @_cwd_option
 @_json_option
 def update_command(
@@ -121,18 +144,25 @@ def update_command(
     project: bool,
     yes: bool,
     timeout: float,
+    insecure: tuple[str, ...],
+    verify_key: str | None,
     cwd: str | None,
     as_json: bool,
 ) -> None:
     """Re-resolve installed skills (all, or NAMES) and install what changed.
 
-    Changes are shown by digest (and file by file), unchanged skills are skipped, and
-    a skill whose files you edited is never overwritten.
+    Changes are shown by digest (and file by file; OCI skills also by manifest
+    digest, their tag re-resolved), unchanged skills are skipped, and a skill whose
+    files you edited is never overwritten.
     """
     from ..install._installer import update
 
     with _progress(as_json) as progress:
-        outcome = update(names, **_change_options(project, cwd, yes, timeout, as_json, progress))
+        outcome = update(
+            names,
+            oci=_oci_options(insecure, verify_key),
+            **_change_options(project, cwd, yes, timeout, as_json, progress),
+        )
     _report(outcome, as_json)
 
 
@@ -198,20 +228,72 @@ def doctor_command(project: bool, cwd: str | None, as_json: bool) -> None:
 @click.option(
     "--out",
     "out",
-    required=True,
+    default=None,
     type=click.Path(file_okay=False, path_type=str),
     help="Site folder to write .well-known/agent-skills/ into.",
 )
+@click.option(
+    "--oci",
+    "oci",
+    default=None,
+    metavar="REGISTRY/REPO",
+    help="Push to this OCI repository instead (agentskills: one artifact per skill at "
+    "REPO/<name>; flux: one bundle at REPO).",
+)
+@click.option(
+    "--tag",
+    "tags",
+    multiple=True,
+    metavar="TAG",
+    help="Tag for --oci (repeatable); default the skill's metadata.version, else latest.",
+)
+@click.option(
+    "--format",
+    "oci_format",
+    type=click.Choice(["agentskills", "flux"]),
+    default="agentskills",
+    show_default=True,
+    help="OCI layout for --oci.",
+)
+@click.option(
+    "--sign-key",
+    type=click.Path(exists=True, dir_okay=False, path_type=str),
+    default=None,
+    help="Sign each pushed artifact with this ECDSA P-256 PEM private key (cosign format "
+    "signature; COSIGN_PASSWORD decrypts an encrypted key).",
+)
+@click.option(
+    "--insecure", is_flag=True, help="Reach the --oci registry over plain http or unchecked TLS."
+)
 @_json_option
-def publish_command(directory: str, out: str, as_json: bool) -> None:
-    """Write the skills under DIRECTORY as a well-known tree any static server serves.
+def publish_command(
+    directory: str,
+    out: str | None,
+    oci: str | None,
+    tags: tuple[str, ...],
+    oci_format: str,
+    sign_key: str | None,
+    insecure: bool,
+    as_json: bool,
+) -> None:
+    """Write the skills under DIRECTORY as a well-known tree any static server serves
+    (--out), or push them to an OCI registry (--oci).
 
     The index is the discovery 0.2.0 form (`skills` npm CLI compatible): a skill-md
     entry for a lone SKILL.md, a reproducible .tar.gz otherwise, every file beside it
-    with per-file digests.
+    with per-file digests. An OCI push is reproducible (the same tree gives the same
+    digest) and prints each REGISTRY/REPO:TAG@DIGEST.
     """
     from ..install._publish import publish
 
+    if (out is None) == (oci is None):
+        raise errors.UsageError("Give exactly one of --out DIR and --oci REGISTRY/REPO.")
+    if oci is None and (tags or sign_key or insecure or oci_format != "agentskills"):
+        raise errors.UsageError("--tag, --format, --sign-key and --insecure go with --oci.")
+    if oci is not None:
+        _publish_oci(directory, oci, tags, oci_format, sign_key, insecure, as_json)
+        return
+    assert out is not None
     report = publish(directory, out)
     if as_json:
         emit_json(report.to_dict())
@@ -224,6 +306,55 @@ def publish_command(directory: str, out: str, as_json: bool) -> None:
         )
     out_console.print(f"wrote {_clean(report.index)}")
     out_console.print(f"serve it with: python -m http.server --directory {_clean(report.out)}")
+
+
+def _publish_oci(
+    directory: str,
+    target: str,
+    tags: tuple[str, ...],
+    oci_format: str,
+    sign_key: str | None,
+    insecure: bool,
+    as_json: bool,
+) -> None:
+    from ..install._oci_publish import publish_oci
+
+    key = _read_key(sign_key)
+    report = publish_oci(
+        directory,
+        target,
+        tags=tags,
+        format="flux" if oci_format == "flux" else "agentskills",
+        insecure=insecure,
+        sign_key=key,
+    )
+    if as_json:
+        emit_json(report.to_dict())
+        return
+    out_console = console()
+    for artifact in report.artifacts:
+        for ref in artifact.refs():
+            out_console.print(_clean(ref))
+        for signature in artifact.signatures:
+            out_console.print(f"  signed: {_clean(signature)}")
+
+
+def _read_key(path: str | None) -> bytes | None:
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(64 * 1024)
+    except OSError as error:
+        raise errors.UsageError(f"Cannot read the key file {path} ({error.strerror}).") from None
+
+
+def _oci_options(insecure: tuple[str, ...], verify_key: str | None) -> Any:
+    from ..install._oci_resolve import OciOptions
+
+    return OciOptions(
+        insecure=frozenset(r.lower() for r in insecure), verify_key=_read_key(verify_key)
+    )
 
 
 @click.command("audit")
@@ -333,6 +464,10 @@ def _print_plan(plan: Plan, *, stderr: bool) -> None:
             f"{_clean(candidate.origin.label())}"
         )
         out.print(f"    {_clean(summary.description)}")
+        if item.previous_source:
+            out.print(
+                f"    source: {_clean(item.previous_source)} -> {_clean(candidate.origin.label())}"
+            )
         if item.previous_digest:
             out.print(f"    digest: {item.previous_digest} -> {candidate.skill_digest}")
         else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -37,12 +38,34 @@ from ._output import emit_json
     default=None,
     help="HTTP: require `Authorization: Bearer <token>`, the token read from this file.",
 )
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Build the server without listening: print what it serves and what it leaves "
+    "out, why, and the fix; exit 1 when a root was cut short or a skill is invalid.",
+)
+@click.option(
+    "--catalog-chars",
+    type=click.IntRange(min=0),
+    metavar="CHARS",
+    default=None,
+    help="Budget in characters of the skill list in skill_load's description "
+    "(default: the catalog budget, [budget] chars; 0 lists none).",
+)
+@click.option(
+    "--catalog-instructions",
+    is_flag=True,
+    help="Also put the skill list in the server's instructions.",
+)
 @catalog_options
 def mcp_command(
     transport: str,
     host: str,
     port: int,
     token_file: str | None,
+    check: bool,
+    catalog_chars: int | None,
+    catalog_instructions: bool,
     catalog: CatalogOptions,
     as_json: bool,
 ) -> None:
@@ -50,7 +73,9 @@ def mcp_command(
 
     The catalog is live: skills added, changed or removed under the roots reach
     clients as list_changed notifications. Tools: skill_search, skill_load,
-    use_skill, skill_read_file (the library's envelopes). Every file of every skill
+    use_skill, skill_read_file (the library's envelopes); skill_load's description
+    lists the skills, names and descriptions within --catalog-chars, so every
+    client shows the model what it can load. Every file of every skill
     the model may see is a skill://<skill-path>/<file> resource; user-invocable
     skills are prompts; the io.modelcontextprotocol/skills extension adds
     skills/list, skills/get and resources/directory/read. Needs
@@ -59,9 +84,18 @@ def mcp_command(
     HTTP listens on 127.0.0.1 unless --host says otherwise, refuses a foreign Host
     or Origin (DNS rebinding), and with --token-file a missing or wrong token.
 
+    What is left out (a root cut short by --max-dirs/--max-depth, an invalid
+    SKILL.md, a shadowed name, a prompt-only skill, one the skills extension cannot
+    list) reaches clients: `_meta` of every skills/list page carries the catalog
+    version and a count, the skillpack://problems resource lists each with its fix,
+    and handshake-era clients get a log message when it changes.
+
     \b
     --json (HTTP) prints, once listening:
       {"transport": "http", "url": "http://127.0.0.1:8765/mcp"}
+    --check --json prints, and exits 1 when a root was truncated or a skill invalid:
+      {"catalogVersion": "...", "served": 358, "skills": [{"name", "path", "uri"}],
+       "leftOut": [{"kind", "code", "path", "name", "message"}], "counts": {kind: n}}
     """
     import gc
 
@@ -69,6 +103,9 @@ def mcp_command(
 
     gc.enable()  # a long-running server: the CLI's short-run switch must not stay on
     require_mcp()
+    if check:
+        _check(catalog, as_json=as_json)
+        return
     from ..mcp._http import is_loopback, read_token
 
     token = read_token(token_file) if token_file else None
@@ -83,13 +120,19 @@ def mcp_command(
     try:
         from ..mcp._server import SkillServer, run_stdio
 
-        server = SkillServer(session, cwd=catalog.cwd)
+        server = SkillServer(
+            session,
+            cwd=catalog.cwd,
+            catalog_chars=catalog_chars,
+            catalog_instructions=catalog_instructions,
+        )
         if transport == "stdio":
             run_stdio(server)
             return
         from ..mcp._http import bind, build_app, serve
 
         sock = bind(host, port)
+        server.prepare()
 
         def ready(url: str) -> None:
             if as_json:
@@ -100,3 +143,40 @@ def mcp_command(
         serve(build_app(server.server, host=host, token=token), sock, on_ready=ready)
     finally:
         session.close()
+
+
+def _check(catalog: CatalogOptions, *, as_json: bool) -> None:
+    """`mcp --check`: the server's view of the catalog, printed; exit 1 on a blocking kind."""
+    from ..mcp._server import SkillServer
+    from ..runtime._left_out import BLOCKING_KINDS
+
+    session = catalog.session()
+    try:
+        report = SkillServer(session, cwd=catalog.cwd).problems_report(with_skills=True)
+    finally:
+        session.close()
+    if as_json:
+        emit_json(report)
+    else:
+        _print_check(report)
+    if any(entry["kind"] in BLOCKING_KINDS for entry in report["leftOut"]):
+        raise SystemExit(1)
+
+
+def _print_check(report: dict[str, Any]) -> None:
+    from ._output import echo, print_table
+
+    left_out = report["leftOut"]
+    echo(
+        f"skillpack mcp would serve {report['served']} skill(s) (catalog version "
+        f"{report['catalogVersion']}) and leaves out {len(left_out)}."
+    )
+    if not left_out:
+        return
+    print_table(
+        "Left out",
+        ["kind", "name", "why and the fix"],
+        [[e["kind"], e["name"] or "-", e["message"]] for e in left_out],
+    )
+    kinds = ", ".join(f"{n} {kind}" for kind, n in report["counts"].items())
+    echo(f"Left out: {kinds}.")

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from .._limits import MAX_DEPTH, MAX_DIRS
 from ._output import warn
 
 if TYPE_CHECKING:
@@ -19,13 +20,17 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class CatalogOptions:
-    """What `--root/--cwd/--no-user/--no-system/--no-cache` ask for."""
+    """What `--root/--cwd/--no-user/--no-system/--no-cache/--max-depth/--max-dirs` ask for."""
 
     roots: tuple[str, ...]
     cwd: str | None
     no_user: bool
     no_system: bool
     no_cache: bool
+    max_depth: int | None = None
+    """The walk's depth bound for every root (None: the config's `[discovery] max_depth`)."""
+    max_dirs: int | None = None
+    """Folders walked per root at most (None: the config's `[discovery] max_dirs`)."""
 
     def workspace(self, *, warn_missing_roots: bool = True) -> Workspace:
         """The discovered workspace. A `--root` that is not a folder is warned about
@@ -38,6 +43,8 @@ class CatalogOptions:
             include_user=not self.no_user,
             include_system=not self.no_system,
             use_cache=not self.no_cache,
+            max_depth=self.max_depth,
+            max_dirs=self.max_dirs,
         )
         if warn_missing_roots:
             _warn_missing_roots(workspace.problems)
@@ -57,6 +64,8 @@ class CatalogOptions:
             include_user=not self.no_user,
             include_system=not self.no_system,
             use_cache=not self.no_cache,
+            max_depth=self.max_depth,
+            max_dirs=self.max_dirs,
             **kwargs,
         )
         _warn_missing_roots(session.catalog.problems)
@@ -83,10 +92,18 @@ def catalog_options(func: Callable[..., Any]) -> Callable[..., Any]:
         no_user: bool,
         no_system: bool,
         no_cache: bool,
+        max_depth: int | None,
+        max_dirs: int | None,
         **kwargs: Any,
     ) -> Any:
         catalog = CatalogOptions(
-            roots=roots, cwd=cwd, no_user=no_user, no_system=no_system, no_cache=no_cache
+            roots=roots,
+            cwd=cwd,
+            no_user=no_user,
+            no_system=no_system,
+            no_cache=no_cache,
+            max_depth=max_depth,
+            max_dirs=max_dirs,
         )
         return func(*args, catalog=catalog, **kwargs)
 
@@ -96,7 +113,9 @@ def catalog_options(func: Callable[..., Any]) -> Callable[..., Any]:
             "roots",
             multiple=True,
             type=click.Path(file_okay=False, path_type=str),
-            help="Extra skills root (scope 'extra'); repeatable.",
+            help="Extra skills root (scope 'extra'); repeatable. Walked like every root: "
+            "--max-depth levels down and --max-dirs folders at most (a root cut short is "
+            "reported as walk-truncated).",
         ),
         click.option(
             "--cwd",
@@ -107,6 +126,20 @@ def catalog_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--no-user", is_flag=True, help="Skip the user skill roots."),
         click.option("--no-system", is_flag=True, help="Skip the skills bundled with skillpack."),
         click.option("--no-cache", is_flag=True, help="Do not read or write the index file."),
+        click.option(
+            "--max-depth",
+            type=click.IntRange(min=0),
+            default=None,
+            help=f"Folder levels searched below each root (default: [discovery] max_depth "
+            f"in the config, else {MAX_DEPTH}).",
+        ),
+        click.option(
+            "--max-dirs",
+            type=click.IntRange(min=1),
+            default=None,
+            help=f"Folders searched per root at most (default: [discovery] max_dirs in the "
+            f"config, else {MAX_DIRS}).",
+        ),
         click.option("--json", "as_json", is_flag=True, help="Print JSON (stable shape)."),
     ]
     decorated: Callable[..., Any] = wrapper

@@ -187,28 +187,22 @@ def _toggle(
     command says which file decides and how to change it there, and exits 1
     (`DECIDED_ELSEWHERE`): the written entry stays, it is the user's own choice.
     """
-    from ..config._files import enable_decided_by, load_config
-    from ..runtime._workspace import config_entry, write_enabled
+    from ..runtime._workspace import write_enabled
     from ._errors import CommandFailed
 
     ws = catalog.workspace()
-    skill, path = write_enabled(
-        ws.catalog, ref, enabled, scope="project" if project else "user", cwd=ws.cwd
+    toggled = write_enabled(
+        ws.catalog,
+        ref,
+        enabled,
+        scope="project" if project else "user",
+        cwd=ws.cwd,
+        user=not catalog.no_user,
     )
-    target = config_entry(ref, skill)
-    user = not catalog.no_user
-    config, _problems = load_config(cwd=ws.cwd, user=user)
-    result = config.is_enabled(skill)
-    decided_by = enable_decided_by(skill, cwd=ws.cwd, user=user)
-    state = {
-        "name": skill.name,
-        "qualified_name": skill.qualified_name,
-        "path": skill.path,
-        "enabled": result,
-        "config": str(path),
-        "decided_by": None if decided_by is None else str(decided_by),
-    }
-    if result != enabled:
+    skill, path, target = toggled.skill, toggled.written, toggled.entry
+    result, decided_by = toggled.enabled, toggled.decided_by
+    state = toggled.to_dict()
+    if toggled.decided_elsewhere:
         verb = "enable" if enabled else "disable"
         where = decided_by or path
         flag = " --project" if decided_by is not None and decided_by != path and not project else ""
@@ -281,7 +275,7 @@ def search_command(
     """
     import sqlite3
 
-    from ..runtime._tools import SkillTools
+    from ..runtime._tools import SkillTools, ToolCallError
 
     if not query.strip():
         raise click.BadParameter(
@@ -291,14 +285,12 @@ def search_command(
     session = catalog.session()
     conn = sqlite3.connect(":memory:") if catalog.no_cache else None
     tools = SkillTools(session, search_connection=conn)
-    envelope = tools.skill_search(query, limit=limit, scope=scope)
+    # Through the tool's own call: its argument check and its code, as every surface.
+    arguments = {"query": query, "limit": limit, "scope": scope}
+    envelope = tools.call("skill_search", arguments)
     if not envelope["ok"]:
-        from .. import _errors
-
         error = envelope["error"]
-        if error["code"] == "DISABLED":  # skills are turned off in the config
-            raise _errors.SkillDisabledError(error["message"])
-        raise _errors.UsageError(error["message"])
+        raise ToolCallError(error["code"], error["message"], candidates=error.get("candidates", ()))
     results = envelope["data"]["results"]
     if as_json:
         emit_json({"results": results})

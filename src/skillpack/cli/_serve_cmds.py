@@ -91,6 +91,8 @@ def serve_command(
             include_user=not catalog.no_user,
             include_system=not catalog.no_system,
             use_cache=not catalog.no_cache,
+            max_depth=catalog.max_depth,
+            max_dirs=catalog.max_dirs,
             refresh=default_refresh(),
         ),
         max_sessions=max_sessions,

@@ -83,19 +83,11 @@ def ui_command(
             "The picker draws on the terminal through stderr and reads keys from stdin; "
             "run it with both on a terminal (stdout may be a pipe)."
         )
-    from ..runtime._session import Session
     from ..select._resolve import mention_for
     from ..tui._app import PickerApp
 
     cwd = os.path.abspath(catalog.cwd or os.getcwd())
-    with Session.open(
-        cwd=cwd,
-        roots=catalog.roots,
-        include_user=not catalog.no_user,
-        include_system=not catalog.no_system,
-        use_cache=not catalog.no_cache,
-        refresh="manual",  # the picker watches once it has drawn
-    ) as session:
+    with catalog.session() as session:
         settle_heap()
         app = PickerApp(
             session,

@@ -14,13 +14,13 @@ from urllib.parse import unquote
 
 from .._errors import SkillIOError, SkillNotFoundError, SkillPermissionError
 from .._limits import MAX_PATH_CHARS
+from .._model import SKILL_FILE as SKILL_FILE
 from .._model import Skill
 
 NOISE_DIRS = frozenset({"node_modules", "__pycache__"})
 """Never walked, never listed. Hidden folders (`.git`, `.venv`, `.tox`, ...) are skipped
 by the hidden rule, and any folder holding `pyvenv.cfg` is not walked below."""
 
-SKILL_FILE = "SKILL.md"
 """The exact file name that makes a folder a skill."""
 
 _DRIVE = re.compile(r"^[A-Za-z]:")

@@ -14,12 +14,12 @@ from collections.abc import Mapping
 
 from .._errors import SkillNotFoundError
 from .._limits import MAX_LISTED_FILES
-from .._model import Catalog, Problem, Root, Scope, Skill, SkillFile, SkillLocation
+from .._model import Catalog, Problem, Root, Scope, Skill, SkillFile, SkillLocation, sha256_digest
 from ..parse._frontmatter import parse_skill
 from ..parse._loadable import loadable_body
 from ..select._collisions import resolve_collisions
 from ._confine import SKILL_FILE, confined_parts, in_tree, listed, missing, too_large
-from ._skill_files import fair_listing, sha256_digest
+from ._skill_files import fair_listing
 from ._walk import CODEX_SIDECARS
 
 

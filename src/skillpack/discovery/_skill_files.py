@@ -26,7 +26,7 @@ from typing import Final
 
 from .._errors import SkillIOError, SkillNotFoundError, SkillpackError, SkillPermissionError
 from .._limits import MAX_LISTED_FILES, MAX_READ_FILE_BYTES, MAX_SKILL_FILE_BYTES
-from .._model import Skill, SkillFile
+from .._model import Skill, SkillFile, sha256_digest
 from ._confine import NOISE_DIRS, SKILL_FILE, confined_parts, missing, refuse, too_large
 from ._load import read_bytes, read_fd
 
@@ -513,13 +513,6 @@ def read_skill_file(skill: Skill, relpath: str, *, max_bytes: int = MAX_READ_FIL
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise SkillIOError(f"{where} is not UTF-8 text ({exc}).") from exc
-
-
-def sha256_digest(data: bytes) -> str:
-    """`sha256:<64 lowercase hex>` of `data`: how a file's digest is written everywhere."""
-    import hashlib  # 4 ms to import: only digests need it
-
-    return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 class DigestCache:

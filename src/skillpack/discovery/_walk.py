@@ -163,8 +163,8 @@ def _truncated(root_path: str, max_dirs: int, left: int) -> Problem:
         "walk-truncated",
         f"Stopped searching {root_path} after {max_dirs} folders; "
         f"{left} more were not searched, so skills in them are missing. "
-        "Raise the limit (`max_dirs` in the config or API) or point the root "
-        "at a smaller folder.",
+        "Raise the limit (`--max-dirs` on the command line, `[discovery] max_dirs` in "
+        "the config, or `max_dirs` in the API) or point the root at a smaller folder.",
     )
 
 
@@ -174,8 +174,9 @@ def _too_deep(root_path: str, max_depth: int, example: str) -> Problem:
         "warning",
         "walk-truncated",
         f"Stopped searching {root_path} at depth {max_depth}: deeper folders (such as "
-        f"{example}) were not searched. Raise the limit (`max_depth` in the config "
-        "or API) if skills live deeper.",
+        f"{example}) were not searched. Raise the limit (`--max-depth` on the command "
+        "line, `[discovery] max_depth` in the config, or `max_depth` in the API) if "
+        "skills live deeper.",
     )
 
 

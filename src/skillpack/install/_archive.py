@@ -49,8 +49,11 @@ def archive_kind(name: str, data: bytes, content_type: str = "") -> ArchiveKind 
     return None
 
 
-def read_archive(data: bytes, kind: ArchiveKind, *, limits: Limits, label: str) -> Payload:
-    """The regular files of an archive, checked against the rules above.
+def read_archive(
+    data: bytes, kind: ArchiveKind, *, limits: Limits, label: str, links: bool = True
+) -> Payload:
+    """The regular files of an archive, checked against the rules above; with
+    `links=False` any link is refused (`unsafe-entry`) instead of copied.
 
     Raises:
         Refused: `unsafe-entry`, `too-large` or `archive-invalid`, with a
@@ -60,7 +63,7 @@ def read_archive(data: bytes, kind: ArchiveKind, *, limits: Limits, label: str) 
     import zipfile
     import zlib
 
-    reader = _Collector(limits=limits, label=label)
+    reader = _Collector(limits=limits, label=label, links=links)
     try:
         if kind == "zip":
             _read_zip(data, reader)
@@ -110,7 +113,8 @@ def _raise(error: Refused) -> str:
 class _Collector:
     """Accumulates members under the limits; resolves links at the end."""
 
-    def __init__(self, *, limits: Limits, label: str) -> None:
+    def __init__(self, *, limits: Limits, label: str, links: bool = True) -> None:
+        self.allow_links = links
         self.limits = limits
         self.label = label
         self.files: dict[str, bytes] = {}
@@ -161,6 +165,8 @@ class _Collector:
             self.executable.add(path)
 
     def add_link(self, path: str, raw: str, target: str, *, hard: bool) -> None:
+        if not self.allow_links:
+            raise self.refuse_type(raw, "link")
         self.claim(path, raw)
         self.links[path] = (target, hard)
 
@@ -312,8 +318,18 @@ def _read_member(
     return b"".join(chunks)
 
 
-def make_targz(files: Mapping[str, bytes], executable: frozenset[str] = frozenset()) -> bytes:
+def make_targz(
+    files: Mapping[str, bytes],
+    executable: frozenset[str] = frozenset(),
+    *,
+    root: str = "",
+    pax: bool = False,
+) -> bytes:
     """A reproducible `.tar.gz` of `files` (see the module docstring).
+
+    With `root`, every path is put under `root/` (a skill folder by name, with its
+    folder entries, mode 0755); `pax` writes the PAX format instead of ustar (the
+    OCI layouts' choice; with plain names the bytes differ only in the magic).
 
     Raises:
         ValueError: a path does not fit a ustar header (over 255 bytes, or a final
@@ -323,10 +339,24 @@ def make_targz(files: Mapping[str, bytes], executable: frozenset[str] = frozense
     import tarfile
 
     raw = io.BytesIO()
-    with tarfile.open(fileobj=raw, mode="w", format=tarfile.USTAR_FORMAT) as archive:
-        for path in sorted(files, key=lambda p: p.encode("utf-8")):
+    prefix = f"{root}/" if root else ""
+    folders = {""} if root else set()
+    for path in files if root else ():
+        parts = path.split("/")[:-1]
+        folders.update("/".join(parts[: i + 1]) for i in range(len(parts)))
+    entries = sorted([*files, *(f"{d}/" if d else "" for d in folders)], key=lambda p: p.encode())
+    form = tarfile.PAX_FORMAT if pax else tarfile.USTAR_FORMAT
+    with tarfile.open(fileobj=raw, mode="w", format=form) as archive:
+        for path in entries:
+            if path.endswith("/") or path == "":
+                folder = tarfile.TarInfo((prefix + path).rstrip("/"))
+                folder.type, folder.mode, folder.mtime = tarfile.DIRTYPE, 0o755, 0
+                folder.uid = folder.gid = 0
+                folder.uname = folder.gname = ""
+                archive.addfile(folder)
+                continue
             content = files[path]
-            info = tarfile.TarInfo(path)
+            info = tarfile.TarInfo(prefix + path)
             info.size = len(content)
             info.mtime = 0
             info.uid = info.gid = 0

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from .._model import SKILL_FILE as SKILL_FILE
 from .._model import Skill
 from ._audit import audit_files
 from ._digest import file_digests, skill_digest
 from ._values import Candidate, Origin, Payload, Refused, SkillSummary
 
-SKILL_FILE = "SKILL.md"
 _CODEX_FILES = ("agents/openai.yaml", "agents/openai.yml")
 
 

@@ -15,21 +15,11 @@
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Mapping
 
-PREFIX = "sha256:"
-_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
-
-
-def sha256_digest(data: bytes) -> str:
-    """`sha256:` + lowercase hex of `data`."""
-    return PREFIX + hashlib.sha256(data).hexdigest()
-
-
-def is_digest(value: object) -> bool:
-    """True for a well-formed `sha256:<64 lowercase hex>` string."""
-    return isinstance(value, str) and _DIGEST.fullmatch(value) is not None
+from .._model import DIGEST_PREFIX as PREFIX
+from .._model import is_digest as is_digest
+from .._model import sha256_digest as sha256_digest
 
 
 def file_digests(files: Mapping[str, bytes]) -> dict[str, str]:

@@ -95,11 +95,14 @@ def _check(target: Target, skill: LockedSkill, limits: Limits) -> DoctorEntry:
     source = skill.origin.label() if skill.origin else None
     folder = target.skills_dir / skill.name
     if not folder.is_dir():
+        pin = skill.origin.oci if skill.origin else None
+        how = f"with `skillpack install {pin.pinned()}`" if pin else ""
         return DoctorEntry(
             name=skill.name,
             status="missing",
             source=source,
-            detail=f"{folder} does not exist; reinstall it or `skillpack remove {skill.name}`.",
+            detail=f"{folder} does not exist; reinstall it{' ' + how if how else ''} or "
+            f"`skillpack remove {skill.name}`.",
         )
     try:
         files = dict(read_folder(str(folder), limits=limits).files)

@@ -1,4 +1,4 @@
-"""HTTP for installs, through httpx: the one network seam.
+"""HTTP for installs, through httpx: the network seam (OCI registries have `_oci`).
 
 - **https only**, except loopback hosts (`localhost`, `127.0.0.0/8`, `::1`), checked
   on every request including redirects;

@@ -21,7 +21,7 @@ import datetime
 import os
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._errors import SkillIOError, UsageError
 from .._paths import cache_dir, system_skills_dir
@@ -29,10 +29,13 @@ from .._version import __version__
 from ._http import Fetcher, ProgressHook
 from ._lockfile import LockedSkill, locked_skills, make_entry, read_lock
 from ._plan import Plan, PlanItem, make_plan
-from ._resolve import Request, resolve
+from ._resolve import resolve
 from ._source import Source, parse_source
 from ._txn import Change, Target, commit, recover, target_for
-from ._values import Candidate, InstallScope, Limits, Origin, Refusal, Resolved
+from ._values import Candidate, InstallScope, Limits, Origin, Refusal, Request, Resolved
+
+if TYPE_CHECKING:
+    from ._oci_resolve import OciOptions
 
 Approve = Callable[[Plan], bool]
 """Shown the plan before anything is written; True goes ahead."""
@@ -90,8 +93,9 @@ def install(
     approve: Approve,
     limits: Limits | None = None,
     progress: ProgressHook | None = None,
+    oci: OciOptions | None = None,
 ) -> Outcome:
-    """Install skills from SOURCE (a site, git repository, archive or folder).
+    """Install skills from SOURCE (a site, git repository, archive, folder or OCI artifact).
 
     Args:
         source: What the user typed (see `_source.parse_source`).
@@ -103,6 +107,7 @@ def install(
         approve: Called with the plan before anything is written.
         limits: Download and unpack bounds.
         progress: Called as bytes arrive (the CLI's progress bar).
+        oci: Registries to reach insecurely and a signature key to demand (`oci://`).
 
     Raises:
         UsageError: SOURCE cannot be understood, or several skills and no choice.
@@ -113,7 +118,7 @@ def install(
     parsed = parse_source(source, cwd=cwd or os.getcwd())
     request = Request(wanted=set(skills) if skills else None, single=not skills and not all_skills)
     with _fetcher(parsed, limits, progress) as fetcher:
-        offer = resolve(parsed, request, limits=limits, fetcher=fetcher)
+        offer = resolve(parsed, request, limits=limits, fetcher=fetcher, oci=oci)
     return _apply(target, offer.resolved, (), approve=approve, limits=limits)
 
 
@@ -144,10 +149,12 @@ def update(
     approve: Approve,
     limits: Limits | None = None,
     progress: ProgressHook | None = None,
+    oci: OciOptions | None = None,
 ) -> Outcome:
     """Re-resolve installed skills (all, or `names`) from their recorded sources and
     install what changed, with the same approval. Unchanged skills are skipped
-    (site entries by their artifact digest, without downloading them)."""
+    (site entries by their artifact digest, OCI ones when their tag still resolves to
+    the recorded manifest digest, without downloading them)."""
     limits = limits or Limits()
     target = target_for(scope, cwd=cwd)
     locked = locked_skills(read_lock(target.lock_path), lock_dir=target.lock_dir)
@@ -180,9 +187,9 @@ def update(
         request = Request(
             wanted={skill.name for skill in group},
             known={
-                skill.name: skill.origin.well_known_digest
+                skill.name: _known_digest(skill.origin)
                 for skill in group
-                if skill.origin is not None and skill.origin.well_known_digest
+                if skill.origin is not None and _known_digest(skill.origin)
             },
         )
         try:
@@ -194,6 +201,7 @@ def update(
                     limits=limits,
                     fetcher=fetcher,
                     system=first.source_type == "system",
+                    oci=_oci_options(first, oci),
                 )
         except (SkillIOError, UsageError) as error:
             refusals.extend(
@@ -249,9 +257,33 @@ def remove(
     )
 
 
+def _known_digest(origin: Origin) -> str:
+    """The digest that, unchanged at the source, means the skill is current."""
+    if origin.oci is not None:
+        return origin.oci.digest
+    return origin.well_known_digest or ""
+
+
+def _oci_options(origin: Origin, given: OciOptions | None) -> OciOptions | None:
+    """`given`, plus the registry recorded as insecure when the skill was installed."""
+    if origin.oci is None or not origin.oci.insecure:
+        return given
+    from dataclasses import replace
+
+    from ._oci_resolve import OciOptions
+
+    base = given or OciOptions()
+    return replace(base, insecure=base.insecure | {origin.oci.registry})
+
+
 def source_of(origin: Origin) -> Source:
-    """The source to re-resolve a lock entry from."""
+    """The source to re-resolve a lock entry from (an OCI one by its tag, or by its
+    recorded digest when it was installed by digest)."""
     kind = origin.source_type
+    if origin.oci is not None:
+        pin = origin.oci
+        text = f"oci://{origin.source}:{pin.tag}" if pin.tag else pin.pinned()
+        return Source(kind="oci", text=text, location=text.removeprefix("oci://"))
     if kind == "well-known":
         site = origin.source_url or f"https://{origin.source}"
         return Source(kind="site", text=site, location=site)
@@ -360,7 +392,7 @@ def _apply(
 def _fetcher(source: Source, limits: Limits, progress: ProgressHook | None) -> Any:
     import contextlib
 
-    if source.is_local or source.kind == "git":
+    if source.is_local or source.kind in ("git", "oci"):
         return contextlib.nullcontext(None)
     return Fetcher(limits=limits, progress=progress, cache_dir=cache_dir() / "http")
 

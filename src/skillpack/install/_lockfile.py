@@ -15,9 +15,10 @@ skillpack's own data lives in one `skillpack` object inside each entry (that CLI
 keeps unknown per-entry fields on entries it does not reinstall, and drops unknown
 top-level keys): `skillDigest` and per-file `files` digests, `installedAt`,
 `updatedAt`, and what the source resolved to (`commit`, `indexUrl`, `artifactUrl`,
-`artifactDigest`, `version` of skillpack for bundled skills). Entries skillpack does
-not understand are kept untouched. An entry without the `skillpack` object (installed
-by that CLI) is still checked and updated, through `computedHash` and
+`artifactDigest`, `version` of skillpack for bundled skills; for an OCI artifact
+`oci`: reference, registry, repository, tag, manifestDigest, format, subPath).
+Entries skillpack does not understand are kept untouched. An entry without the
+`skillpack` object (installed by that CLI) is still checked and updated, through `computedHash` and
 `wellKnownDigest`.
 
 Writes are whole-file atomic replacements (`write_atomic`), skills sorted by name,
@@ -36,7 +37,7 @@ from typing import Any
 
 from .._errors import SkillIOError
 from ._digest import computed_hash
-from ._values import Candidate, Origin, SourceType
+from ._values import Candidate, OciPin, Origin, SourceType
 
 LOCK_VERSION = 1
 PROJECT_LOCK_NAME = "skills-lock.json"
@@ -45,7 +46,7 @@ OURS = "skillpack"
 """The key of skillpack's object inside each entry."""
 
 _SOURCE_TYPES: frozenset[str] = frozenset(
-    {"well-known", "github", "git", "gitlab", "local", "archive", "system"}
+    {"well-known", "github", "git", "gitlab", "local", "archive", "system", "oci"}
 )
 
 
@@ -165,6 +166,26 @@ def _origin(
         artifact_url=_str(ours.get("artifactUrl")),
         artifact_digest=_str(ours.get("artifactDigest")),
         well_known_digest=_str(entry.get("wellKnownDigest")),
+        oci=_oci_pin(ours.get("oci")) if kind == "oci" else None,
+    )
+
+
+def _oci_pin(value: Any) -> OciPin | None:
+    if not isinstance(value, dict):
+        return None
+    fields = ("registry", "repository", "manifestDigest")
+    registry, repository, digest = (_str(value.get(key)) for key in fields)
+    if registry is None or repository is None or digest is None:
+        return None
+    return OciPin(
+        reference=_str(value.get("reference")) or f"oci://{registry}/{repository}@{digest}",
+        registry=registry,
+        repository=repository,
+        tag=_str(value.get("tag")),
+        digest=digest,
+        format=_str(value.get("format")) or "agentskills",
+        sub_path=_str(value.get("subPath")) or "",
+        insecure=value.get("insecure") is True,
     )
 
 
@@ -190,7 +211,7 @@ def make_entry(
     if origin.ref:
         entry["ref"] = origin.ref
     entry["sourceType"] = origin.source_type
-    if origin.skill_path and origin.source_type in ("github", "git", "archive"):
+    if origin.skill_path and origin.source_type in ("github", "git", "archive", "oci"):
         entry["skillPath"] = origin.skill_path
     entry["computedHash"] = computed_hash(candidate.payload.files)
     if origin.source_type == "well-known" and origin.well_known_digest:
@@ -208,6 +229,8 @@ def make_entry(
     ):
         if value:
             ours[key] = value
+    if origin.oci is not None:
+        ours["oci"] = origin.oci.to_dict()
     installed = previous.ours.get("installedAt") if previous is not None else None
     ours["installedAt"] = installed if isinstance(installed, str) else now
     ours["updatedAt"] = now

@@ -50,6 +50,9 @@ class PlanItem:
     """The installed version's skill digest (updates)."""
     changes: FileChanges | None = None
     """File-level changes, when the installed version's files are known."""
+    previous_source: str | None = None
+    """The installed version's source, when it differs (an OCI tag that moved shows
+    `…@old-digest`)."""
 
     @property
     def key(self) -> tuple[str, str, str | None]:
@@ -64,6 +67,7 @@ class PlanItem:
             "source_type": candidate.origin.source_type,
             "skill_digest": candidate.skill_digest,
             "previous_digest": self.previous_digest,
+            "previous_source": self.previous_source,
             "changes": None if self.changes is None else self.changes.to_dict(),
             "summary": candidate.summary.to_dict(),
             "findings": [finding.to_dict() for finding in candidate.findings],
@@ -144,6 +148,7 @@ def make_plan(
                 action="update",
                 previous_digest=previous.skill_digest or state[1],
                 changes=_changes(state[0], candidate.file_digests),
+                previous_source=_moved(previous, candidate),
             )
         )
     return items, unchanged, refusals
@@ -199,3 +204,8 @@ def _collision_source(name: str, previous: LockedSkill, candidate: Candidate) ->
         f"skill of the same name from {candidate.origin.label()}. Run `skillpack remove "
         f"{name}` first if you want to switch sources.",
     )
+
+
+def _moved(previous: LockedSkill, candidate: Candidate) -> str | None:
+    before = previous.origin.label() if previous.origin is not None else None
+    return before if before != candidate.origin.label() else None

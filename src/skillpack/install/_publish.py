@@ -82,7 +82,19 @@ def publish(source_dir: str, out: str, *, limits: Limits | None = None) -> Publi
         SkillError: a skill fails strict validation or breaks a publishing rule
             (nothing is written).
     """
-    limits = limits or Limits()
+    built = gather(source_dir, limits=limits or Limits(), what="a site")
+    for name, _description, payload in built:
+        _check_paths(name, payload)
+    return _write_tree(Path(out).resolve(), built)
+
+
+def gather(source_dir: str, *, limits: Limits, what: str) -> list[tuple[str, str, Payload]]:
+    """`(name, description, payload)` of every skill under `source_dir`, by name.
+
+    Raises:
+        UsageError: no skill, or two skills share a name (`what` can publish one).
+        SkillError: a skill fails strict validation or cannot be read.
+    """
     source = os.path.abspath(source_dir)
     if not os.path.isdir(source):
         raise UsageError(f"{source} is not a folder of skills.")
@@ -102,7 +114,7 @@ def publish(source_dir: str, out: str, *, limits: Limits | None = None) -> Publi
         if skill.name in names:
             raise UsageError(
                 f"Two skills are named '{skill.name}' ({names[skill.name]} and "
-                f"{skill.relpath}); a site can publish one skill per name."
+                f"{skill.relpath}); {what} can publish one skill per name."
             )
         names[skill.name] = skill.relpath
     built: list[tuple[str, str, Payload]] = []
@@ -113,9 +125,8 @@ def publish(source_dir: str, out: str, *, limits: Limits | None = None) -> Publi
             )
         except Refused as refused:
             raise SkillError(f"Cannot publish {skill.name}: {refused.message}") from None
-        _check_paths(skill.name, payload)
         built.append((skill.name, skill.description, payload))
-    return _write_tree(Path(out).resolve(), built)
+    return built
 
 
 def _check_paths(name: str, payload: Payload) -> None:

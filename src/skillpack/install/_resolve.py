@@ -11,6 +11,7 @@ Each kind of source has one resolver; all of them end in `make_candidate`:
   SKILL.md at the root is one skill, otherwise the files go to a temp folder that
   discovery searches (wrapper folders, several skills).
 - **folder**: discovery under the folder.
+- **oci**: a registry artifact, by digest (`_oci_resolve`).
 
 A problem with one skill is a `Refusal` naming it; a problem with the whole source
 (unreachable site, missing ref) raises.
@@ -20,9 +21,10 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from .._errors import SkillIOError, UsageError
@@ -32,47 +34,24 @@ from ._collect import FoundSkill, find_skill_dirs, nested_dirs, read_folder
 from ._digest import file_digests, legacy_index_digest, sha256_digest, skill_digest
 from ._http import Fetcher, FetchError, is_loopback
 from ._source import Source
-from ._values import Candidate, Limits, Origin, Payload, Refusal, Refused, Resolved
+from ._values import (
+    Candidate,
+    Limits,
+    Offer,
+    Origin,
+    Payload,
+    Refusal,
+    Refused,
+    Request,
+    Resolved,
+)
 from ._wellknown import IndexEntry, IndexUnusable, ParsedIndex, index_urls, parse_index
+
+if TYPE_CHECKING:
+    from ._oci_resolve import OciOptions
 
 FETCH_WORKERS = 8
 """Index entries fetched and verified at once (from a server that is not on loopback)."""
-
-
-@dataclass(kw_only=True)
-class Request:
-    """What to take from a source."""
-
-    wanted: Collection[str] | None = None
-    """Skill names to take; None takes every skill."""
-    known: Mapping[str, str] = field(default_factory=dict)
-    """name -> artifact digest already installed: such site entries are not fetched."""
-    single: bool = False
-    """With `wanted` None: take the only skill; a source offering several is an error."""
-
-    def check(self, offered: Collection[str], source: Source) -> None:
-        """Raise when the request needs one skill and the source offers several.
-
-        Raises:
-            UsageError: listing the names to choose from.
-        """
-        if self.wanted is None and self.single and len(offered) > 1:
-            names = ", ".join(sorted(offered))
-            raise UsageError(
-                f"{source.text} offers {len(offered)} skills: {names}. Choose with "
-                "--skill NAME (repeatable) or take them all with --all."
-            )
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class Offer:
-    """What a source resolved to, before selection errors are added."""
-
-    resolved: Resolved
-    offered: tuple[str, ...]
-    """Every skill name the source offers (for "no skill named X" messages)."""
-    unchanged: tuple[str, ...] = ()
-    """Names skipped because their artifact digest equals the known one."""
 
 
 def resolve(
@@ -82,12 +61,19 @@ def resolve(
     limits: Limits,
     fetcher: Fetcher | None,
     system: bool = False,
+    oci: OciOptions | None = None,
 ) -> Offer:
     """Candidates and refusals for `source` (see the module docstring).
 
     `fetcher` is needed for sites and archive URLs. `system` marks the bundled
-    skills (origin `system`).
+    skills (origin `system`). `oci` says how to reach registries (`_oci_resolve`).
     """
+    if source.kind == "oci":
+        from ._oci_resolve import resolve_oci
+
+        return _with_missing(
+            resolve_oci(source, request, limits=limits, options=oci), request, source
+        )
     if source.kind == "site":
         assert fetcher is not None
         offer = _resolve_site(source, request, limits=limits, fetcher=fetcher)
@@ -156,7 +142,7 @@ def fetch_index(site: str, fetcher: Fetcher, limits: Limits) -> tuple[str, Parse
 
 def _resolve_site(source: Source, request: Request, *, limits: Limits, fetcher: Fetcher) -> Offer:
     index_url, parsed = fetch_index(source.location, fetcher, limits)
-    request.check([entry.name for entry in parsed.entries], source)
+    request.check([entry.name for entry in parsed.entries], source.text)
     unchanged: list[str] = []
     selected: list[IndexEntry] = []
     host = (urlsplit(source.location).hostname or "").removeprefix("www.")
@@ -423,7 +409,7 @@ def _resolve_tree(
     candidates: list[Candidate] = []
     refusals: list[Refusal] = []
     names = _unique([*(skill.name for skill in found), *(f.name for f in failed)])
-    request.check(names, source)
+    request.check(names, source.text)
     for failure in failed:
         if request.wanted is not None and failure.name not in request.wanted:
             continue

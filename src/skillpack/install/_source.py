@@ -9,6 +9,7 @@
 | a URL with a `.git` segment (`…/repo.git[/sub/path][#ref]`), `file://…/x.git` | git |
 | `git@host:…`, `ssh://…`, `git://…`, `git+https://…` | git |
 | any other `https://host[/base]` | site (its well-known index) |
+| `oci://REGISTRY/REPO[:TAG][@DIGEST]` | oci (an OCI registry artifact) |
 
 `#ref` picks a branch, tag or commit; the sub-path limits discovery to one folder of
 the repository. A site URL given with the index path (`…/.well-known/agent-skills/
@@ -26,7 +27,7 @@ from urllib.parse import urlsplit, urlunsplit
 from .._errors import UsageError
 from .._paths import expand_home
 
-SourceKind = Literal["site", "git", "archive", "folder"]
+SourceKind = Literal["site", "git", "archive", "folder", "oci"]
 
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz")
 _SHORTHAND = re.compile(r"(?:github:)?([A-Za-z0-9][\w.-]*)/([\w.-]+?)(?:\.git)?((?:/[^#]*)?)")
@@ -66,6 +67,10 @@ def parse_source(text: str, *, cwd: str) -> Source:
     given = text.strip()
     if not given:
         raise UsageError("SOURCE is empty. " + _FORMS)
+    if given.startswith("oci://"):
+        from ._oci import parse_reference
+
+        return Source(kind="oci", text=given, location=parse_reference(given).text())
     local = _local(given, cwd)
     if local is not None:
         return local
@@ -91,8 +96,8 @@ def parse_source(text: str, *, cwd: str) -> Source:
 
 _FORMS = (
     "Give a site (https://example.com), a git repository (owner/repo, "
-    "https://host/repo.git, with optional /sub/path and #ref), an archive (.zip, .tar.gz) "
-    "or a local folder."
+    "https://host/repo.git, with optional /sub/path and #ref), an archive (.zip, .tar.gz), "
+    "an OCI artifact (oci://registry/repo:tag) or a local folder."
 )
 
 

@@ -9,16 +9,17 @@ with a stable code (listed in docs/design.md).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .._errors import UsageError
 from ._audit import Finding
 
-SourceType = Literal["well-known", "github", "git", "local", "archive", "system"]
+SourceType = Literal["well-known", "github", "git", "local", "archive", "system", "oci"]
 """Kinds of source. The first four are the `skills` npm CLI's own `sourceType`s, so
-that CLI can update and restore what skillpack installed; `archive` and `system`
-are skillpack's (that CLI keeps such entries but cannot update them)."""
+that CLI can update and restore what skillpack installed; `archive`, `system` and
+`oci` are skillpack's (that CLI keeps such entries but cannot update them)."""
 
 InstallScope = Literal["user", "project"]
 
@@ -52,6 +53,43 @@ class Payload:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class OciPin:
+    """What an OCI reference resolved to (the lock entry's `skillpack.oci`)."""
+
+    reference: str
+    """As the user gave it (`oci://…`)."""
+    registry: str
+    repository: str
+    tag: str | None
+    digest: str
+    """The manifest (or index) digest the reference resolved to."""
+    format: str
+    """`agentskills`, `flux`, `toolhive` or `ramalama`."""
+    sub_path: str = ""
+    """The skill's folder inside the layer (bundles and rooted layouts)."""
+    insecure: bool = False
+    """The registry was named with `--insecure` (plain http or unchecked TLS)."""
+
+    def pinned(self) -> str:
+        """`oci://registry/repository@digest`: what reinstalls and checks use."""
+        return f"oci://{self.registry}/{self.repository}@{self.digest}"
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "reference": self.reference,
+            "registry": self.registry,
+            "repository": self.repository,
+            "tag": self.tag,
+            "manifestDigest": self.digest,
+            "format": self.format,
+            "subPath": self.sub_path,
+        }
+        if self.insecure:
+            data["insecure"] = True
+        return data
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Origin:
     """Where a skill came from: the lock entry's provenance fields."""
 
@@ -75,6 +113,8 @@ class Origin:
     """`sha256:` of the downloaded artifact (site entry or archive source)."""
     well_known_digest: str | None = None
     """What the `skills` npm CLI records as `wellKnownDigest` for this entry."""
+    oci: OciPin | None = None
+    """For an OCI source: the registry, repository, tag and digest it resolved to."""
 
     def same_source(self, other: Origin) -> bool:
         """True when both name one source (a different ref or commit is an update)."""
@@ -85,6 +125,9 @@ class Origin:
 
     def label(self) -> str:
         """The source as a person reads it."""
+        if self.oci is not None:
+            tag = f":{self.oci.tag}" if self.oci.tag else ""
+            return f"oci://{self.oci.registry}/{self.oci.repository}{tag}@{self.oci.digest}"
         text = self.source_url or self.source
         return f"{text}#{self.ref}" if self.ref else text
 
@@ -166,3 +209,39 @@ class Resolved:
     candidates: tuple[Candidate, ...] = ()
     refusals: tuple[Refusal, ...] = ()
     warnings: tuple[str, ...] = field(default_factory=tuple)
+
+
+@dataclass(kw_only=True)
+class Request:
+    """What to take from a source."""
+
+    wanted: Collection[str] | None = None
+    """Skill names to take; None takes every skill."""
+    known: Mapping[str, str] = field(default_factory=dict)
+    """name -> artifact digest already installed: such site entries are not fetched."""
+    single: bool = False
+    """With `wanted` None: take the only skill; a source offering several is an error."""
+
+    def check(self, offered: Collection[str], source_text: str) -> None:
+        """Raise when the request needs one skill and the source offers several.
+
+        Raises:
+            UsageError: listing the names to choose from.
+        """
+        if self.wanted is None and self.single and len(offered) > 1:
+            names = ", ".join(sorted(offered))
+            raise UsageError(
+                f"{source_text} offers {len(offered)} skills: {names}. Choose with "
+                "--skill NAME (repeatable) or take them all with --all."
+            )
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Offer:
+    """What a source resolved to, before selection errors are added."""
+
+    resolved: Resolved
+    offered: tuple[str, ...]
+    """Every skill name the source offers (for "no skill named X" messages)."""
+    unchanged: tuple[str, ...] = ()
+    """Names skipped because their artifact digest equals the known one."""

@@ -14,37 +14,37 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from .. import _errors as errors
-from ..runtime._tools import ErrorCode, error_code_for
 
 INVALID_PARAMS: Final = -32602
 INTERNAL_ERROR: Final = -32603
 
-JSONRPC_CODES: Final[Mapping[ErrorCode, int]] = {
+JSONRPC_CODES: Final[Mapping[str, int]] = {
     "INVALID_PARAM": INVALID_PARAMS,
     "NOT_FOUND": INVALID_PARAMS,
     "AMBIGUOUS": INVALID_PARAMS,
     "DISABLED": INVALID_PARAMS,
     "PERMISSION_DENIED": INVALID_PARAMS,
+    "INVALID_SKILL": INTERNAL_ERROR,
+    "IO_ERROR": INTERNAL_ERROR,
     "EXECUTION_ERROR": INTERNAL_ERROR,
     "INTERNAL_ERROR": INTERNAL_ERROR,
 }
-"""Envelope code (`runtime._tools.error_code_for`, the library's one mapping of its
-exceptions) -> JSON-RPC code; a test checks every public exception lands here."""
+"""Error code (`SkillpackError.code`) -> JSON-RPC code; a test checks every code
+lands here."""
 
 
 def jsonrpc_code(exc: errors.SkillpackError) -> int:
-    """The JSON-RPC error code for `exc`, through its envelope code."""
-    return JSONRPC_CODES[error_code_for(exc)]
+    """The JSON-RPC error code for `exc`, through its code."""
+    return JSONRPC_CODES.get(exc.code, INTERNAL_ERROR)
 
 
 def to_mcp_error(exc: errors.SkillpackError) -> Exception:
     """`exc` as the SDK's `MCPError` (code, message, data with skillpack's code)."""
     from mcp.shared.exceptions import MCPError
 
-    data: dict[str, Any] = {"code": error_code_for(exc)}
-    candidates = getattr(exc, "candidates", ()) or getattr(exc, "suggestions", ())
-    if candidates:
-        data["candidates"] = list(candidates)
+    data: dict[str, Any] = {"code": exc.code}
+    if exc.candidates:
+        data["candidates"] = list(exc.candidates)
     return MCPError(code=jsonrpc_code(exc), message=str(exc), data=data)
 
 

@@ -32,12 +32,12 @@ from typing import Any, Final
 
 from .._errors import SkillNotFoundError, UsageError
 from .._limits import MCP_SKILL_MAX_BYTES, MCP_SKILL_MAX_FILES
-from .._model import Catalog, Skill, SkillFile
+from .._model import SKILL_FILE, Catalog, Skill, SkillFile, sha256_digest
+from ..runtime._left_out import LeftOut, catalog_version, left_out, left_out_entry
 from ..runtime._readers import SkillContent
 from . import _uris
 from ._uris import Segments
 
-SKILL_FILE: Final = "SKILL.md"
 DIRECTORY_MIME: Final = "inode/directory"
 MARKDOWN_MIME: Final = "text/markdown"
 NAME_PATTERN: Final = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
@@ -143,6 +143,8 @@ class ServedCatalog:
         user_invocable: Sequence[Skill],
         reader: SkillContent,
         frontmatter: FrontmatterCache,
+        version: str = "",
+        left_out: Sequence[LeftOut] = (),
     ) -> None:
         """Args:
         catalog: The catalog this view is of.
@@ -152,18 +154,25 @@ class ServedCatalog:
         user_invocable: The skills offered as prompts.
         reader: Where files and digests come from.
         frontmatter: The server's cache of parsed frontmatter.
+        version: The catalog's version (`runtime._left_out.catalog_version`).
+        left_out: What discovery and the session leave out (`runtime._left_out`).
         """
         self.catalog = catalog
+        self.version = version
+        self.discovery_left_out = tuple(left_out)
         self.skills = tuple(served)
         self._reader = reader
         self._frontmatter = frontmatter
         self._by_key = {s.key: s for s in self.skills}
+        self._order = {key: index for index, key in enumerate(self._by_key)}
         self.path_of = _uris.assign_paths(self.skills)
         self._key_at = {path: key for key, path in self.path_of.items()}
         self._withheld = _nested_folders(self.skills, withheld)
         self.prompts = _prompt_names(user_invocable)
         self._listings: dict[str, tuple[Manifest, Listing]] = {}
         self._listings_lock = threading.Lock()
+        self._not_listable: dict[str, LeftOut] = {}
+        """Served skills whose listing came out empty, by key (found as pages are made)."""
 
     # -- lookups ----------------------------------------------------------------
 
@@ -282,21 +291,43 @@ class ServedCatalog:
         listing = self._listing(skill, self._served_files(skill, manifest))
         with self._listings_lock:
             self._listings[skill.key] = (manifest, listing)
+            if listing.entry is None:
+                self._not_listable[skill.key] = left_out_entry(
+                    skill, code="not-listable", reason=listing.reason
+                )
+            else:
+                self._not_listable.pop(skill.key, None)
         return listing
+
+    # -- what is left out ---------------------------------------------------------
+
+    def left_out(self) -> tuple[LeftOut, ...]:
+        """What is not offered: discovery's omissions, then the served skills whose
+        entries the listings made so far could not build (`left_out_all` checks all)."""
+        with self._listings_lock:
+            found = sorted(self._not_listable.items(), key=lambda item: self._order[item[0]])
+        return (*self.discovery_left_out, *(entry for _key, entry in found))
+
+    def left_out_all(self) -> tuple[LeftOut, ...]:
+        """`left_out()` after building every served skill's listing (reads every tree)."""
+        for skill in self.skills:
+            self.listing(skill)
+        return self.left_out()
 
     def _listing(self, skill: Skill, served: Manifest) -> Listing:
         files, truncated = served
         if truncated or len(files) > MCP_SKILL_MAX_FILES:
             return Listing(
                 entry=None,
-                reason=f"it has more than {MCP_SKILL_MAX_FILES} files, the extension's limit",
+                reason=f"it has more than {MCP_SKILL_MAX_FILES} files, the extension's limit; "
+                "move what the skill does not need out of its folder",
             )
         total = sum(f.size for f in files)
         if total > MCP_SKILL_MAX_BYTES:
             return Listing(
                 entry=None,
                 reason=f"its files add up to {total} bytes, over the extension's "
-                f"{MCP_SKILL_MAX_BYTES}-byte limit",
+                f"{MCP_SKILL_MAX_BYTES}-byte limit; move large files out of its folder",
             )
         own = files[0] if files and files[0].path == SKILL_FILE else None
         if own is None:
@@ -308,8 +339,6 @@ class ServedCatalog:
                 data = self._reader.read_bytes(skill, SKILL_FILE, max_bytes=MCP_SKILL_MAX_BYTES)
             except SkillNotFoundError:
                 return Listing(entry=None, reason="its SKILL.md is gone")
-            from ..discovery._skill_files import sha256_digest
-
             own = SkillFile(path=SKILL_FILE, size=len(data), digest=sha256_digest(data))
             frontmatter = self._frontmatter.get(own.digest, data)
         if isinstance(frontmatter, str):
@@ -376,21 +405,24 @@ def _conformance(frontmatter: dict[str, Any], name: str) -> str:
     """Why a frontmatter cannot be listed by the extension ("" when it can)."""
     declared = frontmatter.get("name")
     if not isinstance(declared, str) or not declared.strip():
-        return "its frontmatter has no `name` (the extension requires one)"
+        return "its frontmatter has no `name` (the extension requires one); add `name:`"
     if len(declared) > NAME_MAX or not NAME_PATTERN.fullmatch(declared):
         return (
             f"its name {declared!r} breaks the Agent Skills naming rule (1-64 lowercase "
-            "letters, digits and single hyphens)"
+            "letters, digits and single hyphens); rename it (`name:` and its folder)"
         )
     if declared != name:
-        return f"its name reads {declared!r} in YAML 1.2 but {name!r} in skillpack"
+        return (
+            f"its name reads {declared!r} in YAML 1.2 but {name!r} in skillpack; quote "
+            "the `name:` value"
+        )
     description = frontmatter.get("description")
     if not isinstance(description, str) or not description.strip():
-        return "its frontmatter has no text `description`"
+        return "its frontmatter has no text `description`; add `description:` as text"
     if len(description) > DESCRIPTION_MAX:
         return (
             f"its description is {len(description)} characters, over the "
-            f"{DESCRIPTION_MAX}-character limit"
+            f"{DESCRIPTION_MAX}-character limit; shorten it and move the detail into the body"
         )
     return ""
 
@@ -430,6 +462,20 @@ def _prompt_names(skills: Sequence[Skill]) -> dict[str, Skill]:
     return names
 
 
+def _once(predicate: Callable[[Skill], bool]) -> Callable[[Skill], bool]:
+    """`predicate`, answered once per skill (for one view's build, while the catalog
+    holds every skill: identity is the key)."""
+    answers: dict[int, bool] = {}
+
+    def cached(skill: Skill) -> bool:
+        found = answers.get(id(skill))
+        if found is None:
+            found = answers[id(skill)] = predicate(skill)
+        return found
+
+    return cached
+
+
 def build_served(
     catalog: Catalog,
     *,
@@ -440,6 +486,10 @@ def build_served(
     frontmatter: FrontmatterCache,
 ) -> ServedCatalog:
     """The served view of `catalog` under a session's enable state and permissions."""
+    # Each skill's standing is asked once (five passes below would ask 50,000 times
+    # at 10,000 skills, each through the config and the permission rules).
+    is_enabled = _once(is_enabled)
+    is_visible = _once(is_visible)
     # A legacy command file has no folder of its own: it is a tool and a prompt, not
     # a tree of resources.
     served = [s for s in model_skills(catalog) if not s.legacy_command]
@@ -456,4 +506,6 @@ def build_served(
         user_invocable=user_invocable,
         reader=reader,
         frontmatter=frontmatter,
+        version=catalog_version(catalog, is_enabled=is_enabled, is_visible=is_visible),
+        left_out=left_out(catalog, is_enabled=is_enabled, is_visible=is_visible),
     )

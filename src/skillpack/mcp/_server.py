@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import json
 import logging
 import shlex
@@ -35,19 +36,27 @@ from mcp.server.session import ServerSession
 from mcp.shared.exceptions import MCPError
 
 from .. import _errors as errors
-from .._model import Skill
+from .._model import SKILL_FILE, Catalog, Skill
 from .._version import __version__
+from ..runtime._left_out import LeftOut, counts
 from ..runtime._readers import SkillContent
 from ..runtime._session import Session
 from ..runtime._tools import SkillTools
 from ._errors import internal_error, to_mcp_error
-from ._served import SKILL_FILE, FrontmatterCache, ServedCatalog, build_served
+from ._served import FrontmatterCache, ServedCatalog, build_served
 
 logger = logging.getLogger("skillpack.mcp")
 
 SKILLS_EXTENSION: Final = "io.modelcontextprotocol/skills"
 CACHE_FIELDS: Final = {"ttlMs": 0, "cacheScope": "private"}
 """The listing is live (watched) and per machine: never cache it, never share it."""
+PROBLEMS_URI: Final = "skillpack://problems"
+"""The resource listing what is left out and why (JSON; see `problems_report`)."""
+META_VERSION: Final = "io.skillpack/catalogVersion"
+META_LEFT_OUT: Final = "io.skillpack/leftOut"
+LOGGER_NAME: Final = "skillpack"
+LOG_ENTRIES: Final = 50
+"""Left-out entries one log notification carries (the rest: read `PROBLEMS_URI`)."""
 FIRST_PAGE_SKILLS: Final = 25
 PAGE_SKILLS: Final = 200
 PAGE_SKILLS_BYTES: Final = 4 * 1024 * 1024
@@ -58,10 +67,11 @@ PAGE_RESOURCES: Final = 500
 PAGE_PROMPTS: Final = 200
 PAGE_CHILDREN: Final = 500
 INSTRUCTIONS: Final = (
-    "skillpack serves Agent Skills (SKILL.md folders). Call skill_search to find a skill "
-    "for the task, then skill_load (or use_skill) to get its instructions before you "
-    "follow them; skill_read_file reads a file the instructions mention. Every file is "
-    "also a skill:// resource, and the skills extension lists them with digests."
+    "skillpack serves Agent Skills (SKILL.md folders). The skill_load tool's description "
+    "lists the skills; call skill_search to find one for the task when that list does "
+    "not, then skill_load (or use_skill) to get its instructions before you follow "
+    "them; skill_read_file reads a file the instructions mention. Every file is also a "
+    "skill:// resource, and the skills extension lists them with digests."
 )
 T = TypeVar("T")
 
@@ -104,7 +114,9 @@ class _Hub:
 
 _CONVERSATION: Final = "skillpack.conversation"
 _NOTIFIER: Final = "skillpack.notifier"
-"""Keys in a connection's `state`: its conversation, and a session to notify it through."""
+_LOGGED: Final = "skillpack.logged"
+"""Keys in a connection's `state`: its conversation, a session to notify it through,
+and what it was last told is left out (so a log message goes out only on a change)."""
 
 
 def _connection(session: ServerSession) -> Any:
@@ -124,7 +136,15 @@ def _state(connection: Any) -> dict[str, Any]:
 class SkillServer:
     """The `skillpack mcp` server over one `Session` (ideally `refresh="watch"`)."""
 
-    def __init__(self, session: Session, *, cwd: str | None = None, offload: bool = True) -> None:
+    def __init__(
+        self,
+        session: Session,
+        *,
+        cwd: str | None = None,
+        offload: bool = True,
+        catalog_chars: int | None = None,
+        catalog_instructions: bool = False,
+    ) -> None:
         """Args:
         session: The live session whose catalog, config and reader are served.
         cwd: Base folder for relative skill links, per conversation.
@@ -132,6 +152,13 @@ class SkillServer:
             search builds the index) does not hold up other clients: what HTTP
             wants. Over stdio there is one client, and the two thread switches per
             call cost more than most calls take: `run_stdio` turns it off.
+        catalog_chars: Budget in characters of the catalog (skill names and
+            descriptions) listed in `skill_load`'s description, where every client
+            shows it to the model; past it the catalog is shortened and says so.
+            None is the session's budget (`[budget] chars`, the environment), 0
+            lists nothing.
+        catalog_instructions: Also put the catalog, within the same budget, in the
+            server's `instructions` (for clients that pass those to the model).
         """
         reader = session.reader
         if not isinstance(reader, SkillContent):
@@ -145,19 +172,33 @@ class SkillServer:
         self.offload = offload
         self._frontmatter = FrontmatterCache()
         self._view: ServedCatalog | None = None
+        self._view_config: object = None
+        self._building = threading.Lock()
         self._lock = threading.Lock()
         self._hubs: list[_Hub] = []
+        self.catalog_chars = catalog_chars
+        self.catalog_instructions = catalog_instructions
         self.server = self._build()
 
     # -- state ------------------------------------------------------------------
 
     def view(self) -> ServedCatalog:
-        """The served view of the session's current catalog (rebuilt when it changes)."""
-        catalog = self.session.catalog
+        """The served view of the session's current catalog (rebuilt when it or the
+        config, which decides what is enabled and permitted, changes)."""
+        catalog, config = self.session.catalog, self.session.config
         with self._lock:
             view = self._view
-        if view is not None and view.catalog is catalog:
+            current = self._view_config is config
+        if view is not None and view.catalog is catalog and current:
             return view
+        with self._building:  # one build at a time: a second caller waits for it
+            return self._build_view(catalog, config)
+
+    def _build_view(self, catalog: Catalog, config: object) -> ServedCatalog:
+        with self._lock:
+            view = self._view
+            if view is not None and view.catalog is catalog and self._view_config is config:
+                return view
         view = build_served(
             catalog,
             model_skills=self.session.model_skills,
@@ -167,9 +208,32 @@ class SkillServer:
             frontmatter=self._frontmatter,
         )
         with self._lock:
-            if self.session.catalog is catalog:
-                self._view = view
+            if self.session.catalog is catalog and self.session.config is config:
+                self._view, self._view_config = view, config
         return view
+
+    def prepare(self) -> threading.Thread:
+        """Build the served view on a thread of its own, so that it is ready (or under
+        way) when the first client asks: started as the server starts listening."""
+        thread = threading.Thread(target=self._prepare, name="skillpack-mcp-view", daemon=True)
+        thread.start()
+        return thread
+
+    def _prepare(self) -> None:
+        try:
+            self.view()
+        except Exception:  # noqa: BLE001 - the first request builds it again and reports
+            logger.debug("could not build the served view ahead", exc_info=True)
+
+    def instructions(self) -> str:
+        """The `instructions` a client gets when it connects: the fixed usage note,
+        and the current catalog after it when `catalog_instructions` asks for it."""
+        if not self.catalog_instructions:
+            return INSTRUCTIONS
+        listed = self.session.render_catalog(
+            format="markdown", budget_chars=self.catalog_chars, include_location=False
+        ).text
+        return f"{INSTRUCTIONS}\n\n{listed}" if listed else INSTRUCTIONS
 
     def conversation(self, request_session: ServerSession) -> Conversation:
         """The conversation of a request's client connection: created on its first
@@ -180,7 +244,7 @@ class SkillServer:
         with self._lock:
             found = state.get(_CONVERSATION)
             if not isinstance(found, Conversation) or found.session.config is not config:
-                session = Session(catalog, config=config, reader=self.session.reader, cwd=self._cwd)
+                session = self.session.conversation(cwd=self._cwd or self.session.cwd)
                 found = Conversation(session=session, tools=SkillTools(session))
                 state[_CONVERSATION] = found
         if found.session.catalog is not catalog:
@@ -208,6 +272,7 @@ class SkillServer:
             "skillpack",
             version=__version__,
             instructions=INSTRUCTIONS,
+            instructions_of=self.instructions,
             lifespan=self._lifespan,
             on_list_tools=self._guard(self._list_tools),
             on_call_tool=self._guard(self._call_tool),
@@ -261,6 +326,7 @@ class SkillServer:
                     notifier.send_tool_list_changed,
                     notifier.send_resource_list_changed,
                     notifier.send_prompt_list_changed,
+                    functools.partial(self._log_left_out, connection),
                 ):
                     try:
                         await send()
@@ -270,6 +336,41 @@ class SkillServer:
 
     async def _initialized(self, ctx: ServerRequestContext[Any], _params: Any) -> None:
         self._track(ctx)
+        try:
+            await self._log_left_out(_connection(ctx.session))
+        except Exception:  # noqa: BLE001 - a log message never stops the server
+            logger.debug("could not tell a client what is left out", exc_info=True)
+
+    async def _log_left_out(self, connection: Any) -> None:
+        """Send the connection a `notifications/message` (warning) naming what is left
+        out, when that differs from what it was last told. Clients of the handshake
+        era only: the modern protocol has no unrequested log messages (its clients
+        see `_meta` of `skills/list` and the problems resource)."""
+        from mcp.server.connection import allowed_log_levels
+
+        state = _state(connection)
+        notifier = state.get(_NOTIFIER)
+        version = getattr(connection, "protocol_version", None)
+        if notifier is None or not isinstance(version, str):
+            return
+        if "warning" not in allowed_log_levels(version, None):
+            return
+        view = await self._run(self.view)
+        entries = view.left_out()
+        told = (view.version, tuple((e.code, e.path) for e in entries))
+        if state.get(_LOGGED, ((), ()))[1] == told[1]:
+            state[_LOGGED] = told
+            return
+        state[_LOGGED] = told
+        if not entries:
+            return
+        await notifier.send_notification(
+            types.LoggingMessageNotification(
+                params=types.LoggingMessageNotificationParams(
+                    level="warning", logger=LOGGER_NAME, data=_log_data(view, entries)
+                )
+            )
+        )
 
     def _track(self, ctx: ServerRequestContext[Any]) -> None:
         """Remember the request's connection, to notify it of catalog changes."""
@@ -307,8 +408,16 @@ class SkillServer:
 
     async def _list_tools(self, ctx: ServerRequestContext[Any], _params: Any) -> Any:
         conversation = self.conversation(ctx.session)
-        definitions = await self._run(conversation.tools.definitions_for, "mcp")
-        return types.ListToolsResult(tools=[_tool(d) for d in definitions])
+
+        def definitions() -> list[dict[str, Any]]:
+            # The catalog in skill_load's description follows the live catalog: a
+            # change sends tools/list_changed, and the client lists tools again.
+            return conversation.tools.definitions_for(
+                "mcp", catalog=True, catalog_chars=self.catalog_chars
+            )
+
+        listed = await self._run(definitions)
+        return types.ListToolsResult(tools=[_tool(d) for d in listed])
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
@@ -329,6 +438,16 @@ class SkillServer:
     def _resources_page(self, start: int) -> Any:
         view = self.view()
         resources: list[types.Resource] = []
+        if start == 0:
+            resources.append(
+                types.Resource(
+                    uri=PROBLEMS_URI,
+                    name="problems",
+                    description="What skillpack leaves out of this catalog and why, each "
+                    "with its fix (JSON).",
+                    mime_type="application/json",
+                )
+            )
         index = start
         while index < len(view.skills) and len(resources) < PAGE_RESOURCES:
             skill = view.skills[index]
@@ -355,6 +474,15 @@ class SkillServer:
     async def _read_resource(
         self, _ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> Any:
+        if str(params.uri) == PROBLEMS_URI:
+            report = await self._run(self.problems_report)
+            return types.ReadResourceResult(
+                contents=[
+                    types.TextResourceContents(
+                        uri=PROBLEMS_URI, mime_type="application/json", text=json.dumps(report)
+                    )
+                ]
+            )
         found = await self._run(self.view().read, str(params.uri))
         contents: types.TextResourceContents | types.BlobResourceContents
         try:
@@ -439,9 +567,15 @@ class SkillServer:
     # -- the skills extension -----------------------------------------------------
 
     async def _skills_list(
-        self, _ctx: ServerRequestContext[Any], params: ListSkillsParams
+        self, ctx: ServerRequestContext[Any], params: ListSkillsParams
     ) -> dict[str, Any]:
-        return await self._run(self.skills_page, _decode_cursor(params.cursor))
+        page = await self._run(self.skills_page, _decode_cursor(params.cursor))
+        if page["_meta"][META_LEFT_OUT]["notListable"]:
+            try:  # this page found skills it cannot list: say so as it happens
+                await self._log_left_out(_connection(ctx.session))
+            except Exception:  # noqa: BLE001 - a log message never fails the request
+                logger.debug("could not tell a client what is left out", exc_info=True)
+        return page
 
     def skills_page(self, start: int) -> dict[str, Any]:
         """One `skills/list` page from the served skill at `start`: whole entries only;
@@ -459,10 +593,34 @@ class SkillServer:
             if listing.entry is not None:
                 entries.append(listing.entry)
                 size += listing.size
-        result: dict[str, Any] = {"skills": entries, **CACHE_FIELDS}
+        result: dict[str, Any] = {"skills": entries, **CACHE_FIELDS, "_meta": _meta(view)}
         if index < len(view.skills):
             result["nextCursor"] = _encode_cursor(index)
         return result
+
+    def problems_report(
+        self, *, check_all: bool = True, with_skills: bool = False
+    ) -> dict[str, Any]:
+        """What the server serves and leaves out (the problems resource, `mcp --check`):
+        `{catalogVersion, served, leftOut: [LeftOut...], counts: {kind: n}}`, and with
+        `with_skills` the served skills as `skills: [{name, path, uri}]`. With
+        `check_all`, every served skill's listing is built first (reads every tree)."""
+        view = self.view()
+        entries = view.left_out_all() if check_all else view.left_out()
+        unlisted = {e.path for e in entries if e.kind == "not-listable"}
+        report: dict[str, Any] = {
+            "catalogVersion": view.version,
+            "served": len(view.skills) - len(unlisted),
+            "leftOut": [e.to_dict() for e in entries],
+            "counts": counts(entries),
+        }
+        if with_skills:
+            report["skills"] = [
+                {"name": s.name, "path": s.path, "uri": view.skill_uri(s)}
+                for s in view.skills
+                if s.path not in unlisted
+            ]
+        return report
 
     async def _skills_get(
         self, _ctx: ServerRequestContext[Any], params: GetSkillParams
@@ -476,14 +634,31 @@ class SkillServer:
                     f"Skill '{skill.name}' is not served through the skills extension: "
                     f"{listing.reason}. Its files are still resources; use skill_load for it."
                 )
-            return {"skill": listing.entry, **CACHE_FIELDS}
+            return {"skill": listing.entry, **CACHE_FIELDS, "_meta": _meta(view)}
 
         return await self._run(get)
 
 
 class _Server(Server[Any]):
     """`listChanged: true` on every transport: the streamable-HTTP manager builds its
-    initialization options without arguments, so the default must carry them."""
+    initialization options without arguments, so the default must carry them.
+
+    `instructions` are asked of `instructions_of` each time they are sent (the SDK
+    reads the attribute for every `initialize` and `server/discover`), so a client
+    that connects later gets the catalog as it is then.
+    """
+
+    def __init__(self, *args: Any, instructions_of: Callable[[], str], **kwargs: Any) -> None:
+        self._instructions_of = instructions_of
+        super().__init__(*args, **kwargs)
+
+    @property
+    def instructions(self) -> str | None:
+        return self._instructions_of()
+
+    @instructions.setter
+    def instructions(self, _value: str | None) -> None:
+        """The SDK's constructor sets it; the text always comes from `instructions_of`."""
 
     def create_initialization_options(
         self,
@@ -513,9 +688,38 @@ def _advertise_extensions(server: Server[Any]) -> Any:
         if ctx.method == "initialize" and isinstance(result, dict):
             capabilities = result.setdefault("capabilities", {})
             capabilities.setdefault("extensions", {}).update(server.extensions)
+            # What is left out goes to handshake-era clients as log messages.
+            capabilities.setdefault("logging", {})
         return result
 
     return advertise
+
+
+def _meta(view: ServedCatalog) -> dict[str, Any]:
+    """`_meta` of a `skills/list` page: the catalog version (a host re-walks the pages
+    only when it changed) and what is left out so far (the resource has every one)."""
+    entries = view.left_out()
+    return {
+        META_VERSION: view.version,
+        META_LEFT_OUT: {
+            "count": len(entries),
+            "counts": counts(entries),
+            "notListable": sum(e.kind == "not-listable" for e in entries),
+            "uri": PROBLEMS_URI,
+        },
+    }
+
+
+def _log_data(view: ServedCatalog, entries: tuple[LeftOut, ...]) -> dict[str, Any]:
+    kinds = ", ".join(f"{n} {kind}" for kind, n in counts(entries).items())
+    return {
+        "message": f"skillpack leaves out {len(entries)} skill(s) or root(s) ({kinds}); "
+        f"read {PROBLEMS_URI} for each with its fix.",
+        "catalogVersion": view.version,
+        "leftOut": [e.to_dict() for e in entries[:LOG_ENTRIES]],
+        "more": max(0, len(entries) - LOG_ENTRIES),
+        "uri": PROBLEMS_URI,
+    }
 
 
 def _tool(definition: dict[str, Any]) -> types.Tool:
@@ -607,6 +811,7 @@ def run_stdio(server: SkillServer) -> None:
     from ._stdio import stdio_streams
 
     server.offload = False
+    server.prepare()
 
     async def main() -> None:
         async with stdio_streams() as (read, write):

@@ -29,10 +29,10 @@ from typing import Final
 from urllib.parse import quote, unquote
 
 from .._errors import UsageError
+from .._model import SKILL_FILE as SKILL_FILE
 from .._model import Skill
 
 SCHEME: Final = "skill://"
-SKILL_FILE: Final = "SKILL.md"
 MAX_URI_CHARS: Final = 4096
 """Longer URIs are refused before they are looked at."""
 _PCHAR_SAFE: Final = "-._~!$&'()*+,;=:@"
@@ -64,12 +64,14 @@ def assign_paths(skills: Iterable[Skill]) -> dict[str, Segments]:
     nested skill extends its enclosing skill's final path; catalog order decides who
     keeps the plain path when two collide.
     """
-    ordered = sorted(enumerate(skills), key=lambda item: (_depth(item[1].dir), item[0]))
+    listed = list(skills)
+    ordered = sorted(enumerate(listed), key=lambda item: (_depth(item[1].dir), item[0]))
+    above = _folders_above(listed)
     taken: set[Segments] = set()
     by_dir: dict[tuple[str, str, str], Segments] = {}
     paths: dict[str, Segments] = {}
     for _, skill in ordered:
-        enclosing = _enclosing(skill, by_dir)
+        enclosing = _enclosing(skill, above.get(id(skill)), by_dir)
         base: Segments
         if enclosing is None:
             parts = _rel_parts(skill.dir, skill.root)
@@ -94,21 +96,46 @@ def _depth(folder: str) -> int:
     return folder.replace("\\", "/").rstrip("/").count("/")
 
 
+def _folders_above(skills: list[Skill]) -> dict[int, str]:
+    """id(skill) -> the nearest other skill folder above its own (same scope and root).
+
+    One sort instead of a walk up every skill's parents: with `/` appended, a folder's
+    descendants sort right after it, so a stack of the folders being inside holds the
+    enclosing ones.
+    """
+    groups: dict[tuple[str, str], list[tuple[str, int]]] = {}
+    for skill in skills:
+        folder = skill.dir.replace("\\", "/").rstrip("/") + "/"
+        groups.setdefault((skill.scope, skill.root), []).append((folder, id(skill)))
+    found: dict[int, str] = {}
+    for entries in groups.values():
+        entries.sort()
+        stack: list[str] = []
+        for folder, ident in entries:
+            while stack and not folder.startswith(stack[-1]):
+                stack.pop()
+            if stack and stack[-1] == folder:  # two skills in one folder
+                outer = stack[-2] if len(stack) > 1 else None
+            else:
+                outer = stack[-1] if stack else None
+                stack.append(folder)
+            if outer is not None:
+                found[ident] = outer[:-1]
+    return found
+
+
 def _enclosing(
-    skill: Skill, by_dir: Mapping[tuple[str, str, str], Segments]
+    skill: Skill, above: str | None, by_dir: Mapping[tuple[str, str, str], Segments]
 ) -> tuple[Segments, list[str]] | None:
-    """(path of the nearest enclosing placed skill, folders from it down), if any."""
-    folder = skill.dir.replace("\\", "/").rstrip("/")
-    parent = folder.rpartition("/")[0]
-    while parent and "/" in parent:
-        placed = by_dir.get((skill.scope, skill.root, parent))
-        if placed is not None:
-            parts = _rel_parts(folder, parent)
-            return (placed, parts) if parts else None
-        if parent.endswith(":/") or parent.endswith("//"):
-            break
-        parent = parent.rpartition("/")[0]
-    return None
+    """(path of the nearest enclosing placed skill, folders from it down), if any;
+    `above` is the nearest skill folder above the skill's (`_folders_above`)."""
+    if above is None:
+        return None
+    placed = by_dir.get((skill.scope, skill.root, above))
+    if placed is None:
+        return None
+    parts = _rel_parts(skill.dir.replace("\\", "/").rstrip("/"), above)
+    return (placed, parts) if parts else None
 
 
 def _segment(text: str) -> str:

@@ -195,8 +195,10 @@ def _loader() -> Any:
     base_resolver: Any = BaseResolver
     base_constructor: Any = SafeConstructor
 
-    parser: Any = getattr(yaml, "CParser", None)
-    if parser is None:  # pure-Python PyYAML: the same syntax, read more slowly
+    parser: Any
+    try:  # `yaml` itself does not export CParser: libyaml's is `yaml._yaml`
+        from yaml._yaml import CParser as parser
+    except ImportError:  # pure-Python PyYAML: the same syntax, read more slowly
         from yaml.composer import Composer
         from yaml.parser import Parser
         from yaml.reader import Reader

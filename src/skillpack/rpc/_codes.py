@@ -1,9 +1,9 @@
 """The one place where errors become JSON-RPC error objects.
 
 Protocol errors keep JSON-RPC 2.0's codes (-32700 … -32603). skillpack's own errors map
-by class to -32000 … -32019 (STYLE §5): the class's entry, else its nearest ancestor's.
-`data` carries the tool envelope's code (`NOT_FOUND`, `AMBIGUOUS`, …), the exception's
-class name, `candidates` when there are some, and `field` for bad params.
+by their code (`SkillpackError.code`: `NOT_FOUND`, `AMBIGUOUS`, …) to -32000 … -32009;
+the server's own to -32010 … -32019. `data` carries that code, the exception's class
+name, `candidates` when there are some, and `field` for bad params.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import _errors as errors
-from ..runtime._tools import ToolCallError, error_code_for
 
 PROTOCOL_CODES: Mapping[str, int] = {
     "parse-error": -32700,
@@ -22,19 +21,19 @@ PROTOCOL_CODES: Mapping[str, int] = {
     "internal-error": -32603,
 }
 
-ERROR_CODES: Mapping[type[errors.SkillpackError], int] = {
-    errors.SkillpackError: -32000,
-    errors.SkillError: -32001,
-    errors.SkillParseError: -32002,
-    errors.UsageError: -32003,
-    errors.SkillNotFoundError: -32004,
-    errors.AmbiguousSkillError: -32005,
-    errors.SkillDisabledError: -32006,
-    errors.SkillPermissionError: -32007,
-    errors.SkillIOError: -32008,
-    ToolCallError: -32009,
+ERROR_CODES: Mapping[str, int] = {
+    "INTERNAL_ERROR": -32000,
+    "INVALID_SKILL": -32001,
+    "INVALID_PARAM": -32003,
+    "NOT_FOUND": -32004,
+    "AMBIGUOUS": -32005,
+    "DISABLED": -32006,
+    "PERMISSION_DENIED": -32007,
+    "IO_ERROR": -32008,
+    "EXECUTION_ERROR": -32009,
 }
-"""Every public skillpack exception (a test checks each has its own entry)."""
+"""Every error code (`_errors.ErrorCode`; a test checks each has its number). -32002,
+once `SkillParseError`'s own, is left unused: it answers `INVALID_SKILL`, -32001."""
 
 RPC_CODES: Mapping[str, int] = {
     "session-not-found": -32010,
@@ -78,12 +77,8 @@ def invalid_params(method: str, field: str, problem: str) -> RpcFailure:
 
 
 def code_for(exc: errors.SkillpackError) -> int:
-    """The JSON-RPC code of a skillpack error: its class's, else its nearest ancestor's."""
-    for cls in type(exc).__mro__:
-        code = ERROR_CODES.get(cls)
-        if code is not None:
-            return code
-    return ERROR_CODES[errors.SkillpackError]
+    """The JSON-RPC code of a skillpack error: its code's number."""
+    return ERROR_CODES.get(exc.code, ERROR_CODES["INTERNAL_ERROR"])
 
 
 def error_object(exc: BaseException) -> dict[str, Any]:
@@ -94,10 +89,9 @@ def error_object(exc: BaseException) -> dict[str, Any]:
             error["data"] = exc.data
         return error
     if isinstance(exc, errors.SkillpackError):
-        data: dict[str, Any] = {"code": error_code_for(exc), "type": type(exc).__name__}
-        candidates = getattr(exc, "candidates", ()) or getattr(exc, "suggestions", ())
-        if candidates:
-            data["candidates"] = list(candidates)
+        data: dict[str, Any] = {"code": exc.code, "type": type(exc).__name__}
+        if exc.candidates:
+            data["candidates"] = list(exc.candidates)
         return {"code": code_for(exc), "message": str(exc), "data": data}
     return {
         "code": PROTOCOL_CODES["internal-error"],

@@ -131,7 +131,7 @@ class Dispatcher:
                 PROTOCOL_CODES["method-not-found"],
                 f"Method not found: {method!r}. This server has {known}.",
             )
-        return handler(check_params(spec.params, params))
+        return handler(check_params(spec.checked, params))
 
 
 def invalid_request(problem: str) -> RpcFailure:

@@ -51,6 +51,10 @@ class Discovery:
     include_user: bool = True
     include_system: bool = True
     use_cache: bool = True
+    max_depth: int | None = None
+    """The walk's depth bound (`--max-depth`; None: the config's)."""
+    max_dirs: int | None = None
+    """Folders walked per root at most (`--max-dirs`; None: the config's)."""
     refresh: RefreshMode = "watch"
     """How workspaces stay current: `watch` (files watched), else `on_call`."""
 
@@ -173,6 +177,8 @@ class Live:
             include_user=d.include_user,
             include_system=d.include_system,
             use_cache=d.use_cache,
+            max_depth=d.max_depth,
+            max_dirs=d.max_dirs,
             refresh=d.refresh,
         )
         workspace = Workspace(
@@ -242,8 +248,7 @@ class Live:
                     "(--max-sessions); close finished ones with session.close.",
                 )
         workspace = self.workspace(cwd, extra_roots)
-        live = workspace.live
-        session = Session(live.catalog, config=live.config, cwd=workspace.cwd)
+        session = workspace.live.conversation()
         entry = OpenSession(
             id=session.session_id,
             session=session,

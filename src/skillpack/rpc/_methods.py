@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..runtime._context import context_report
-from ..runtime._session import Session
+from ..runtime._left_out import catalog_version, left_out
 from ..runtime._summary import summarizer
 from ..runtime._tools import SkillTools
 from ..runtime._workspace import write_enabled
@@ -71,28 +71,22 @@ class Methods:
 
     def skills_config_write(self, params: Params) -> Any:
         workspace = self.live.workspace(params.get("cwd"))
-        enabled: bool = params["enabled"]
-        skill, path = write_enabled(
+        toggled = write_enabled(
             workspace.live.catalog,
             params["ref"],
-            enabled,
+            params["enabled"],
             scope=params["target"],
             cwd=workspace.cwd,
+            user=self.live.discovery.include_user,
         )
         self.live.reconfigure()
-        # Open sessions keep the config they opened with, but follow this one change.
+        # Open sessions keep the config they opened with, but follow this one change:
+        # to the state every config file now gives (another file may still decide).
         for entry in self.live.all_sessions():
-            same = entry.session.catalog.at_path(skill.key)
+            same = entry.session.catalog.at_path(toggled.skill.key)
             if same is not None:
-                entry.session.set_enabled(same, enabled)
-        return {
-            "name": skill.name,
-            "qualified_name": skill.qualified_name,
-            "path": skill.path,
-            "enabled": enabled,
-            "target": params["target"],
-            "config": str(path),
-        }
+                entry.session.set_enabled(same, toggled.enabled)
+        return toggled.to_dict()
 
     # -- the tools --------------------------------------------------------------------
 
@@ -108,8 +102,7 @@ class Methods:
         workspace = self.live.workspace(params.get("cwd"))
         if not stateless:
             return workspace.tools
-        live = workspace.live
-        return SkillTools(Session(live.catalog, config=live.config, cwd=workspace.cwd))
+        return SkillTools(workspace.live.conversation())
 
     def skills_search(self, params: Params) -> Any:
         # Searching keeps no session state, and a session sees its workspace's catalog
@@ -183,11 +176,14 @@ def _listing(workspace: Workspace) -> bytes:
     if cached is not None and cached[0] is catalog and cached[1] is config:
         return cached[2]
     summary = summarizer(config, live.is_enabled)
+    standing = {"is_enabled": live.is_enabled, "is_visible": live.is_visible}
     encoded = encode(
         {
             "cwd": workspace.cwd,
             "skills": [summary(s) for s in catalog.skills],
             "errors": [p.to_dict() for p in catalog.problems],
+            "version": catalog_version(catalog, **standing),
+            "left_out": [e.to_dict() for e in left_out(catalog, **standing)],
         }
     )
     workspace.listing = (catalog, config, encoded)

@@ -10,12 +10,15 @@ never renamed or removed).
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Any, get_args
 
-from .._limits import MAX_PATH_CHARS, MAX_REF_CHARS, SEARCH_MAX_LIMIT
+from .._errors import ErrorCode
+from .._limits import MAX_PATH_CHARS, MAX_REF_CHARS
 from .._model import SCOPES
-from ..runtime._tools import ErrorCode
+from ..runtime._left_out import LeftOutKind
+from ..runtime._tool_args import SCHEMAS as TOOL_SCHEMAS
 from ..select._mentions import MentionSource
 from ..select._resolve import DiagnosticKind
 from ._codes import ERROR_CODES, PROTOCOL_CODES, RPC_CODES
@@ -137,8 +140,30 @@ DEFS: dict[str, Schema] = {
             "cwd": _str("The working directory, absolute."),
             "skills": _list(_ref("Skill"), "Every skill found, in catalog order."),
             "errors": _list(_ref("Problem"), "Problems found while discovering."),
+            "version": _str(
+                "The catalog's version: equal for equal catalogs, new when a skill, its "
+                "standing or a problem changes (list again only when it differs)."
+            ),
+            "left_out": _list(
+                _ref("LeftOut"),
+                "What the model is not offered and why: roots cut short, invalid files, "
+                "shadowed, prompt-only, disabled and denied skills.",
+            ),
         },
-        ("cwd", "skills", "errors"),
+        ("cwd", "skills", "errors", "version", "left_out"),
+    ),
+    "LeftOut": _obj(
+        {
+            "kind": {
+                "enum": list(get_args(LeftOutKind)),
+                "description": "truncated and invalid mean a skill is missing by accident.",
+            },
+            "code": _str("Stable kebab-case code (docs/design.md lists them)."),
+            "path": _str("The SKILL.md, or the root or folder concerned."),
+            "name": {"type": ["string", "null"], "description": "The skill's name, if any."},
+            "message": _str("Why it is left out and how to change that."),
+        },
+        ("kind", "code", "path", "name", "message"),
     ),
     "Change": _obj(
         {
@@ -338,6 +363,29 @@ class Method:
     result: Schema
     errors: tuple[int, ...] = ()
     """Error codes this method answers with beyond the protocol's."""
+    tool: str | None = None
+    """The tool whose arguments this method takes (`runtime._tool_args.SCHEMAS`): their
+    schema is the tool's, and the tool's own check (`check_args`) holds them, answering
+    in the envelope; the dispatcher checks only the method's other params."""
+
+    @property
+    def checked(self) -> Schema:
+        """The params schema the dispatcher checks: the tool's arguments left to it."""
+        if self.tool is None:
+            return self.params
+        own = {
+            key: ({} if key in TOOL_SCHEMAS[self.tool]["properties"] else value)
+            for key, value in self.params["properties"].items()
+        }
+        return {**self.params, "properties": own, "required": []}
+
+
+def _tool_params(tool: str, **where: Schema) -> Schema:
+    """A tool-like method's params: the tool's arguments (its bounds, its required
+    ones) and where to run it (`session`, `cwd`)."""
+    schema = TOOL_SCHEMAS[tool]
+    properties = {**copy.deepcopy(dict(schema["properties"])), **where}
+    return _params(properties, *schema["required"])
 
 
 _DOMAIN = tuple(sorted(set(ERROR_CODES.values()), reverse=True))
@@ -382,56 +430,29 @@ METHODS: dict[str, Method] = {
         Method(
             name="skills.search",
             summary="The `skill_search` tool: ranked candidates with reasons, as an envelope.",
-            params=_params(
-                {
-                    "query": _str("What the task is about.", minLength=1, maxLength=10_000),
-                    "limit": {
-                        "type": "integer",
-                        "minimum": 1,
-                        "maximum": SEARCH_MAX_LIMIT,
-                        "description": "How many results (default 8).",
-                    },
-                    "scope": {"enum": list(SCOPES), "description": "Only this scope."},
-                    **_WHERE,
-                },
-                "query",
-            ),
+            params=_tool_params("skill_search", **_WHERE),
             result=envelope(_ref("SearchData")),
             errors=(RPC_CODES["session-not-found"],),
+            tool="skill_search",
         ),
         Method(
             name="skills.load",
             summary="The `skill_load` tool: a skill's injection by `name` or `path` (path "
             "wins), as an envelope. In a session, loading an unchanged skill again answers a "
             "short reminder; without one every load renders in full.",
-            params=_params(
-                {
-                    "name": _str("Name, qualified id or path.", maxLength=MAX_REF_CHARS),
-                    "path": _str("Absolute SKILL.md path.", maxLength=MAX_PATH_CHARS),
-                    "args": _str("Arguments, as a user types them.", maxLength=100_000),
-                    **_WHERE,
-                }
-            ),
+            params=_tool_params("skill_load", **_WHERE),
             result=envelope(_ref("LoadData")),
             errors=(RPC_CODES["session-not-found"],),
+            tool="skill_load",
         ),
         Method(
             name="skills.read_file",
             summary="The `skill_read_file` tool: one file bundled with a skill, by path "
             "relative to its folder (never outside it), as an envelope.",
-            params=_params(
-                {
-                    "skill": _str(
-                        "Name, qualified id or path.", minLength=1, maxLength=MAX_REF_CHARS
-                    ),
-                    "path": _str("Relative path.", minLength=1, maxLength=MAX_PATH_CHARS),
-                    **_WHERE,
-                },
-                "skill",
-                "path",
-            ),
+            params=_tool_params("skill_read_file", **_WHERE),
             result=envelope(_ref("ReadFileData")),
             errors=(RPC_CODES["session-not-found"],),
+            tool="skill_read_file",
         ),
         Method(
             name="skills.reload",
@@ -468,11 +489,20 @@ METHODS: dict[str, Method] = {
                     "name": {"type": "string"},
                     "qualified_name": {"type": "string"},
                     "path": {"type": "string"},
-                    "enabled": {"type": "boolean"},
+                    "enabled": {
+                        "type": "boolean",
+                        "description": "The resulting state from every config file: "
+                        "unlike `params.enabled` when another file decides.",
+                    },
                     "target": {"enum": ["user", "project"]},
                     "config": _str("The config file written."),
+                    "decided_by": {
+                        "type": ["string", "null"],
+                        "description": "The config file whose `[skills]` entry decides "
+                        "the state now; null: no entry names the skill.",
+                    },
                 },
-                ("name", "qualified_name", "path", "enabled", "target", "config"),
+                ("name", "qualified_name", "path", "enabled", "target", "config", "decided_by"),
             ),
             errors=_DOMAIN,
         ),
@@ -654,7 +684,7 @@ def document() -> Schema:
         },
         "errors": {
             **{str(code): name for name, code in PROTOCOL_CODES.items()},
-            **{str(code): cls.__name__ for cls, code in ERROR_CODES.items()},
+            **{str(number): code for code, number in ERROR_CODES.items()},
             **{str(code): name for name, code in RPC_CODES.items()},
         },
         "$defs": DEFS,

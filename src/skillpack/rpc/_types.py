@@ -7,6 +7,8 @@ carry more keys than listed here, since servers add fields over time.
 # No `from __future__ import annotations`: TypedDict reads `NotRequired` at class creation.
 from typing import Any, Literal, NotRequired, TypedDict
 
+from ..runtime._left_out import LeftOutKind
+
 
 class SkillEntry(TypedDict):
     name: str
@@ -33,10 +35,20 @@ class ProblemEntry(TypedDict):
     line: NotRequired[int]
 
 
+class LeftOutEntry(TypedDict):
+    kind: LeftOutKind
+    code: str
+    path: str
+    name: str | None
+    message: str
+
+
 class WorkspaceListing(TypedDict):
     cwd: str
     skills: list[SkillEntry]
     errors: list[ProblemEntry]
+    version: str
+    left_out: list[LeftOutEntry]
 
 
 class SkillsListResult(TypedDict):
@@ -77,6 +89,7 @@ class ConfigWriteResult(TypedDict):
     enabled: bool
     target: Literal["user", "project"]
     config: str
+    decided_by: str | None
 
 
 class SessionOpenResult(TypedDict):

@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 from .._errors import SkillPermissionError, UsageError
 from .._limits import MAX_CREATED_SKILL_BYTES, MAX_SKILL_FILE_BYTES
-from .._model import Catalog, Skill
+from .._model import Catalog, Skill, sha256_digest
 from .._paths import cache_dir, home_dir, project_root
 from ..config._atomic import write_atomic
 from ..config._lock import file_lock
@@ -95,16 +95,11 @@ class CreatedSkill:
         }
 
 
-def digest_of(data: bytes) -> str:
-    """`sha256:<hex>` of a SKILL.md's bytes."""
-    return "sha256:" + hashlib.sha256(data).hexdigest()
-
-
 def file_digest(path: str) -> str | None:
     """The digest of the file at `path`, or None when it cannot be read."""
     try:
         # The bounded reader: a FIFO swapped in for the file is refused, not waited on.
-        return digest_of(read_bytes(path, MAX_SKILL_FILE_BYTES))
+        return sha256_digest(read_bytes(path, MAX_SKILL_FILE_BYTES))
     except OSError:
         return None
 
@@ -280,7 +275,7 @@ def create_skill(
         name=checked,
         path=str(target),
         scope=scope,
-        digest=digest_of(text.encode("utf-8")),
+        digest=sha256_digest(text.encode("utf-8")),
         replaced=current is not None,
     )
 

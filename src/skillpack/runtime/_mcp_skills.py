@@ -27,11 +27,9 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-import hashlib
 import json
 import os
 import queue
-import re
 import sys
 import threading
 from collections import OrderedDict
@@ -43,17 +41,25 @@ from urllib.parse import unquote
 
 from .._errors import SkillIOError, SkillNotFoundError, SkillpackError
 from .._limits import MAX_LISTED_FILES, MCP_SKILL_MAX_BYTES, MCP_SKILL_MAX_FILES
-from .._model import Catalog, Problem, Root, Skill, SkillFile, SkillLocation
+from .._model import (
+    SKILL_FILE,
+    Catalog,
+    Problem,
+    Root,
+    Skill,
+    SkillFile,
+    SkillLocation,
+    is_digest,
+    sha256_digest,
+)
 from ..config._schema import McpServerConfig
 
 SKILLS_EXTENSION: Final = "io.modelcontextprotocol/skills"
-SKILL_FILE: Final = "SKILL.md"
 ROOT: Final = "mcp://"
 """The root of every MCP skill: a skill's folder is `mcp://<server>/<skill-path>`."""
 CACHE_BYTES: Final = 64 * 1024 * 1024
 MAX_PAGES: Final = 64
 """`skills/list` pages read per server at most (the MCP Inspector's bound too)."""
-_DIGEST: Final = re.compile(r"sha256:[0-9a-f]{64}")
 T = TypeVar("T")
 
 Connect = Callable[[McpServerConfig], AbstractAsyncContextManager[Any]]
@@ -222,7 +228,7 @@ class McpSkills:
         server = self._server(found.server)
         data = self._call(server, _read_resource, uri)
         where = f"{uri} from MCP server '{found.server}'"
-        if len(data) != size or "sha256:" + hashlib.sha256(data).hexdigest() != digest:
+        if len(data) != size or sha256_digest(data) != digest:
             raise SkillIOError(
                 f"Refused {where}: its {len(data)} bytes do not match the size ({size}) and "
                 "digest the server listed, so it changed or was tampered with. Refresh "
@@ -608,7 +614,7 @@ def _files(uri: str, resources: Any) -> dict[str, tuple[str, str, int]] | str:
         file_uri, digest, size = item.get("uri"), item.get("digest"), item.get("size")
         if not isinstance(file_uri, str) or not file_uri.startswith(root):
             return f"a manifest naming {str(file_uri)[:200]!r}, outside the skill"
-        if not isinstance(digest, str) or not _DIGEST.fullmatch(digest):
+        if not is_digest(digest):
             return f"a manifest whose {file_uri!r} has no sha256 digest"
         if not isinstance(size, int) or isinstance(size, bool) or size < 0:
             return f"a manifest whose {file_uri!r} has no size"

@@ -153,6 +153,7 @@ class Session:
             gate=gate,
         )
         self._shell = shell
+        self._host_servers = tuple(mcp_servers)
         self._deps = DependencyResolver(
             environment=lambda: self._env if self._env is not None else os.environ,
             prompt=env_prompt,
@@ -175,6 +176,28 @@ class Session:
         if refresh == "watch":
             live.start_watching()
 
+    def conversation(self, **kwargs: Any) -> Session:
+        """A new conversation over this session's live workspace: the same catalog,
+        config, reader, cwd, environment, shell policy, host MCP servers and host
+        built-in commands, with its own state (loads, enable overrides, invocation
+        chain). Its catalog is manual: the host moves it on with `reload(catalog)`
+        when this session's catalog changes.
+
+        This is how every server opens a conversation (`serve`'s `session.open`, each
+        `skillpack mcp` client); keywords override `Session(...)`'s arguments.
+        """
+        options: dict[str, Any] = {
+            "config": self.config,
+            "reader": self._reader,
+            "cwd": self.cwd,
+            "env": self._env,
+            "shell": self._shell,
+            "mcp_servers": self._host_servers,
+            "builtin_commands": self.builtin_commands,
+        }
+        options.update(kwargs)
+        return Session(self.catalog, **options)
+
     # -- construction -----------------------------------------------------------
 
     @classmethod
@@ -186,13 +209,16 @@ class Session:
         include_user: bool = True,
         include_system: bool = True,
         use_cache: bool = True,
+        max_depth: int | None = None,
+        max_dirs: int | None = None,
         **kwargs: Any,
     ) -> Session:
         """Discover skills the way the CLI does (config + every scope) and open a session.
 
         Other keywords go to `Session(...)`, e.g. `refresh="watch"`: refreshes then
         re-read the config files too, and a watcher also notices a new skill root in
-        the repo chain or the home folder.
+        the repo chain or the home folder. `max_depth`/`max_dirs` bound the walk of
+        every root (default: the config's `[discovery]` values).
         """
         from ._workspace import WorkspaceSource
 
@@ -202,6 +228,8 @@ class Session:
             include_user=include_user,
             include_system=include_system,
             use_cache=use_cache,
+            max_depth=max_depth,
+            max_dirs=max_dirs,
         )
         ws = source.open()
         kwargs.setdefault("reader", source.reader())
@@ -224,6 +252,11 @@ class Session:
     @property
     def reader(self) -> SkillReader:
         return self._reader
+
+    @property
+    def cwd(self) -> str | None:
+        """The folder relative `[$name](path)` links start from (None: the process's)."""
+        return self._parts.cwd
 
     def reload(self, catalog: Catalog | None = None) -> Catalog:
         """Swap in a new catalog (given, or re-discovered with the session's loader).
@@ -610,10 +643,10 @@ class Session:
         read_source = getattr(self._reader, "read_source", None)
         if read_source is None:
             return None
-        from ._create import digest_of
+        from .._model import sha256_digest
 
         try:
-            return digest_of(read_source(skill))
+            return sha256_digest(read_source(skill))
         except (OSError, SkillIOError):
             return None
 

@@ -1,15 +1,19 @@
 """The tools' argument schemas, and the check of every call against them.
 
 `SCHEMAS` is the one JSON schema per tool: `SkillTools.definitions()` publishes it
-(with the skill ids the model may pass as an enum) and `check_args` holds each call to
-it before a tool runs: a JSON object, no unknown keys, the required strings present
-and not blank, every value of its declared type and within its range, enum or
-length. A model chooses these values, so every string has a `maxLength` (`_limits`,
-issue 9: a 1 MB `args` once made a 1 GB injection, a 1 MB `path` took 33 s). A
-failure is a `UsageError` (envelope code `INVALID_PARAM`) that names the field and
-the limit it broke. A
+(`tool_schema`: with the skill ids the model may pass as an enum, and every optional
+property nullable, so a strict converter that lists every property as required, as
+the OpenAI Agents SDK's does, still lets the model leave it out), the app server's tool-like methods
+publish it as their params (`rpc/_schema.py`), and `check_args` holds each call to it
+before a tool runs, whichever surface it came through: a JSON object, no unknown
+keys, the required strings present and not blank, every value of its declared type
+and within its range, enum or length. A model chooses these values, so every string
+has a `maxLength` (`_limits`, issue 9: a 1 MB `args` once made a 1 GB injection, a
+1 MB `path` took 33 s). A failure is a `UsageError` (envelope code `INVALID_PARAM`)
+that names the field and the limit it broke. A
 `null` value counts as absent, since strict providers send `null` for an optional
-argument the model leaves out (`strict_schema` writes that form).
+argument the model leaves out (`strict_schema`
+and `tool_schema` write that form).
 
 The skill-id fields (`SKILL_ID_FIELDS`) are not checked against the published enum:
 an id outside it gets the resolver's answer (not found, did you mean), which helps
@@ -73,8 +77,13 @@ SCHEMAS: Mapping[str, Mapping[str, Any]] = {
     ),
     "skill_load": _object(
         {
-            "name": _string(_SKILL_REF, MAX_REF_CHARS),
-            "path": _string("Absolute path of the skill's SKILL.md.", MAX_PATH_CHARS),
+            # No schema form says "one of the two" and survives strict conversion (a
+            # root `anyOf` is refused there): the descriptions say it.
+            "name": _string(f"{_SKILL_REF} Give this or `path`.", MAX_REF_CHARS),
+            "path": _string(
+                "Absolute path of the skill's SKILL.md. Give this or `name` (this wins).",
+                MAX_PATH_CHARS,
+            ),
             "args": _string("Arguments for the skill, as a user would type them.", MAX_ARGS_CHARS),
         },
         [],
@@ -134,19 +143,41 @@ def tool_schema(
     skill_ids: list[str] | None = None,
     search_limits: tuple[int, int] | None = None,
 ) -> dict[str, Any]:
-    """A copy of `tool`'s schema as published: `skill_ids` become the enum of its
-    skill-id field; `search_limits` (most, default) narrow `skill_search`'s `limit`
-    to the config's `[search]` (the tool enforces that maximum itself)."""
+    """A copy of `tool`'s schema as published: optional properties nullable (`null`
+    in their type and enum); `skill_ids` become the enum of its skill-id field;
+    `search_limits` (most, default) narrow `skill_search`'s `limit` to the config's
+    `[search]` (the tool enforces that maximum itself)."""
     schema = copy.deepcopy(dict(SCHEMAS[tool]))
     field = SKILL_ID_FIELDS.get(tool)
     if field is not None and skill_ids:
         schema["properties"][field]["enum"] = list(skill_ids)
+    for name, prop in schema["properties"].items():
+        if name not in schema["required"]:
+            _nullable(prop)
     if tool == "skill_search" and search_limits is not None:
         most, default = search_limits
         limit = schema["properties"]["limit"]
         limit["maximum"] = most
         limit["description"] = f"How many results, 1 to {most} (default {default})."
     return schema
+
+
+def _nullable(prop: dict[str, Any]) -> None:
+    """`prop` may also be `null` (an absent value): `null` joins its type and enum.
+    Idempotent, so a schema already published in this form passes through."""
+    kinds = prop["type"] if isinstance(prop["type"], list) else [prop["type"]]
+    if "null" not in kinds:
+        prop["type"] = [*kinds, "null"]
+    if "enum" in prop and None not in prop["enum"]:
+        prop["enum"] = [*prop["enum"], None]
+
+
+def _kind_of(prop: Mapping[str, Any]) -> str:
+    """A property's JSON type, `null` aside (a published optional one is nullable)."""
+    kind = prop["type"]
+    if isinstance(kind, list):
+        (kind,) = [k for k in kind if k != "null"]
+    return str(kind)
 
 
 def strict_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
@@ -162,16 +193,14 @@ def strict_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
     properties: dict[str, Any] = {}
     for name, prop in schema["properties"].items():
         prop = {k: v for k, v in prop.items() if k not in ("minimum", "maximum", "maxLength")}
-        if prop["type"] == "object" and "properties" not in prop:
+        if _kind_of(prop) == "object" and "properties" not in prop:
             # Strict mode has no free-form object: it travels as JSON text.
             prop = {
                 "type": "string",
                 "description": f"{prop['description']} Written as JSON text.",
             }
         if name not in required:
-            prop["type"] = [prop["type"], "null"]
-            if "enum" in prop:
-                prop["enum"] = [*prop["enum"], None]
+            _nullable(prop)
         properties[name] = prop
     return {
         "type": "object",

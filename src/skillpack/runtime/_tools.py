@@ -2,19 +2,19 @@
 
 Every call returns one envelope, `{"ok": true, "data": …}` or
 `{"ok": false, "error": {"code", "message", "candidates"?}}`, never an exception, so a
-host can hand the result straight back to the model. Codes (DESIGN §6):
-`INVALID_PARAM`, `NOT_FOUND`, `AMBIGUOUS`, `DISABLED`, `PERMISSION_DENIED`,
-`EXECUTION_ERROR`, `INTERNAL_ERROR`.
+host can hand the result straight back to the model. The code is the error's own
+(`SkillpackError.code`, see `_errors.ErrorCode`), the same in every surface.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from .. import _errors as errors
+from .._errors import ErrorCode as ErrorCode
 from .._limits import NAME_ENUM_MAX
 from .._limits import SEARCH_MAX_LIMIT as MAX_LIMIT
 from .._model import Skill
@@ -29,28 +29,6 @@ from ._workspace import looks_like_path
 if TYPE_CHECKING:
     from ..index._search import SkillSearch
 
-ErrorCode = Literal[
-    "INVALID_PARAM",
-    "NOT_FOUND",
-    "AMBIGUOUS",
-    "DISABLED",
-    "PERMISSION_DENIED",
-    "EXECUTION_ERROR",
-    "INTERNAL_ERROR",
-]
-
-ERROR_CODES: Mapping[type[errors.SkillpackError], ErrorCode] = {
-    errors.SkillpackError: "INTERNAL_ERROR",
-    errors.SkillError: "EXECUTION_ERROR",
-    errors.SkillParseError: "EXECUTION_ERROR",
-    errors.UsageError: "INVALID_PARAM",
-    errors.SkillNotFoundError: "NOT_FOUND",
-    errors.AmbiguousSkillError: "AMBIGUOUS",
-    errors.SkillDisabledError: "DISABLED",
-    errors.SkillPermissionError: "PERMISSION_DENIED",
-    errors.SkillIOError: "EXECUTION_ERROR",
-}
-
 TOOL_NAMES = ("skill_search", "skill_load", "use_skill", "skill_read_file")
 
 __all__ = ["SkillTools", "SubagentRunner", "ToolCallError", "ToolDefinition"]
@@ -59,20 +37,14 @@ __all__ = ["SkillTools", "SubagentRunner", "ToolCallError", "ToolDefinition"]
 class ToolCallError(errors.SkillpackError):
     """A tool call that fails with a specific envelope code."""
 
-    def __init__(self, code: ErrorCode, message: str, *, candidates: tuple[str, ...] = ()) -> None:
-        super().__init__(message)
-        self.code: ErrorCode = code
-        self.candidates = candidates
+    def __init__(self, code: ErrorCode, message: str, *, candidates: Sequence[str] = ()) -> None:
+        super().__init__(message, candidates=candidates)
+        self.code = code
 
 
-def error_code_for(exc: BaseException) -> ErrorCode:
-    if isinstance(exc, ToolCallError):
-        return exc.code
-    for cls in type(exc).__mro__:
-        code = ERROR_CODES.get(cls)
-        if code is not None:
-            return code
-    return "INTERNAL_ERROR"
+def error_code_for(exc: BaseException) -> str:
+    """The stable code of any exception: a skillpack error's own, else INTERNAL_ERROR."""
+    return exc.code if isinstance(exc, errors.SkillpackError) else "INTERNAL_ERROR"
 
 
 def ok(data: Any) -> dict[str, Any]:
@@ -81,7 +53,7 @@ def ok(data: Any) -> dict[str, Any]:
 
 def failure(exc: BaseException) -> dict[str, Any]:
     error: dict[str, Any] = {"code": error_code_for(exc), "message": str(exc)}
-    candidates = getattr(exc, "candidates", ()) or getattr(exc, "suggestions", ())
+    candidates = exc.candidates if isinstance(exc, errors.SkillpackError) else ()
     if candidates:
         error["candidates"] = list(candidates)
     return {"ok": False, "error": error}
@@ -170,13 +142,25 @@ class SkillTools:
 
     # -- definitions ------------------------------------------------------------
 
-    def definitions(self) -> tuple[ToolDefinition, ...]:
+    def definitions(
+        self, *, catalog: bool = False, catalog_chars: int | None = None
+    ) -> tuple[ToolDefinition, ...]:
         """The tools, their skill-id fields listing the ids the model may pass.
 
         The enum holds, for each skill in the model's catalog, the shortest id that
         picks exactly it (`select._resolve.shown_ids`): the bare name where that is
         unique, else the qualified id, else the SKILL.md path; it is left out past
         `NAME_ENUM_MAX` ids.
+
+        Args:
+            catalog: Also list the model's skills (names and descriptions, as
+                `Session.render_catalog` writes them in Markdown, without locations)
+                in `skill_load`'s description, as Claude Code's skill tool does: a
+                host that shows the model nothing but tools still tells it which
+                skills exist and when to use each.
+            catalog_chars: That list's budget in characters (the renderer shortens,
+                then drops, past it and says so); None is the session's budget
+                (`[budget] chars`, `SKILLS_PROMPT_CHAR_BUDGET`), 0 lists nothing.
         """
         session = self.session
         skills = session.model_skills()
@@ -186,10 +170,17 @@ class SkillTools:
         if 0 < len(skills) <= NAME_ENUM_MAX:
             enum = sorted(shown_ids(session.catalog, skills, is_visible=session.is_visible))
         limits = self._search_limits()
+        descriptions = dict(_DESCRIPTIONS)
+        if catalog:
+            listed = session.render_catalog(
+                format="markdown", budget_chars=catalog_chars, include_location=False
+            ).text
+            if listed:
+                descriptions["skill_load"] = f"{descriptions['skill_load']}\n\n{listed}"
         return tuple(
             ToolDefinition(
                 name=tool,
-                description=_DESCRIPTIONS[tool],
+                description=descriptions[tool],
                 parameters=tool_schema(tool, skill_ids=enum, search_limits=limits),
             )
             for tool in self._tool_names()
@@ -204,8 +195,11 @@ class SkillTools:
     def _tool_names(self) -> tuple[str, ...]:
         return (*TOOL_NAMES, "skill_create") if self.create else TOOL_NAMES
 
-    def definitions_for(self, fmt: ToolFormat) -> list[dict[str, Any]]:
-        """Tool definitions in one provider's format."""
+    def definitions_for(
+        self, fmt: ToolFormat, *, catalog: bool = False, catalog_chars: int | None = None
+    ) -> list[dict[str, Any]]:
+        """Tool definitions in one provider's format (`catalog`, `catalog_chars`: as
+        for `definitions`)."""
         convert: dict[str, Callable[[ToolDefinition], dict[str, Any]]] = {
             "openai": ToolDefinition.openai_chat,
             "openai-responses": ToolDefinition.openai_responses,
@@ -216,7 +210,8 @@ class SkillTools:
             raise errors.UsageError(
                 f"Unknown tool format {fmt!r}; use one of {', '.join(sorted(convert))}."
             )
-        return [convert[fmt](d) for d in self.definitions()]
+        definitions = self.definitions(catalog=catalog, catalog_chars=catalog_chars)
+        return [convert[fmt](d) for d in definitions]
 
     # -- dispatch ---------------------------------------------------------------
 

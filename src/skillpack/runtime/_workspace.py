@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Collection, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .._errors import AmbiguousSkillError, SkillNotFoundError
 from .._model import Catalog, Problem, Skill, best_of
@@ -61,6 +61,8 @@ def open_workspace(
     previous: Discovered | None = None,
     touched: Collection[str] | None = None,
     sources: SourcesFor | None = None,
+    max_depth: int | None = None,
+    max_dirs: int | None = None,
 ) -> Workspace:
     """Load the user + project config, then discover every root they name, then add
     the skills of other sources (the MCP servers of `[[mcp_servers]]`).
@@ -82,6 +84,8 @@ def open_workspace(
         sources: The sources to add for a config (a live session keeps its
             connections open this way); default: the config's MCP servers, listed
             through connections closed again before this returns.
+        max_depth, max_dirs: The walk's bounds for every root (default: the
+            config's `[discovery]` values).
     """
     from ..discovery._discover import default_roots, discover_roots
 
@@ -103,8 +107,8 @@ def open_workspace(
         touched=touched,
         strict=strict,
         use_cache=use_cache,
-        max_depth=config.max_depth,
-        max_dirs=config.max_dirs,
+        max_depth=config.max_depth if max_depth is None else max_depth,
+        max_dirs=config.max_dirs if max_dirs is None else max_dirs,
     )
     catalog = discovered.catalog
     if sources is None:
@@ -185,6 +189,10 @@ class WorkspaceSource:
     include_user: bool = True
     include_system: bool = True
     use_cache: bool = True
+    max_depth: int | None = None
+    """The walk's depth bound (None: the config's)."""
+    max_dirs: int | None = None
+    """Folders walked per root at most (None: the config's)."""
     noted: tuple[str, ...] = ()
     """Paths the host reported (`note_paths`), in the order first seen."""
     _config: Config = field(default_factory=Config, init=False, repr=False)
@@ -217,6 +225,8 @@ class WorkspaceSource:
             previous=None if last is None else last.discovered,
             touched=touched,
             sources=self._sources_for,
+            max_depth=self.max_depth,
+            max_dirs=self.max_dirs,
         )
         known = None
         found = ws.discovered
@@ -390,26 +400,82 @@ def lookup_skill(catalog: Catalog, ref: str) -> Skill:
     did_you_mean = f" Did you mean {', '.join(close)}?" if close else ""
     raise SkillNotFoundError(
         f"No skill named '{ref}'.{did_you_mean}",
-        suggestions=close,
+        candidates=close,
         hint="Run `skillpack list` to see available skills.",
     )
 
 
-def write_enabled(
-    catalog: Catalog, ref: str, enabled: bool, *, scope: ConfigScope, cwd: str
-) -> tuple[Skill, Path]:
-    """Enable or disable the skill `ref` names in the user or project config file.
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Toggled:
+    """What `write_enabled` did: the entry written, and the state every config file
+    now gives the skill (another file may still decide the other way)."""
 
-    The entry is `config_entry(ref, skill)`. Returns the skill and the file written.
+    skill: Skill
+    requested: bool
+    """What was written: True for enable, False for disable."""
+    entry: str
+    """The `[skills]` entry written (`config_entry`)."""
+    scope: ConfigScope
+    written: Path
+    """The config file written."""
+    enabled: bool
+    """The resulting state, read back from every config file."""
+    decided_by: Path | None
+    """The file whose `[skills]` entry decides the state now; None: nothing names
+    the skill (the default, enabled)."""
+
+    @property
+    def decided_elsewhere(self) -> bool:
+        """The written entry does not decide: another file keeps the other state."""
+        return self.enabled != self.requested
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stable shape `enable`/`disable --json` and `skills.config.write` share."""
+        return {
+            "name": self.skill.name,
+            "qualified_name": self.skill.qualified_name,
+            "path": self.skill.path,
+            "enabled": self.enabled,
+            "target": self.scope,
+            "config": str(self.written),
+            "decided_by": None if self.decided_by is None else str(self.decided_by),
+        }
+
+
+def write_enabled(
+    catalog: Catalog,
+    ref: str,
+    enabled: bool,
+    *,
+    scope: ConfigScope,
+    cwd: str,
+    user: bool = True,
+) -> Toggled:
+    """Enable or disable the skill `ref` names in the user or project config file,
+    then read every config file back: the one place the resulting state is decided.
+
+    The entry is `config_entry(ref, skill)`. `user`: whether the user config counts
+    (False for a workspace opened without it).
 
     Raises:
         SkillNotFoundError, AmbiguousSkillError: `ref` names no single skill.
         UsageError, SkillIOError: the config file is broken or cannot be written.
     """
-    from ..config._files import set_skill_enabled
+    from ..config._files import enable_decided_by, set_skill_enabled
 
     skill = lookup_skill(catalog, ref)
-    return skill, set_skill_enabled(config_entry(ref, skill), enabled, scope=scope, cwd=cwd)
+    entry = config_entry(ref, skill)
+    written = set_skill_enabled(entry, enabled, scope=scope, cwd=cwd)
+    config, _problems = load_config(cwd=cwd, user=user)
+    return Toggled(
+        skill=skill,
+        requested=enabled,
+        entry=entry,
+        scope=scope,
+        written=written,
+        enabled=config.is_enabled(skill),
+        decided_by=enable_decided_by(skill, cwd=cwd, user=user),
+    )
 
 
 def config_entry(ref: str, skill: Skill) -> str:

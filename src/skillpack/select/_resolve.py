@@ -620,7 +620,7 @@ def find_skill(
 
     Raises:
         UsageError: neither a name nor a path was given.
-        SkillNotFoundError: nothing matches; `suggestions` holds close ids.
+        SkillNotFoundError: nothing matches; `candidates` holds close ids.
         AmbiguousSkillError: the name matched skills of equal precedence;
             `candidates` holds the qualified ids (or paths) that pick each one.
         SkillDisabledError: the skill is disabled or not invocable by `invoker`.
@@ -657,7 +657,7 @@ def find_skill(
     if outcome.tie:
         raise AmbiguousSkillError(outcome.message, candidates=outcome.candidates, hint=outcome.hint)
     if outcome.kind in ("not-found", "did-you-mean", "ambiguous"):
-        raise SkillNotFoundError(outcome.message, suggestions=outcome.candidates, hint=outcome.hint)
+        raise SkillNotFoundError(outcome.message, candidates=outcome.candidates, hint=outcome.hint)
     raise SkillDisabledError(outcome.message, hint=outcome.hint)
 
 

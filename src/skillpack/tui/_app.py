@@ -29,7 +29,7 @@ from textual.widgets import Footer, Input, Static
 from .._errors import SkillpackError
 from .._model import Catalog, Problem, Skill
 from .._paths import home_dir
-from ..config._files import enable_decided_by, project_config_path, user_config_path
+from ..config._files import project_config_path, user_config_path
 from ..config._schema import ConfigScope
 from ..render._catalog import RenderedCatalog
 from ..runtime._live import CatalogChange
@@ -478,16 +478,22 @@ class PickerApp(App[Skill | None]):
     def write_choice(self, skill: Skill, enable: bool, scope: ConfigScope) -> None:
         """Write the config file, then re-read the workspace to show the result."""
         try:
-            _skill, path = write_enabled(
-                self._catalog, ref_for(self._catalog, skill), enable, scope=scope, cwd=self.cwd
+            toggled = write_enabled(
+                self._catalog,
+                ref_for(self._catalog, skill),
+                enable,
+                scope=scope,
+                cwd=self.cwd,
+                user=self.user_config,
             )
         except SkillpackError as exc:
             self.notify(str(exc), severity="error", timeout=8)
             return
         self.refresh_catalog()
+        path = toggled.written
         state = "enabled" if enable else "disabled"
-        if self.session.is_enabled(skill) != enable:
-            decided = enable_decided_by(skill, cwd=self.cwd, user=self.user_config)
+        if toggled.decided_elsewhere:
+            decided = toggled.decided_by
             where = self.paths.path(str(decided)) if decided is not None else "another file"
             self.notify(
                 f"Wrote {self.paths.path(str(path))}, but {skill.qualified_name} is still "

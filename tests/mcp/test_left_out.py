@@ -1,0 +1,227 @@
+"""Nothing is left out silently: what `skillpack mcp` does not serve reaches the client
+(a log message, `_meta` of `skills/list`, the problems resource), with the catalog
+version a host re-lists by, and `skillpack mcp --check` prints the same."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import mcp.types as types
+import pytest
+from click.testing import CliRunner
+from mcp import Client
+from skill_client import RAW, ListSkillsRequest, list_skills, open_session, run, skill_md, write
+
+from conftest import REAL_SKILLS
+from skillpack.cli._app import cli
+from skillpack.mcp._server import META_LEFT_OUT, META_VERSION, PROBLEMS_URI, SkillServer
+
+TREE: dict[str, str | bytes] = {
+    "alpha/SKILL.md": skill_md("alpha"),
+    "alpha/references/guide.md": "# Guide\n",
+    "beta/SKILL.md": skill_md("beta"),
+    "broken/SKILL.md": "# no frontmatter here\n",
+    "only-user/SKILL.md": skill_md("only-user", **{"disable-model-invocation": "true"}),
+    "Bad_Name/SKILL.md": skill_md("Bad_Name"),
+    "gone/SKILL.md": skill_md("gone"),
+    "secretive/SKILL.md": skill_md("secretive"),
+}
+CONFIG = '[skills]\ndisabled = ["gone"]\n[permissions]\ndeny = ["secretive"]\n'
+LEFT_OUT = {
+    "broken": ("invalid", "frontmatter-missing"),
+    "only-user": ("prompt-only", "prompt-only"),
+    "Bad_Name": ("not-listable", "not-listable"),
+    "gone": ("disabled", "disabled"),
+    "secretive": ("denied", "denied"),
+}
+"""Folder -> (kind, code) of each skill left out of the tree."""
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    write(tmp_path, {".skillpack/config.toml": CONFIG})
+    return write(tmp_path / "skills", TREE)
+
+
+def _folder(path: str) -> str:
+    return Path(path).parent.name
+
+
+async def first_page(client: Client) -> dict[str, Any]:
+    return await client.session.send_request(
+        ListSkillsRequest(params=types.PaginatedRequestParams()), RAW
+    )
+
+
+async def problems(client: Client) -> dict[str, Any]:
+    result = await client.read_resource(PROBLEMS_URI)
+    (content,) = result.contents
+    assert isinstance(content, types.TextResourceContents)
+    assert content.mime_type == "application/json"
+    report: dict[str, Any] = json.loads(content.text)
+    return report
+
+
+def test_every_skill_is_served_or_the_client_is_told_why_not(tree: Path) -> None:
+    logs: list[types.LoggingMessageNotificationParams] = []
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.LoggingMessageNotification):
+            logs.append(message.params)
+
+    async def scenario(client: Client) -> tuple[dict[str, Any], list[dict[str, Any]], Any]:
+        page = await first_page(client)
+        entries = await list_skills(client)
+        return page, entries, await problems(client)
+
+    page, entries, report = run(SkillServer(open_session(tree)), scenario, on_message=on_message)
+    served = {_folder(e["uri"]) for e in entries}
+    assert served == {"alpha", "beta"}
+    told = {_folder(e["path"]): (e["kind"], e["code"]) for e in report["leftOut"]}
+    assert told == LEFT_OUT
+    assert served | set(told) == {_folder(p) for p in TREE if p.endswith("/SKILL.md")}
+    assert report["served"] == 2
+    assert report["counts"] == {
+        "denied": 1,
+        "disabled": 1,
+        "invalid": 1,
+        "not-listable": 1,
+        "prompt-only": 1,
+    }
+    fixes = {_folder(e["path"]): e["message"] for e in report["leftOut"]}
+    assert "add `---`" in fixes["broken"]
+    assert "rename it" in fixes["Bad_Name"]
+    assert "skillpack enable gone" in fixes["gone"]
+    assert "Remove that line" in fixes["only-user"]
+    # The first page already counts what discovery left out, and points at the rest.
+    meta = page["_meta"][META_LEFT_OUT]
+    assert meta["uri"] == PROBLEMS_URI
+    assert meta["count"] >= 4 and meta["counts"]["invalid"] == 1
+    # Handshake-era clients hear of it as log messages: at start, then as listing
+    # found the skill the extension cannot list.
+    assert logs and all(log.level == "warning" and log.logger == "skillpack" for log in logs)
+    last = logs[-1].data
+    assert {(_folder(e["path"]), e["kind"]) for e in last["leftOut"]} == {
+        (folder, kind) for folder, (kind, _code) in LEFT_OUT.items()
+    }
+    assert last["uri"] == PROBLEMS_URI and last["catalogVersion"] == report["catalogVersion"]
+
+
+def test_a_client_is_logged_to_only_when_what_is_left_out_changes(tree: Path) -> None:
+    session = open_session(tree)
+    server = SkillServer(session)
+    logs: list[Any] = []
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.LoggingMessageNotification):
+            logs.append(message.params.data)
+
+    async def scenario(client: Client) -> None:
+        await list_skills(client)
+        told = len(logs)
+        await list_skills(client)  # nothing new: no message
+        assert len(logs) == told
+        write(tree, {"late/SKILL.md": "no frontmatter\n"})
+        session.refresh()
+        await list_skills(client)
+        assert len(logs) == told + 1
+        assert any(e["path"].endswith("late/SKILL.md") for e in logs[-1]["leftOut"])
+
+    run(server, scenario, on_message=on_message)
+
+
+def test_the_catalog_version_changes_on_an_edit_and_not_otherwise(tree: Path) -> None:
+    session = open_session(tree)
+    server = SkillServer(session)
+
+    async def versions(client: Client) -> set[str]:
+        seen = set()
+        cursor = None
+        while True:
+            page = await client.session.send_request(
+                ListSkillsRequest(params=types.PaginatedRequestParams(cursor=cursor)), RAW
+            )
+            seen.add(page["_meta"][META_VERSION])
+            cursor = page.get("nextCursor")
+            if cursor is None:
+                return seen
+
+    (first,) = run(server, versions)
+    session.refresh()  # nothing changed on disk
+    assert run(server, versions) == {first}
+    # Another server over the same files (a restart) gives the same version.
+    assert run(SkillServer(open_session(tree)), versions) == {first}
+    # A supporting file does not change the catalog (its digest in the entry does).
+    write(tree, {"alpha/references/guide.md": "# Guide, longer now\n"})
+    session.refresh()
+    assert run(server, versions) == {first}
+    # An edit of a SKILL.md does.
+    skill = tree / "alpha" / "SKILL.md"
+    skill.write_text(skill_md("alpha", "Edited. Use it in tests."), encoding="utf-8")
+    stat = skill.stat()
+    os.utime(skill, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+    session.refresh()
+    (edited,) = run(server, versions)
+    assert edited != first
+    session.refresh()
+    assert run(server, versions) == {edited}
+    # So does a skill turned off in the config.
+    write(tree.parent, {".skillpack/config.toml": CONFIG.replace('"gone"', '"gone", "beta"')})
+    session.refresh()
+    (disabled,) = run(server, versions)
+    assert disabled not in (first, edited)
+
+
+def invoke(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, ["mcp", "--check", "--no-user", "--no-system", *args])
+    return result.exit_code, result.stdout
+
+
+def test_check_prints_what_is_served_and_left_out_and_fails_on_an_invalid_skill(
+    tree: Path,
+) -> None:
+    code, output = invoke("--json", "--root", str(tree), "--cwd", str(tree.parent))
+    assert code == 1  # an invalid SKILL.md
+    report = json.loads(output)
+    assert {s["name"] for s in report["skills"]} == {"alpha", "beta"}
+    assert {_folder(e["path"]): (e["kind"], e["code"]) for e in report["leftOut"]} == LEFT_OUT
+    code, text = invoke("--root", str(tree), "--cwd", str(tree.parent))
+    assert code == 1
+    assert "would serve 2 skill(s)" in text and "frontmatter-missing" not in text
+    assert "invalid" in text and "prompt-only" in text
+    (tree / "broken" / "SKILL.md").unlink()
+    code, output = invoke("--json", "--root", str(tree), "--cwd", str(tree.parent))
+    assert code == 0  # left out by design only
+    assert json.loads(output)["counts"].get("invalid") is None
+
+
+def test_check_fails_when_a_root_is_cut_short_and_names_the_option(tree: Path) -> None:
+    code, output = invoke("--json", "--max-dirs", "2", "--root", str(tree), "--cwd", str(tree))
+    assert code == 1
+    (truncated,) = [e for e in json.loads(output)["leftOut"] if e["kind"] == "truncated"]
+    assert truncated["code"] == "walk-truncated" and "--max-dirs" in truncated["message"]
+    assert truncated["path"] == str(tree)
+
+
+@pytest.mark.corpus
+def test_check_on_the_real_corpus_names_the_29_left_out() -> None:
+    # With the bundled skills: the corpus's writing-skills shadows skillpack's own.
+    result = CliRunner().invoke(
+        cli, ["mcp", "--check", "--json", "--no-user", "--root", str(REAL_SKILLS)]
+    )
+    report = json.loads(result.stdout)
+    assert result.exit_code == 1  # one SKILL.md has no frontmatter
+    assert report["counts"] == {
+        "invalid": 1,
+        "not-listable": 3,
+        "prompt-only": 24,
+        "shadowed": 1,
+    }
+    codes = sorted(e["code"] for e in report["leftOut"] if e["kind"] != "prompt-only")
+    assert codes == ["frontmatter-missing", "name-shadowed", *["not-listable"] * 3]
+    reasons = " ".join(e["message"] for e in report["leftOut"] if e["kind"] == "not-listable")
+    assert reasons.count("naming rule") == 2 and reasons.count("1024-character limit") == 1
+    assert report["served"] == len(report["skills"])
