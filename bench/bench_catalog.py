@@ -13,7 +13,7 @@ one `--corpus DIR`), in the same run and interleaved repetition by repetition:
 
 then `python -X importtime -c "import skillpack"` (cumulative µs of the `skillpack`
 line). Every number is whole-process wall time (spawn to exit). Targets from
-DESIGN.md §8: cold ≤ 1.5× floor, warm ≤ 0.5× floor, import ≤ 60 ms.
+docs/design.md "Rules: performance": cold ≤ 1.5× floor, warm ≤ 0.5× floor, import ≤ 60 ms.
 
 The environment points HOME, SKILLPACK_HOME, the XDG dirs and the admin dir into the
 work dir, and commands run from an empty directory, so nothing outside the corpus

@@ -56,10 +56,21 @@ BILLION_LAUGHS = (
 
 FORMAT = [
     row("plain", f"---\n{GOOD}\n---\nBody\n", []),
-    row("utf8-bom", f"\ufeff---\n{GOOD}\n---\nBody\n", []),
+    # Codex rejects a BOM: a warning that strict turns into an error (Problem.agents).
+    row(
+        "utf8-bom",
+        f"\ufeff---\n{GOOD}\n---\nBody\n",
+        ["byte-order-mark"],
+        [("byte-order-mark", E)],
+    ),
     row("crlf", f"---\n{GOOD}\n---\nBody\n".replace("\n", "\r\n"), []),
     row("crlf-after-an-lf-first-line", "---\n" + f"{GOOD}\n---\nBody\n".replace("\n", "\r\n"), []),
-    row("bom-and-crlf", "\ufeff" + f"---\n{GOOD}\n---\nBody\n".replace("\n", "\r\n"), []),
+    row(
+        "bom-and-crlf",
+        "\ufeff" + f"---\n{GOOD}\n---\nBody\n".replace("\n", "\r\n"),
+        ["byte-order-mark"],
+        [("byte-order-mark", E)],
+    ),
     row("trailing-blanks-on-delimiters", f"---  \n{GOOD}\n--- \t\nBody\n", []),
     row("closing-delimiter-at-end-of-file", f"---\n{GOOD}\n---", []),
     row("empty-body", f"---\n{GOOD}\n---\n", []),
@@ -624,7 +635,10 @@ def test_bytes_with_bom_parse_like_text() -> None:
     parsed = parse_skill_bytes(
         data, path=PATH, location=SkillLocation(scope="user", size=len(data))
     )
-    assert parsed.problems == ()
+    codex = {"codex": "rejects: byte-order mark before ---"}
+    assert [(p.code, dict(p.agents)) for p in parsed.problems] == [("byte-order-mark", codex)]
+    assert parsed.problems[0].to_dict()["agents"] == codex
+    assert set(parsed.problems) == {parsed.problems[0]}  # problems stay hashable
     assert parsed.skill is not None
     assert (parsed.skill.scope, parsed.skill.size, parsed.body) == ("user", len(data), "Body\n")
 

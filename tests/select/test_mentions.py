@@ -226,7 +226,7 @@ def test_parse_slash_reads_a_leading_command(text: str, expected: tuple[str, str
 def test_remove_spans_cuts_tokens_and_tidies_the_cut(
     text: str, tokens: list[str], expected: str
 ) -> None:
-    spans = []
+    spans: list[tuple[int, int]] = []
     for token in tokens:
         start = text.index(token, spans[-1][1] if spans else 0)
         spans.append((start, start + len(token)))

@@ -1,4 +1,5 @@
-"""Resolving mentions, links and slash commands against a catalog (DESIGN §4)."""
+"""Resolving mentions, links and slash commands against a catalog (design rules:
+selecting skills)."""
 
 from __future__ import annotations
 

@@ -241,6 +241,8 @@ def _print_validation(results: list[dict[str, Any]]) -> None:
                 f"  [{style}]{markup_text(p['severity'])}[/{style}] "
                 f"{markup_text(p['code'])}: {markup_text(p['message'])}"
             )
+            for agent, note in sorted(p.get("agents", {}).items()):
+                out.print(f"    {markup_text(agent)}: {markup_text(note)}")
     bad = sum(1 for r in results if not r["valid"])
     out.print(f"{len(results) - bad} valid, {bad} invalid")
 

@@ -22,13 +22,16 @@ import threading
 from collections import OrderedDict, deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from .._errors import SkillIOError, SkillNotFoundError, SkillpackError, SkillPermissionError
 from .._limits import MAX_LISTED_FILES, MAX_READ_FILE_BYTES, MAX_SKILL_FILE_BYTES
 from .._model import Skill, SkillFile, sha256_digest
 from ._confine import NOISE_DIRS, SKILL_FILE, confined_parts, missing, refuse, too_large
 from ._load import read_bytes, read_fd
+
+if TYPE_CHECKING:
+    from ..index._digests import DigestStore
 
 _FRONTMATTER_BYTES = 4096
 """`read_body_head` reads this many bytes more than the characters it returns."""
@@ -524,10 +527,15 @@ class DigestCache:
     most `max_entries` digests (the oldest go first).
     """
 
-    def __init__(self, *, max_entries: int = 100_000) -> None:
+    def __init__(self, *, max_entries: int = 100_000, store: DigestStore | None = None) -> None:
+        """Args:
+        max_entries: Digests held in memory at most.
+        store: Where digests outlive the process (the index file); None: memory only.
+        """
         self._digests: OrderedDict[tuple[str, int, int, int, int], str] = OrderedDict()
         self._max = max_entries
         self._lock = threading.Lock()
+        self.store = store
 
     def file(self, skill: Skill, tree_file: TreeFile, *, max_bytes: int) -> SkillFile:
         """`tree_file` with its digest; reads the file only when its `stat` is new.
@@ -542,11 +550,20 @@ class DigestCache:
             if digest is not None:
                 self._digests.move_to_end(key)
                 return SkillFile(path=f.path, size=f.size, digest=digest)
+        stored = self.store.get(key) if self.store is not None else None
+        if stored is not None:
+            self._remember(key, stored)
+            return SkillFile(path=f.path, size=f.size, digest=stored)
         data = read_skill_bytes(skill, f.path, max_bytes=max_bytes)
         digest = sha256_digest(data)
         if len(data) == f.size:
-            with self._lock:
-                self._digests[key] = digest
-                while len(self._digests) > self._max:
-                    self._digests.popitem(last=False)
+            self._remember(key, digest)
+            if self.store is not None:
+                self.store.put(key, digest)
         return SkillFile(path=f.path, size=len(data), digest=digest)
+
+    def _remember(self, key: tuple[str, int, int, int, int], digest: str) -> None:
+        with self._lock:
+            self._digests[key] = digest
+            while len(self._digests) > self._max:
+                self._digests.popitem(last=False)

@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 
 from .._limits import MAX_FRONTMATTER_CHARS as MAX_FRONTMATTER_CHARS
 from .._model import CodexMetadata, Problem, Skill, SkillLocation
+from ._agents import bom_problem, with_agent_notes
 from ._codex import parse_codex_metadata
 from ._fields import EMPTY_TUPLE_FIELDS, FIELD_HANDLERS, FRONTMATTER_FIRST_LINE, Reader
 from ._json_safe import MAX_EXPANDED_CHARS, Budget, TooLarge, json_safe, kind_of, scalar_text
@@ -153,8 +154,12 @@ def parse_skill(
         reader = Reader(path, source, problems, plain)
         fields, frontmatter, extra = _read_fields(data, reader, path=path)
     except _Refused as refused:
-        return ParsedSkill(skill=None, body=body, problems=(refused.problem,))
+        return ParsedSkill(
+            skill=None, body=body, problems=tuple(with_agent_notes([refused.problem]))
+        )
 
+    if text.startswith("\ufeff"):
+        problems.insert(0, bom_problem(path))
     name: str | None = fields.pop("name", None)
     description: object = fields.pop("description", None)
     body_chars = len(body)
@@ -185,6 +190,8 @@ def parse_skill(
         )
         problems += codex_problems
 
+    if problems:
+        problems = with_agent_notes(problems, data.get("name"))
     final = apply_strict(problems) if strict else tuple(problems)
     if any(p.severity == "error" for p in final):
         return ParsedSkill(skill=None, body=body, problems=final)
@@ -354,7 +361,7 @@ def _read_fields(
 
 
 def _failed(body: str, problem: Problem) -> ParsedSkill:
-    return ParsedSkill(skill=None, body=body, problems=(problem,))
+    return ParsedSkill(skill=None, body=body, problems=tuple(with_agent_notes([problem])))
 
 
 def parse_skill_bytes(

@@ -132,6 +132,11 @@ DEFS: dict[str, Schema] = {
             "message": _str("What is wrong, where, and how to fix it."),
             "field": _str("The frontmatter field, when there is one."),
             "line": {"type": "integer"},
+            "agents": {
+                "type": "object",
+                "additionalProperties": {"type": "string"},
+                "description": "What an agent (codex, opencode) does differently with it.",
+            },
         },
         ("path", "severity", "code", "message"),
     ),
@@ -343,7 +348,8 @@ DEFS: dict[str, Schema] = {
 
 
 def envelope(data: Schema) -> Schema:
-    """The tool envelope `{ok: true, data}` / `{ok: false, error}` (DESIGN §6)."""
+    """The tool envelope `{ok: true, data}` / `{ok: false, error}` (design rules: tools
+    and errors)."""
     return {
         "oneOf": [
             _obj({"ok": {"const": True}, "data": data}, ("ok", "data")),

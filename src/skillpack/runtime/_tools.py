@@ -240,6 +240,17 @@ class SkillTools:
         except Exception as exc:  # noqa: BLE001 - the envelope must never raise
             return failure(ToolCallError("INTERNAL_ERROR", f"{type(exc).__name__}: {exc}"))
 
+    async def acall(self, name: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+        """`call` for an event loop: the same envelope, the work on a worker thread.
+
+        The loop never waits for what a call may do (discover, build the search index,
+        read files, ask the host's permission callback, run a fork on the runner); the
+        sync `call` is the one implementation, and is thread-safe.
+        """
+        import asyncio
+
+        return await asyncio.to_thread(self.call, name, arguments)
+
     # -- the tools --------------------------------------------------------------
 
     def skill_search(

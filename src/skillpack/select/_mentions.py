@@ -45,7 +45,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 MentionSource = Literal["mention", "slash", "link"]
 """How a skill was referenced: `$name`, `/name` at message start, `[$name](path)`."""
@@ -248,8 +248,15 @@ def _code_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return spans
 
 
-RawMention = tuple[str, str, MentionSource, int, int, "str | None"]
-"""`(token, id, source, start, end, link)`: a `Mention` without the object cost."""
+class RawMention(NamedTuple):
+    """A `Mention` as a named tuple: without a dataclass's cost, for long messages."""
+
+    token: str
+    id: str
+    source: MentionSource
+    start: int
+    end: int
+    link: str | None
 
 
 def find_mentions(text: str) -> tuple[Mention, ...]:
@@ -287,7 +294,8 @@ def raw_mentions(text: str) -> list[RawMention]:
         if match is None:
             position = text.find("$", position + 1)
             continue
-        found.append((match.group(), match.group("id"), source, *match.span(), link))
+        start, stop = match.span()
+        found.append(RawMention(match.group(), match.group("id"), source, start, stop, link))
         end = match.end()
         position = text.find("$", end)
     if not found:
@@ -308,7 +316,7 @@ def _outside_code(text: str, found: list[RawMention]) -> list[RawMention]:
     kept: list[RawMention] = []
     fence = 0
     for mention in found:
-        start, end = mention[3], mention[4]
+        start, end = mention.start, mention.end
         while fence < len(fences) and fences[fence][1] <= start:
             fence += 1
         if fence < len(fences) and fences[fence][0] < end:

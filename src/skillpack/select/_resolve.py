@@ -1,9 +1,9 @@
 """Selecting skills: resolve mentions, links and slash commands against a catalog.
 
 Pure: text and a `Catalog` in, values out. `_mentions.py` finds the references; this
-module resolves each one in the DESIGN §4 order — linked path, exact name, qualified
-id, enabled check, invocation control — and falls back to fuzzy *suggestions* that
-never activate anything.
+module resolves each one in the order of "Rules: selecting skills" (docs/design.md):
+linked path, exact name, qualified id, enabled check, invocation control — and falls
+back to fuzzy *suggestions* that never activate anything.
 
 Decisions (recorded in docs/design.md):
 
@@ -43,7 +43,7 @@ import difflib
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from .._errors import AmbiguousSkillError, SkillDisabledError, SkillNotFoundError, UsageError
 from .._limits import MAX_DIAGNOSTICS
@@ -194,6 +194,15 @@ class Resolution:
             "lines": list(self.lines),
             "text": self.text,
         }
+
+
+class _LookupKey(NamedTuple):
+    """What a mention's resolution depends on: the same id, link and source resolve
+    alike, so a message resolves each distinct one once."""
+
+    id: str
+    link: str | None
+    source: MentionSource
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -408,7 +417,7 @@ class _Resolver:
         return keyed
 
     def resolve(self, mention: RawMention) -> Skill | _Failure:
-        """One reference, in the DESIGN §4 order."""
+        """One reference, in the order of "Rules: selecting skills" (docs/design.md)."""
         token, skill_id, source, _, _, link = mention
         if link is not None:
             skill = self.at_path(link)
@@ -507,19 +516,19 @@ def resolve_message(
     first: dict[str, tuple[RawMention, Skill]] = {}
     diagnostics: dict[tuple[str, str], Diagnostic] = {}
     left_out: set[tuple[str, str]] = set()
-    outcomes: dict[tuple[str, str | None, str], Skill | _Failure] = {}
+    outcomes: dict[_LookupKey, Skill | _Failure] = {}
     for mention in raw_mentions(text):
-        cache_key = (mention[1], mention[5], mention[2])
+        cache_key = _LookupKey(mention.id, mention.link, mention.source)
         outcome = outcomes.get(cache_key)
         if outcome is None:
             outcome = outcomes[cache_key] = resolver.resolve(mention)
-        token = mention[0]
+        token = mention.token
         if not isinstance(outcome, Skill) and outcome.kind == "not-found":
             # `$github:*`: the id stops before `:*`, which names a pattern, not a skill.
-            star = text[mention[4] : mention[4] + 2]
+            star = text[mention.end : mention.end + 2]
             if star[:1] == "*" or star == ":*":
                 token += star if star == ":*" else "*"
-                outcome = resolver.wildcard(mention[1], token)
+                outcome = resolver.wildcard(mention.id, token)
         if isinstance(outcome, Skill):
             key = outcome.key
             resolved.append((mention, key))
@@ -539,7 +548,7 @@ def resolve_message(
         shown = [resolver.shown_id(first[key][1]) for key in leaders]
         diagnostics[("choose-one", "")] = Diagnostic(
             kind="choose-one",
-            token=" ".join(first[key][0][0] for key in leaders),
+            token=" ".join(first[key][0].token for key in leaders),
             message=(f"Choose one skill to lead this turn: {_join_or([f'${s}' for s in shown])}."),
             candidates=tuple(shown),
         )
@@ -555,10 +564,10 @@ def resolve_message(
         )
 
     keys = set(chosen)
-    spans = [(m[3], m[4]) for m, key in resolved if key in keys]
+    spans = [(m.start, m.end) for m, key in resolved if key in keys]
     remaining = remove_spans(text, spans) if spans else text
     activations = tuple(
-        Activation(skill=skill, args=remaining, source=mention[2], token=mention[0])
+        Activation(skill=skill, args=remaining, source=mention.source, token=mention.token)
         for mention, skill in (first[key] for key in chosen)
     )
     return Resolution(
@@ -594,7 +603,7 @@ def _resolve_slash(
         return Resolution(diagnostics=(diagnostic,), text=text)
     start = text.index("/")
     token = f"/{name}"
-    outcome = resolver.resolve((token, name, "slash", start, start + len(token), None))
+    outcome = resolver.resolve(RawMention(token, name, "slash", start, start + len(token), None))
     if isinstance(outcome, _Failure):
         return Resolution(diagnostics=(_diagnostic(outcome, token),), text=text)
     return Resolution(
