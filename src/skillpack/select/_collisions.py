@@ -27,9 +27,13 @@ def _namespace(skill: Skill) -> str:
 
     Claude Code keeps plugin skills in their own namespace: `myplug:p-agents` and a
     bare `p-agents` are two skills, neither shadowing the other (issue 22). A bare
-    name naming both still resolves by precedence (`Catalog.winners`).
+    name naming both still resolves by precedence (`Catalog.winners`). Skills of
+    `[[mcp_servers]]` (scope `mcp`, namespaced by server) keep colliding by name: a
+    local skill shadows a server's copy, and two servers' copies tie.
     """
-    return f"{skill.plugin}:{skill.name}" if skill.plugin else skill.name
+    if skill.plugin and skill.scope != "mcp":
+        return f"{skill.plugin}:{skill.name}"
+    return skill.name
 
 
 def resolve_collisions(skills: list[Skill], problems: list[Problem]) -> list[Skill]:
