@@ -16,7 +16,8 @@ one `--corpus DIR`), in the same run and interleaved repetition by repetition:
          can be read as start-up plus per-skill work;
 
 then `python -X importtime -c "import skillpack"` (cumulative µs of the `skillpack`
-line). Every number is whole-process wall time (spawn to exit). Targets (docs/design.md "Rules: performance", tightened by issue 27):
+line). Every number is whole-process wall time (spawn to exit). Targets (docs/design.md
+"Rules: performance", tightened by issue 27):
 cold ≤ 1.25× floor, warm ≤ 0.30× floor, import ≤ 60 ms.
 
 The environment points HOME, SKILLPACK_HOME, the XDG dirs and the admin dir into the

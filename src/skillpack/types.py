@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from .parse._frontmatter import ParsedSkill
     from .render._catalog import RenderedCatalog
     from .render._formats import CatalogFormat
+    from .runtime._complete import CompletionMatch
     from .runtime._create import CreatedSkill
     from .runtime._deps import EnvPrompt, EnvVarDependency, McpDependency, McpInstall
     from .runtime._fork import ForkRun, SubagentRunner
@@ -38,6 +39,7 @@ _LAZY = {
     "Activation": ".select._resolve",
     "AskCallback": ".runtime._permissions",
     "CatalogFormat": ".render._formats",
+    "CompletionMatch": ".runtime._complete",
     "CatalogSource": ".runtime._live",
     "CodexPermissions": "._model",
     "ConfigScope": ".config._schema",
@@ -82,6 +84,7 @@ __all__ = [
     "CatalogFormat",
     "CatalogSource",
     "CodexPermissions",
+    "CompletionMatch",
     "ConfigScope",
     "Context",
     "CreatedSkill",
