@@ -28,6 +28,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -158,9 +159,20 @@ def measure(work: Path, count: int, repeat: int, seed: int) -> dict[str, Any]:
 
 
 def _compare(work: Path, url: str, count: int, repeat: int, artifacts: int) -> dict[str, Any]:
-    floor_out = work / "floor-out"
-    floor_argv = [sys.executable, str(BENCH_DIR / "install_floor.py"), url, str(floor_out)]
+    floor_argv = [sys.executable, str(BENCH_DIR / "install_floor.py"), url]
     install_argv = [*skillpack_command(), "install", url, "--all", "--yes", "--json"]
+    result = compare(work, floor_argv, install_argv, count, repeat)
+    del result["floor_output"]
+    return {"skills": count, "artifact_bytes": artifacts, **result}
+
+
+def compare(
+    work: Path, floor_argv: list[str], install_argv: list[str], count: int, repeat: int
+) -> dict[str, Any]:
+    """Time the floor (`floor_argv` + an output folder) against an install of `count`
+    skills, interleaved, after one untimed sanity run of each."""
+    floor_out = work / "floor-out"
+    floor_argv = [*floor_argv, str(floor_out)]
     env = isolated_env(work / "env")
     home = Path(env["SKILLPACK_HOME"])
 
@@ -176,7 +188,7 @@ def _compare(work: Path, url: str, count: int, repeat: int, artifacts: int) -> d
     if not outcome["ok"] or installed != count:
         raise SystemExit(f"sanity check failed: {installed} of {count} installed; {outcome}")
     fresh()
-    run_timed(floor_argv, env=env, cwd=work)
+    floor_check = run_timed(floor_argv, env=env, cwd=work, stdout=subprocess.PIPE)
     floor_runs, install_runs = [], []
     for _ in range(repeat):
         fresh()
@@ -186,8 +198,6 @@ def _compare(work: Path, url: str, count: int, repeat: int, artifacts: int) -> d
     floor, install = Timing.of(floor_runs), Timing.of(install_runs)
     ratio = install.wall.median / floor.wall.median
     return {
-        "skills": count,
-        "artifact_bytes": artifacts,
         "repeat": repeat,
         "floor": {"wall": floor.wall.to_dict(), "cpu": floor.cpu.to_dict()},
         "install": {"wall": install.wall.to_dict(), "cpu": install.cpu.to_dict()},
@@ -196,52 +206,77 @@ def _compare(work: Path, url: str, count: int, repeat: int, artifacts: int) -> d
         "pass": ratio <= TARGET,
         "sanity": f"{installed} skills installed and recorded",
         "machine": machine_info(),
+        "floor_output": floor_check.stdout.strip(),
     }
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def print_result(result: dict[str, Any], floor_label: str, install_label: str) -> None:
+    """The table of both medians (the caller prints its summary line)."""
+    floor, install = result["floor"]["wall"], result["install"]["wall"]
+    print(
+        format_table(
+            ["measure", "median", "min", "cpu median"],
+            [
+                [
+                    floor_label,
+                    ms(floor["median"] / 1000),
+                    ms(floor["min"] / 1000),
+                    ms(result["floor"]["cpu"]["median"] / 1000),
+                ],
+                [
+                    install_label,
+                    ms(install["median"] / 1000),
+                    ms(install["min"] / 1000),
+                    ms(result["install"]["cpu"]["median"] / 1000),
+                ],
+            ],
+        )
+    )
+
+
+def bench_main(
+    doc: str,
+    measure: Callable[[Path, int, int, int], dict[str, Any]],
+    *,
+    seed: int,
+    prefix: str,
+    labels: tuple[str, str],
+    what: Callable[[dict[str, Any]], str],
+) -> int:
+    """The command line both install benchmarks share; `what` says what was installed."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--skills", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=7)
-    parser.add_argument("--seed", type=int, default=16)
+    parser.add_argument("--seed", type=int, default=seed)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--check", action="store_true")
     parser.add_argument("--work-dir", type=Path, default=None)
     args = parser.parse_args()
-    with work_dir(args.work_dir or Path(tempfile.mkdtemp(prefix="spb-install-"))) as work:
+    with work_dir(args.work_dir or Path(tempfile.mkdtemp(prefix=prefix))) as work:
         result = measure(work, args.skills, args.repeat, args.seed)
         if args.work_dir is None:
             shutil.rmtree(work, ignore_errors=True)
     if args.json:
         print(json.dumps(result, indent=2))
     else:
-        floor, install = result["floor"]["wall"], result["install"]["wall"]
-        print(
-            format_table(
-                ["measure", "median", "min", "cpu median"],
-                [
-                    [
-                        "floor (httpx downloads)",
-                        ms(floor["median"] / 1000),
-                        ms(floor["min"] / 1000),
-                        ms(result["floor"]["cpu"]["median"] / 1000),
-                    ],
-                    [
-                        "skillpack install",
-                        ms(install["median"] / 1000),
-                        ms(install["min"] / 1000),
-                        ms(result["install"]["cpu"]["median"] / 1000),
-                    ],
-                ],
-            )
-        )
+        print_result(result, *labels)
         verdict = "PASS" if result["pass"] else "FAIL"
         print(
-            f"\n{result['skills']} skills, {result['artifact_bytes']} artifact bytes: install / "
-            f"floor = {result['ratio']:.2f}x (target <= {TARGET}x) {verdict}; "
-            f"{result['sanity']}"
+            f"\n{what(result)}: install / floor = {result['ratio']:.2f}x (target <= {TARGET}x) "
+            f"{verdict}; {result['sanity']}"
         )
     return 1 if args.check and not result["pass"] else 0
+
+
+def main() -> int:
+    return bench_main(
+        __doc__,
+        measure,
+        seed=16,
+        prefix="spb-install-",
+        labels=("floor (httpx downloads)", "skillpack install"),
+        what=lambda r: f"{r['skills']} skills, {r['artifact_bytes']} artifact bytes",
+    )
 
 
 if __name__ == "__main__":

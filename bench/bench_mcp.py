@@ -252,14 +252,104 @@ def measure(work: Path, sizes: list[int], calls: int) -> dict[str, Any]:
     return results
 
 
+def measure_peers(
+    work: Path, sizes: list[int], real: Path | None, peers_dir: Path, timeout: float
+) -> dict[str, Any]:
+    """The first listing of skillpack (cold and warm index) and each installed peer, per
+    corpus: `real` as it is, and each size generated in one root (mcp_peers.py)."""
+    import shutil
+
+    import anyio
+    from mcp_peers import PEERS, FirstListing, first_listing, peer_command, quiet
+
+    env = isolated_env(work)
+    corpora: list[tuple[str, list[str]]] = []
+    if real is not None:
+        corpora.append((f"real ({real.name})", [str(real)]))
+    for size in sizes:
+        corpus = ensure_corpus(work / "corpora", size, per_root=size)
+        corpora.append((f"{size:,} skills, one root", [str(r) for r in corpus.roots]))
+    results: dict[str, Any] = {"machine": machine_info(), "corpora": {}}
+    for label, roots in corpora:
+        cache = work / f"cache-{len(results['corpora'])}"
+        shutil.rmtree(cache, ignore_errors=True)
+        # Bounds high enough for any root: skillpack serves what the peers walk.
+        command = [*skillpack_command(), "mcp", "--no-user", "--no-system", "--cwd", str(work)]
+        command += ["--max-dirs", "1000000", "--max-depth", "64"]
+        for root in roots:
+            command += ["--root", root]
+        own = {**env, "SKILLPACK_CACHE_DIR": str(cache)}
+        row: dict[str, FirstListing] = {
+            "skillpack (cold index)": anyio.run(first_listing, command, own, timeout),
+            "skillpack (warm index)": anyio.run(first_listing, command, own, timeout),
+        }
+        for name in PEERS:
+            peer = peer_command(name, peers_dir, roots, work)
+            if peer is None:
+                row[name] = FirstListing(failed=f"not installed in {peers_dir} (--install-peers)")
+            else:
+                log = work / f"{name}.stderr"
+                row[name] = anyio.run(first_listing, quiet(peer, log), env, timeout)
+        results["corpora"][label] = {name: r.to_dict() for name, r in row.items()}
+    results["loadavg"] = os.getloadavg()
+    return results
+
+
+def print_peers(results: dict[str, Any]) -> None:
+    def cell(value: float | None) -> str:
+        return "-" if value is None else f"{value:,.0f} ms" if value >= 10 else f"{value:.1f} ms"
+
+    rows = []
+    for label, servers in results["corpora"].items():
+        for name, r in servers.items():
+            rows.append(
+                [
+                    label,
+                    name,
+                    cell(r["start_ms"]),
+                    cell(r["first_page_ms"]),
+                    "-" if r["served"] is None else f"{r['served']:,}",
+                    cell(r["walk_ms"]),
+                    "-" if r["left_out"] is None else str(r["left_out"]),
+                    r["failed"] or "",
+                ]
+            )
+    headers = ["corpus", "server", "start-up", "first page", "served", "walk", "left out"]
+    print(format_table([*headers, "failed"], rows))
+    load = ", ".join(f"{x:.1f}" for x in results["loadavg"])
+    print(f"load average at the end: {load} on {results['machine']['nproc']} CPUs")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10_000])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 10_000])
     parser.add_argument("--calls", type=int, default=300, help="searches and reads per size")
     parser.add_argument("--work-dir", type=Path, default=None)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--check", action="store_true")
+    parser.add_argument(
+        "--peers", action="store_true", help="first listing beside the peers (mcp_peers.py)"
+    )
+    parser.add_argument("--real", type=Path, default=None, help="--peers: a real skills folder")
+    parser.add_argument("--peers-dir", type=Path, default=None, help="the peers' virtualenvs")
+    parser.add_argument("--install-peers", action="store_true", help="pip-install them first")
+    parser.add_argument("--timeout", type=float, default=300.0, help="--peers: per server")
     options = parser.parse_args(argv)
+    if options.peers or options.install_peers:
+        from mcp_peers import default_peers_dir, install_peers
+
+        peers_dir = options.peers_dir or default_peers_dir()
+        if options.install_peers:
+            print(json.dumps(install_peers(peers_dir), indent=2))
+        if not options.peers:
+            return 0
+        with work_dir(options.work_dir) as work:
+            found = measure_peers(work, options.sizes, options.real, peers_dir, options.timeout)
+        if options.json:
+            print(json.dumps(found, indent=2))
+        else:
+            print_peers(found)
+        return 0
     with work_dir(options.work_dir) as work:
         results = measure(work, options.sizes, options.calls)
     ok = all(row["pass"] for size in results["sizes"].values() for row in size["calls"].values())

@@ -2,12 +2,12 @@
 
     python bench/floor.py ROOT [ROOT ...]
 
-Walks each root breadth-first with `os.scandir` under the same bounds as DESIGN.md
-§3 (depth <= 6, <= 2000 directories per root, skip `.git`, `node_modules`,
-`__pycache__`, `.venv` and hidden directories, do not descend into a skill's
-`scripts/`, `references/`, `assets/`), reads every SKILL.md, splits the frontmatter
-and parses it with libyaml (`yaml.CSafeLoader`). Prints one JSON line:
-`{"found": SKILL.md files read, "parsed": frontmatters parsed to a mapping,
+Walks each root breadth-first with `os.scandir` under the same bounds as discovery
+(docs/design.md, "Rules: discovery and precedence": depth <= 6, <= 2000 directories
+per root, skip `.git`, `node_modules`, `__pycache__`, `.venv` and hidden directories,
+do not descend into a skill's `scripts/`, `references/`, `assets/`), reads every
+SKILL.md, splits the frontmatter and parses it with libyaml (`yaml.CSafeLoader`).
+Prints one JSON line: `{"found": SKILL.md files read, "parsed": frontmatters parsed to a mapping,
 "valid": parsed with a non-empty description}`.
 
 Kept deliberately standalone (imports only the stdlib and yaml) so its whole-process

@@ -271,22 +271,26 @@ def run_fastyaml(r: random.Random, ctx: Context) -> None:
     import yaml
 
     from skillpack.parse._fastyaml import load_simple
-    from skillpack.parse._yaml import _yaml_loader
+    from skillpack.parse._yaml import load_with_libyaml
 
     text = (
         yaml_text(r)
         if r.random() < 0.8
         else "".join(r.choice(YAML_ATOMS + [":", " ", "\n", "- "]) for _ in range(r.randint(0, 20)))
     )
-    fast = load_simple(text)
+    fast_plain: dict[str, str] = {}
+    fast = load_simple(text, fast_plain)
     if fast is None:
         return
+    plain: dict[str, str] = {}
     try:
-        expected = yaml.load(text, Loader=_yaml_loader())
+        expected = load_with_libyaml(text, plain)
     except yaml.YAMLError as exc:
         raise Break(f"the fast path read text libyaml refuses ({exc})") from None
     if typed(fast) != typed(expected):
         raise Break("the fast path disagrees with libyaml")
+    if fast_plain != plain:
+        raise Break("the fast path's plain-scalar texts disagree with the loader's")
 
 
 def run_mentions(r: random.Random, ctx: Context) -> None:

@@ -14,7 +14,7 @@ Layout (every run with the same arguments writes byte-identical files)::
         cat-03/<name>/assets/template/SKILL.md   ~1% decoys (never discovered)
         node_modules/ .git/ .venv/ .cache/ __pycache__/   noise, with decoy SKILL.md files
 
-The corpus is split into several roots because DESIGN.md bounds the walk to 2000
+The corpus is split into several roots because discovery bounds the walk to 2000
 directories per root; one root per 1000 skills keeps every root well inside it, so
 benchmarks measure discovery rather than the truncation guard.
 

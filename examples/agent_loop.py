@@ -24,8 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from skillpack import Session
-from skillpack.runtime._tools import SkillTools
+from skillpack import Session, SkillTools
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import re
+import shutil
+import subprocess
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +15,19 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+
+
+def node_major() -> int:
+    """The major version of the `node` first on PATH (0 when there is none): the Node
+    tools (the MCP Inspector, Codex, OpenCode) need 22 or later."""
+    node = shutil.which("node")
+    if node is None:
+        return 0
+    version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout
+    found = re.match(r"v(\d+)", version.strip())
+    return int(found.group(1)) if found else 0
+
+
 REAL_SKILLS = SHARED / "corpus" / "real-skills"
 CORPUS_MISSING = (
     f"the real-skill corpus is not at {REAL_SKILLS}: it sits beside the repository as "
@@ -66,12 +82,12 @@ def pytest_configure(config: pytest.Config) -> None:
             raise socket.gaierror(socket.EAI_NONAME, f"tests never reach the network: {host!r}")
         return resolve(host, *args, **kwargs)
 
-    def connect_loopback(sock: socket.socket, address: Any) -> Any:
+    def connect_loopback(sock: Any, address: Any) -> None:
         if sock.family in (socket.AF_INET, socket.AF_INET6) and not _loopback_host(address[0]):
             raise ConnectionRefusedError(f"tests never reach the network: {address!r}")
-        return connect(sock, address)
+        connect(sock, address)
 
-    socket.getaddrinfo = loopback_only  # type: ignore[assignment]
+    socket.getaddrinfo = loopback_only
     socket.socket.connect = connect_loopback  # type: ignore[method-assign]
 
 
@@ -103,6 +119,7 @@ def isolated_home(
     monkeypatch.setenv("SKILLPACK_ADMIN_DIR", str(home / "admin-skills"))
     monkeypatch.delenv("SKILLS_PROMPT_CHAR_BUDGET", raising=False)
     monkeypatch.delenv("CODEX_HOME", raising=False)
+    monkeypatch.delenv("OPENCODE_CONFIG_DIR", raising=False)
     monkeypatch.delenv("SLASH_COMMAND_TOOL_CHAR_BUDGET", raising=False)
     return home
 

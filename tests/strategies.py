@@ -28,7 +28,7 @@ WORDS = st.sampled_from(
      "true", "Yes", "null", "~", "'q'", '"d"', '"a\\"b"', "''", "é", "[a]", "{a: 1}", "&x a",
      "*x", "!t a", "- a", "a,b", "a  b", "a---b", "|", ">", "\t", "NaN", ".inf", "1e3", "<<"]
 )  # fmt: skip
-TEXT = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=20)
+TEXT = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=20)
 SCALARS = st.one_of(INTS, WORDS, TEXT)
 
 

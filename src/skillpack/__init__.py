@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .discovery._memory import MemorySkills
     from .parse._frontmatter import parse_skill
     from .render._catalog import render_catalog
+    from .runtime._complete import Completion, complete_mention
     from .runtime._deps import DependencyReport
     from .runtime._live import CatalogChange
     from .runtime._session import Session
@@ -40,6 +41,7 @@ from ._version import __version__
 # name -> module holding it; loaded on first attribute access (PEP 562).
 _LAZY = {
     "CatalogChange": ".runtime._live",
+    "Completion": ".runtime._complete",
     "Config": ".config._schema",
     "DependencyReport": ".runtime._deps",
     "MemorySkills": ".discovery._memory",
@@ -47,6 +49,7 @@ _LAZY = {
     "ShellPolicy": ".runtime._shell",
     "SkillTools": ".runtime._tools",
     "Turn": ".runtime._turns",
+    "complete_mention": ".runtime._complete",
     "discover": ".discovery._discover",
     "load_config": ".config._files",
     "parse_skill": ".parse._frontmatter",
@@ -72,6 +75,7 @@ __all__ = [
     "Catalog",
     "CatalogChange",
     "CodexMetadata",
+    "Completion",
     "Config",
     "DependencyReport",
     "MemorySkills",
@@ -92,6 +96,7 @@ __all__ = [
     "Turn",
     "UsageError",
     "__version__",
+    "complete_mention",
     "discover",
     "load_config",
     "parse_skill",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
-# --- discovery (DESIGN §3) ------------------------------------------------------
+# --- discovery (design rules: discovery and precedence) -------------------------------
 MAX_DEPTH: Final = 6
 """Deepest folder level walked below a root."""
 MAX_DIRS: Final = 2000
@@ -21,7 +21,7 @@ MAX_CONFIG_BYTES: Final = 1024 * 1024
 """A larger config.toml is not read (`config-unreadable`): a project's config comes
 with a cloned repo."""
 
-# --- the skill file (DESIGN §2) ------------------------------------------------
+# --- the skill file (design rules: the skill file) ------------------------------------
 MAX_DESCRIPTION_CHARS: Final = 1024
 """The spec's limit on `description`: validation warns past it, the trigger lint
 too."""
@@ -41,7 +41,7 @@ MAX_YAML_INT_CHARS: Final = 256
 """A longer integer scalar stays the text it was written as: no huge int is built,
 and every int kept prints in decimal under any `sys.set_int_max_str_digits`."""
 
-# --- bundled files (DESIGN §7) --------------------------------------------------
+# --- bundled files (design rules: safety) ---------------------------------------------
 MAX_LISTED_FILES: Final = 200
 """Most files of a skill listed in an injection or a tool result."""
 MAX_READ_FILE_BYTES: Final = 1_000_000
@@ -50,13 +50,13 @@ MAX_PATH_CHARS: Final = 4096
 """Longest path (a bundled file's, a SKILL.md's) a reader or tool accepts: a path is
 resolved component by component, which costs time with its length."""
 
-# --- the catalog budget (DESIGN §5) ---------------------------------------------
+# --- the catalog budget (design rules: rendering) -------------------------------------
 BUDGET_FRACTION: Final = 0.02
 """Share of the model's context window for the catalog."""
 BUDGET_CHARS: Final = 16_000
 """Catalog budget in characters when the context window is unknown."""
 
-# --- search and tools (DESIGN §6) -----------------------------------------------
+# --- search and tools (design rules: tools and errors) --------------------------------
 SEARCH_LIMIT: Final = 8
 """Results a search returns unless asked for another number."""
 SEARCH_MAX_LIMIT: Final = 50

@@ -6,6 +6,7 @@ filesystem; the discovery layer builds these values, every other layer reads the
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import operator
 import re
@@ -66,6 +67,10 @@ class Problem:
     """The frontmatter field concerned, when there is one."""
     line: int | None = None
     """1-based line number in the file, when known."""
+    agents: Mapping[str, str] = dataclasses.field(default_factory=dict, hash=False)
+    """What an agent does differently with this file, by agent (`codex`, `opencode`):
+    e.g. `{"codex": "rejects: byte-order mark before ---"}`. Empty when every agent
+    reads it as skillpack does; `validate --strict` fails on a non-empty one."""
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -78,6 +83,8 @@ class Problem:
             data["field"] = self.field
         if self.line is not None:
             data["line"] = self.line
+        if self.agents:
+            data["agents"] = dict(self.agents)
         return data
 
 

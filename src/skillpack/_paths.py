@@ -17,9 +17,12 @@ from pathlib import Path
 from ._model import RootKind
 
 HOME_ENV = "SKILLPACK_HOME"
+PROJECT_ROOT_ENV = "SKILLPACK_PROJECT_ROOT"
+"""Overrides the project root that markers (`.git`, `.jj`, `.skillpack`) would find."""
 CACHE_ENV = "SKILLPACK_CACHE_DIR"
 ADMIN_ENV = "SKILLPACK_ADMIN_DIR"
 CODEX_HOME_ENV = "CODEX_HOME"
+OPENCODE_CONFIG_DIR_ENV = "OPENCODE_CONFIG_DIR"
 
 
 PROJECT_MARKERS: tuple[str, ...] = (".git", ".jj", ".skillpack")
@@ -115,18 +118,31 @@ def opencode_config_dir() -> Path:
     return config_home() / "opencode"
 
 
+def opencode_dirs() -> tuple[Path, ...]:
+    """OpenCode's user config folders whose `skill/` and `skills/` it reads, in rank
+    order: `~/.config/opencode`, `~/.opencode`, then `$OPENCODE_CONFIG_DIR` when set."""
+    dirs = [opencode_config_dir(), home_dir() / ".opencode"]
+    configured = os.environ.get(OPENCODE_CONFIG_DIR_ENV)
+    if configured:
+        dirs.append(Path(expand_home(configured)))
+    return tuple(dirs)
+
+
 def user_roots() -> tuple[tuple[str, RootKind], ...]:
     """The user-scope roots and what they hold, in rank order (they may not exist):
     `~/.agents/skills`, `~/.claude/skills`, `~/.claude/commands` (legacy commands),
-    `$CODEX_HOME/skills` (`~/.codex/skills`), `~/.config/opencode/skills`, and
-    skillpack's own `~/.config/skillpack/skills`."""
+    `$CODEX_HOME/skills` (`~/.codex/skills`), `skills/` then `skill/` of each of
+    `opencode_dirs()`, and skillpack's own `~/.config/skillpack/skills`."""
     home = home_dir()
+    opencode: list[tuple[str, RootKind]] = [
+        (str(folder / sub), "skills") for folder in opencode_dirs() for sub in ("skills", "skill")
+    ]
     return (
         (str(home / ".agents" / "skills"), "skills"),
         (str(home / ".claude" / "skills"), "skills"),
         (str(home / ".claude" / "commands"), "commands"),
         (str(codex_home() / "skills"), "skills"),
-        (str(opencode_config_dir() / "skills"), "skills"),
+        *opencode,
         (str(user_config_dir() / "skills"), "skills"),
     )
 
@@ -143,8 +159,21 @@ def project_dirs(cwd: str) -> tuple[str, ...]:
     `.skillpack`; when no ancestor has one, only `cwd` is searched, so running in
     an arbitrary folder never picks up skills from unrelated parents. The last
     folder is the project root (`project_root`).
+
+    `$SKILLPACK_PROJECT_ROOT` (seed 002's route override), when set to `cwd` or one of
+    its ancestors, is the root instead, whatever the markers say; set to a folder that
+    does not hold `cwd`, it is ignored.
     """
     start = os.path.abspath(cwd)
+    forced = os.environ.get(PROJECT_ROOT_ENV)
+    if forced:
+        given = os.path.abspath(os.path.expanduser(forced))
+        for root in dict.fromkeys((given, os.path.realpath(given))):
+            if start == root or start.startswith(root.rstrip(os.sep) + os.sep):
+                forced_chain = [start]
+                while forced_chain[-1] != root:
+                    forced_chain.append(os.path.dirname(forced_chain[-1]))
+                return tuple(forced_chain)
     chain: list[str] = []
     current = start
     while True:

@@ -9,6 +9,7 @@ character as a visible escape and keeps everything else (accents, CJK, emoji).
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from typing import Final
 
@@ -17,6 +18,21 @@ _HIDDEN: Final = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 surrogates, and the line and paragraph separators: a terminal obeys or hides them."""
 
 _NAMED: Final = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+LINE_BREAKS: Final = "\t\n\r\f\v"
+"""What `single_line` splits on: line breaks and tabs."""
+_LINE_BREAK: Final = re.compile(r"[\t\n\r\f\v]")
+_BLANKS: Final = " " + LINE_BREAKS
+
+
+def single_line(text: str) -> str:
+    """`text` on one line, as a description is shown everywhere (issue 22): line breaks
+    and tabs split it into pieces, which are trimmed, emptied ones dropped, and joined
+    again with single spaces (spaces inside a line are kept)."""
+    if not any(char in text for char in LINE_BREAKS):
+        return text.strip(_BLANKS)
+    pieces = (piece.strip(_BLANKS) for piece in _LINE_BREAK.split(text))
+    return " ".join(piece for piece in pieces if piece)
 
 
 def safe_text(text: str, *, multiline: bool = False) -> str:

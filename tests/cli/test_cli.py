@@ -103,6 +103,45 @@ def test_validate_strict_turns_warnings_into_errors(write_skill: Any, tmp_path: 
     assert strict["results"][0]["valid"] is False
 
 
+@pytest.mark.parametrize(
+    ("text", "code", "agents"),
+    [
+        (
+            "\ufeff---\nname: bom\ndescription: A BOM. Use in tests.\n---\nx\n",
+            "byte-order-mark",
+            {"codex": "rejects: byte-order mark before ---"},
+        ),
+        (
+            "---\nname: 123\ndescription: A number. Use in tests.\n---\nx\n",
+            "value-coerced",
+            {"opencode": "drops: name is not a string"},
+        ),
+        (
+            "---\nname: nodesc\n---\nThe first paragraph.\n",
+            "description-from-body",
+            {
+                "codex": "rejects: no description",
+                "opencode": "loads it without a description, hidden from the model",
+            },
+        ),
+    ],
+)
+def test_validate_names_the_agent_that_will_not_load_it_and_strict_fails(
+    tmp_path: Path, text: str, code: str, agents: dict[str, str]
+) -> None:
+    folder = tmp_path / "case"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(text, encoding="utf-8")
+    lenient = run_json("validate", str(folder))
+    [problem] = [p for p in lenient["results"][0]["problems"] if p["code"] == code]
+    assert lenient["results"][0]["valid"] is True
+    assert problem["agents"] == agents
+    human = run("validate", str(folder)).stdout
+    assert all(f"{agent}: {note}" in human for agent, note in agents.items())
+    strict = run_json("validate", "--strict", str(folder), code=1)
+    assert strict["results"][0]["valid"] is False
+
+
 def test_validate_missing_path_is_a_usage_error(tmp_path: Path) -> None:
     result = run("validate", str(tmp_path / "nope"), code=2)
     assert "nope" in result.stderr and "does not exist" in result.stderr
@@ -203,6 +242,14 @@ def test_search_json_shape(skills: Path) -> None:
     assert set(data["results"][0]) >= {"name", "path", "score", "reasons"}
 
 
+def test_search_scope_offers_every_scope_the_tool_schema_accepts(skills: Path) -> None:
+    # Issue 22, point 9: `mcp` (skills of `[[mcp_servers]]`) was refused by the CLI.
+    common = ("--root", str(skills), "--no-user", "--no-system")
+    assert run_json("search", "fill pdf forms", "--scope", "mcp", *common)["results"] == []
+    extra = run_json("search", "fill pdf forms", "--scope", "extra", *common)
+    assert extra["results"][0]["name"] == "pdf-forms"
+
+
 @pytest.mark.parametrize(
     "command",
     [
@@ -271,6 +318,8 @@ def test_docs_cli_md_is_current() -> None:
 SUMMARY_CASES = {
     "plain": ({}, True),
     "plugin": ({"plugin": "tools", "scope": "user"}, True),
+    "escaped-qualified": ({"name": 'pdf-"é', "plugin": 'tö\\ols"'}, True),
+    "escaped-name": ({"name": 'pdf-"é\t', "scope": "repo"}, True),
     "shadowed": ({"shadowed_by": "/a/other/SKILL.md", "scope": "repo"}, True),
     "disabled": ({}, False),
     "escapes": ({"description": 'Quotes " and \\ back\nslash, tab\t, non-ASCII é 😀'}, True),

@@ -15,6 +15,7 @@ from skillpack._paths import system_skills_dir as system_root_path
 from skillpack.discovery import _load, _walk
 from skillpack.discovery._discover import discover
 from skillpack.discovery._roots import default_roots
+from skillpack.select._resolve import resolve_message
 
 
 def run(*roots: Path, **kwargs: object) -> Catalog:
@@ -76,7 +77,7 @@ def test_default_roots_list_every_scope_in_precedence_order(
         ("user", str(isolated_home / ".claude" / "commands"), 2, "commands"),
         ("user", str(isolated_home / ".codex" / "skills"), 3, "skills"),
         ("user", str(isolated_home / ".config" / "opencode" / "skills"), 4, "skills"),
-        ("user", str(isolated_home / ".config" / "skillpack" / "skills"), 5, "skills"),
+        ("user", str(isolated_home / ".config" / "skillpack" / "skills"), 8, "skills"),
         ("system", system_root_path(), 0, "skills"),
     ]
     assert [r.follow_symlinks for r in roots] == [True] * 14 + [False]
@@ -105,6 +106,62 @@ def test_opencode_user_root_follows_xdg_config_home(
     roots = default_roots(cwd=str(tmp_path), include_system=False, include_admin=False)
 
     assert str(tmp_path / "xdg" / "opencode" / "skills") in [r.path for r in roots]
+
+
+def test_every_folder_opencode_reads_skills_from_is_a_user_root(
+    tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    configured = tmp_path / "opencode-config"
+    monkeypatch.setenv("OPENCODE_CONFIG_DIR", str(configured))
+    folders = [
+        isolated_home / ".config" / "opencode" / "skills",
+        isolated_home / ".config" / "opencode" / "skill",
+        isolated_home / ".opencode" / "skills",
+        isolated_home / ".opencode" / "skill",
+        configured / "skills",
+        configured / "skill",
+    ]
+    for folder in folders:
+        folder.mkdir(parents=True)
+
+    roots = default_roots(cwd=str(tmp_path), include_system=False, include_admin=False)
+
+    assert [(r.scope, r.path) for r in roots] == [("user", str(f)) for f in folders]
+    assert [r.rank for r in roots] == sorted(r.rank for r in roots)
+
+
+def test_the_skills_paths_of_opencode_json_are_extra_roots(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = tmp_path / "project"
+    cwd = project / "pkg"
+    (project / ".git").mkdir(parents=True)
+    for folder in ("pkg/shared", "pkg/local", "nested", "elsewhere"):
+        (project / folder).mkdir(parents=True)
+    (isolated_home / "mine").mkdir()
+    (project / "opencode.json").write_text('{"skills": {"paths": ["shared", "gone"]}}')
+    (project / ".opencode").mkdir()
+    (project / ".opencode" / "opencode.jsonc").write_text(
+        '{\n  // relative to cwd, as OpenCode reads it\n  "skills": {"paths": ["local",'
+        ' "~/mine", "../nested",],},\n  /* "paths": ["x"] */\n}'
+    )
+    (cwd / "opencode.json").write_text(
+        '{"skills": {"paths": ["' + str(project / "elsewhere") + '"]}}'
+    )
+    (isolated_home / ".config" / "opencode").mkdir(parents=True)
+    (isolated_home / ".config" / "opencode" / "opencode.json").write_text("not json")
+
+    roots = default_roots(cwd=str(cwd), include_system=False, include_admin=False)
+
+    assert [(r.scope, r.path, r.rank) for r in roots] == [
+        ("extra", str(cwd / "shared"), 0),
+        ("extra", str(cwd / "local"), 2),
+        ("extra", str(isolated_home / "mine"), 3),
+        ("extra", str(project / "nested"), 4),
+        ("extra", str(project / "elsewhere"), 5),
+    ]
+    without_project = default_roots(cwd=str(cwd), include_repo=False, include_system=False)
+    assert [r.path for r in without_project] == []
 
 
 def test_default_roots_leave_out_scopes_that_are_switched_off(
@@ -165,6 +222,23 @@ def test_without_a_project_marker_only_cwd_is_searched(tmp_path: Path) -> None:
     assert project_dirs(str(cwd)) == (str(cwd),)
 
 
+def test_the_environment_overrides_the_project_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write_skill: WriteSkill
+) -> None:
+    # Issue 22, point 9 (seed 002 5.2: an override first, markers as the fallback).
+    outer = tmp_path / "mono"
+    (outer / "svc" / ".git").mkdir(parents=True)
+    cwd = outer / "svc" / "api"
+    cwd.mkdir()
+    write_skill("shared", base=outer / ".agents" / "skills")
+    monkeypatch.setenv("SKILLPACK_PROJECT_ROOT", str(outer))
+    assert project_dirs(str(cwd)) == (str(cwd), str(outer / "svc"), str(outer))
+    found = discover(cwd=str(cwd), include_user=False, include_system=False, use_cache=False)
+    assert [s.name for s in found.skills] == ["shared"]
+    monkeypatch.setenv("SKILLPACK_PROJECT_ROOT", str(tmp_path / "elsewhere"))
+    assert project_dirs(str(cwd)) == (str(cwd), str(outer / "svc"))  # not above cwd: ignored
+
+
 def test_repo_skills_above_the_project_root_are_not_found(
     tmp_path: Path, write_skill: WriteSkill
 ) -> None:
@@ -218,7 +292,7 @@ def test_user_scope_reads_skillpack_home(isolated_home: Path, write_skill: Write
 
     assert [(s.name, s.scope, s.rank) for s in catalog.skills] == [
         ("mine", "user", 1),
-        ("xdg", "user", 5),
+        ("xdg", "user", 8),
     ]
 
 
@@ -361,16 +435,98 @@ def test_a_hidden_root_is_walked(tmp_path: Path, write_skill: WriteSkill) -> Non
     assert names(run(tmp_path / ".claude" / "skills")) == ["deploy"]
 
 
-def test_nested_skills_are_found_but_resource_folders_are_not_walked(
+def test_nested_skills_are_found_but_resource_folders_are_reported_not_walked(
     tmp_path: Path, write_skill: WriteSkill
 ) -> None:
+    # Codex and OpenCode load a skill inside another skill's scripts/, references/ or
+    # assets/ (tests/compat); skillpack does not walk a skill's resources, and says so.
     write_skill("parent")
     write_skill("parent/child")
     for resource in ("scripts", "references", "assets"):
         write_skill(f"parent/{resource}/inner-{resource}")
     write_skill("scripts/top")  # only a skill's own resource folders are skipped
+    (tmp_path / "parent" / "references" / "plain-ref").mkdir()
 
-    assert names(run(tmp_path)) == ["child", "parent", "top"]
+    catalog = run(tmp_path)
+
+    assert names(catalog) == ["child", "parent", "top"]
+    skipped = [p for p in catalog.problems if p.code == "folder-skipped"]
+    assert sorted(p.path for p in skipped) == [
+        str(tmp_path / "parent" / resource) for resource in ("assets", "references", "scripts")
+    ]
+    assert all(sorted(p.agents) == ["codex", "opencode"] for p in skipped)
+    assert "scripts/ folder of a skill" in next(p for p in skipped if "scripts" in p.path).message
+
+
+@pytest.mark.parametrize(
+    ("root", "folder", "agents"),
+    [
+        (".agents/skills", "node_modules/pkg", ["codex", "opencode"]),
+        ("some/folder", "node_modules", ["codex", "opencode"]),
+        (".agents/skills", ".hidden", ["opencode"]),
+        (".claude/skills", ".hidden/deeper", ["opencode"]),
+        (".opencode/skills", ".hidden", None),  # OpenCode skips hidden folders there
+        ("some/folder", ".hidden", None),
+    ],
+)
+def test_a_skipped_folder_holding_a_skill_the_agents_load_is_reported(
+    tmp_path: Path, write_skill: WriteSkill, root: str, folder: str, agents: list[str] | None
+) -> None:
+    base = tmp_path / root
+    write_skill("plain", base=base)
+    write_skill(f"outer/{folder}", base=base)  # in the skipped folder or below it
+    catalog = run(base)
+
+    assert names(catalog) == ["plain"]
+    skipped = [p for p in catalog.problems if p.code == "folder-skipped"]
+    if agents is None:
+        assert skipped == []
+        return
+    top = base / "outer" / folder.split("/")[0]
+    assert [(p.path, sorted(p.agents)) for p in skipped] == [(str(top), agents)]
+    assert str(top) in skipped[0].message
+    assert skipped[0].to_dict()["agents"] == dict(skipped[0].agents)
+
+
+@pytest.mark.parametrize("where", ["node_modules/pkg", "node_modules/@scope/pkg"])
+def test_a_skill_added_in_a_skipped_folder_is_reported_by_the_next_cached_run(
+    tmp_path: Path, write_skill: WriteSkill, where: str
+) -> None:
+    base = tmp_path / ".agents" / "skills"
+    write_skill("plain", base=base)
+    (base / where).mkdir(parents=True)
+    assert codes(run(base, use_cache=True)) == []
+
+    write_skill(where, base=base)  # only the innermost folder's times change
+
+    assert codes(run(base, use_cache=True)) == ["folder-skipped"]
+    assert codes(run(base, use_cache=True)) == ["folder-skipped"]  # replayed
+
+
+def test_codex_system_skills_are_left_to_codex(tmp_path: Path, write_skill: WriteSkill) -> None:
+    base = tmp_path / ".codex" / "skills"
+    write_skill("plain", base=base)
+    write_skill(".system/bundled", base=base)
+
+    catalog = run(base)
+
+    assert (names(catalog), catalog.problems) == (["plain"], ())
+
+
+def test_skipped_folders_without_skills_and_git_or_staging_folders_are_silent(
+    tmp_path: Path, write_skill: WriteSkill
+) -> None:
+    base = tmp_path / ".agents" / "skills"
+    write_skill("plain", base=base)
+    (base / "node_modules" / "pkg").mkdir(parents=True)
+    (base / ".cache").mkdir()
+    write_skill(".git/hooks-skill", base=base)
+    write_skill(".skillpack-txn-1/staged", base=base)
+
+    catalog = run(base)
+
+    assert names(catalog) == ["plain"]
+    assert [p.code for p in catalog.problems] == []
 
 
 def test_skill_file_name_must_be_exact(tmp_path: Path, write_skill: WriteSkill) -> None:
@@ -554,10 +710,15 @@ def test_plugin_skills_in_a_tie_are_named_by_qualified_id(
         )
         write_skill(f"{plugin}/skills/foo")
 
-    (problem,) = run(tmp_path).problems
+    catalog = run(tmp_path)
 
-    assert problem.code == "name-ambiguous"
-    assert "alpha:foo, beta:foo" in problem.message
+    # Issue 22: each plugin is its own namespace, so neither copy shadows the other and
+    # discovery warns of nothing; a bare `$foo` names both by qualified id when used.
+    assert catalog.problems == ()
+    assert all(s.shadowed_by is None for s in catalog.skills)
+    (diagnostic,) = resolve_message("$foo", catalog).diagnostics
+    assert diagnostic.kind == "ambiguous"
+    assert diagnostic.candidates == ("alpha:foo", "beta:foo")
 
 
 def test_discovery_is_deterministic(tmp_path: Path, write_skill: WriteSkill) -> None:

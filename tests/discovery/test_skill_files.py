@@ -18,6 +18,7 @@ from skillpack._model import Root, Skill
 from skillpack.discovery import _skill_files
 from skillpack.discovery._discover import discover
 from skillpack.discovery._skill_files import (
+    fair_listing,
     list_skill_files,
     read_body,
     read_body_head,
@@ -90,6 +91,22 @@ def test_list_skill_files_is_bounded(tmp_path: Path, write_skill: WriteSkill) ->
 
     assert files == ("f00.md", "f01.md", "f02.md", "f03.md", "f04.md")
     assert truncated is True
+
+
+def test_a_crowded_folder_does_not_hide_the_files_beside_it(
+    tmp_path: Path, write_skill: WriteSkill
+) -> None:
+    # Issue 22, point 6: 250 assets must not push out what the body points at.
+    files = {f"assets/a{i:03}.png": "x" for i in range(250)}
+    files |= {"references/checklist.md": "x", "scripts/run.sh": "x", "README.md": "x"}
+    write_skill("kit", files=files)
+
+    listed, truncated = list_skill_files(only_skill(tmp_path))
+
+    assert truncated is True and len(listed) == 200
+    assert {"README.md", "references/checklist.md", "scripts/run.sh"} <= set(listed)
+    assert listed[:2] == ("README.md", "assets/a000.png")  # the walk's order is kept
+    assert fair_listing(["b/1", "b/2", "b/3", "a", "c/1"], 3) == ("b/1", "a", "c/1")
 
 
 @pytest.mark.parametrize(

@@ -577,3 +577,38 @@ def test_an_edit_that_keeps_mtime_and_size_is_noticed(
     second = run(tmp_path / "tree", tmp_path / "cache")
 
     assert [s.description for s in second.skills] == ["Version two. Use it."]
+
+
+def test_each_change_is_seen_on_the_next_warm_run_and_then_replayed(
+    tmp_path: Path, write_skill: WriteSkill, parses: list[str]
+) -> None:
+    """One `stat` per SKILL.md and per listed folder is all a warm run does: an edit
+    in place, a skill added inside another skill's folder (only that folder's mtime
+    moves) and a removal are each seen on the very next run, and the rewritten
+    snapshot then replays with nothing parsed."""
+    tree = tmp_path / "tree"
+    make_tree(write_skill, tree)
+    run(tree, tmp_path / "cache")
+    edited = tree / "group-1" / "skill-1" / "SKILL.md"
+
+    def edit() -> None:
+        bump(edited, "---\nname: skill-1\ndescription: Edited in place.\n---\nbody\n")
+
+    def add() -> None:
+        write_skill("group-0/skill-0/nested", base=tree)
+
+    def remove() -> None:
+        (tree / "group-1" / "skill-3" / "SKILL.md").unlink()
+
+    for change in (edit, add, remove):
+        change()
+        warm = run(tree, tmp_path / "cache")
+        fresh = run(tree, tmp_path / "cache", use_cache=False)
+        assert (warm.skills, warm.problems) == (fresh.skills, fresh.problems), change.__name__
+        parses.clear()
+        again = run(tree, tmp_path / "cache")
+        assert parses == [], change.__name__
+        assert again.skills == fresh.skills, change.__name__
+    names = {s.name for s in again.skills}
+    assert names == {"skill-0", "skill-1", "skill-2", "nested"}
+    assert again.named("skill-1")[0].description == "Edited in place."

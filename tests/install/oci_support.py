@@ -274,13 +274,12 @@ server.serve_forever()
 
 
 @contextlib.contextmanager
-def misbehaving_registry(status: int) -> Iterator[str]:
-    """A server on 127.0.0.1 answering every request with `status` (0: never answers);
-    yields its `host:port`."""
+def _script_server(script: str, *args: str) -> Iterator[str]:
+    """Run a server `script` (prints its port first) on 127.0.0.1; yields `host:port`."""
     import sys
 
     process = subprocess.Popen(
-        [sys.executable, "-c", _STATUS_SERVER, str(status)], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", script, *args], stdout=subprocess.PIPE, text=True
     )
     try:
         assert process.stdout is not None
@@ -291,6 +290,12 @@ def misbehaving_registry(status: int) -> Iterator[str]:
         process.wait(timeout=10)
         if process.stdout is not None:
             process.stdout.close()
+
+
+def misbehaving_registry(status: int) -> contextlib.AbstractContextManager[str]:
+    """A server on 127.0.0.1 answering every request with `status` (0: never answers);
+    yields its `host:port`."""
+    return _script_server(_STATUS_SERVER, str(status))
 
 
 def blob_path(root: Path, blob_digest: str) -> Path:
@@ -343,23 +348,9 @@ server.serve_forever()
 """
 
 
-@contextlib.contextmanager
-def bearer_proxy(upstream: Registry, user: str, password: str) -> Iterator[str]:
+def bearer_proxy(
+    upstream: Registry, user: str, password: str
+) -> contextlib.AbstractContextManager[str]:
     """A registry front on 127.0.0.1 that demands a Bearer token from its own token
     service (Basic `user:password`) and passes reads to `upstream`; yields `host:port`."""
-    import sys
-
-    process = subprocess.Popen(
-        [sys.executable, "-c", _BEARER_PROXY, upstream.host, user, password],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert process.stdout is not None
-        port = int(process.stdout.readline())
-        yield f"127.0.0.1:{port}"
-    finally:
-        process.kill()
-        process.wait(timeout=10)
-        if process.stdout is not None:
-            process.stdout.close()
+    return _script_server(_BEARER_PROXY, upstream.host, user, password)

@@ -73,7 +73,8 @@ def run(*args: str) -> Any:
 
 
 def lock(home: Path) -> dict[str, Any]:
-    return json.loads((home / ".agents" / ".skillpack-lock.json").read_text())
+    data: dict[str, Any] = json.loads((home / ".agents" / ".skillpack-lock.json").read_text())
+    return data
 
 
 def skills_dir(home: Path) -> Path:
@@ -215,7 +216,7 @@ def test_a_flux_bundle_offers_its_skills_like_a_repository(
 
 
 @needs_skopeo
-def test_toolhive_and_ramalama_artifacts_pushed_by_skopeo_install(
+def test_toolhive_ramalama_and_flux_artifacts_pushed_by_skopeo_install(
     registry: Registry, tmp_path: Path, isolated_home: Path
 ) -> None:
     assert SKOPEO is not None
@@ -265,14 +266,31 @@ def test_toolhive_and_ramalama_artifacts_pushed_by_skopeo_install(
             "layers": [blob(ramalama_layer, "application/vnd.cncf.skill.bundle.v1.tar+gzip")],
         }
     ).encode()
+    flux_layer = targz(
+        {"f-one/SKILL.md": skill_md("f-one"), "f-two/SKILL.md": skill_md("f-two"), "README": "r"}
+    )
+    flux = json.dumps(
+        {
+            "schemaVersion": 2,
+            "mediaType": "application/vnd.oci.image.manifest.v1+json",
+            "config": blob(b"{}", "application/vnd.cncf.flux.config.v1+json"),
+            "layers": [blob(flux_layer, "application/vnd.cncf.flux.content.v1.tar+gzip")],
+            "annotations": {"org.opencontainers.image.created": "2026-01-01T00:00:00Z"},
+        }
+    ).encode()
     refs = [
         blob(index, "application/vnd.oci.image.index.v1+json"),
         blob(ramalama, "application/vnd.oci.image.manifest.v1+json"),
+        blob(flux, "application/vnd.oci.image.manifest.v1+json"),
     ]
-    refs[0]["annotations"] = {"org.opencontainers.image.ref.name": "thive"}
-    refs[1]["annotations"] = {"org.opencontainers.image.ref.name": "rama"}
+    for ref, name in zip(refs, ("thive", "rama", "flux"), strict=True):
+        ref["annotations"] = {"org.opencontainers.image.ref.name": name}
     (layout / "index.json").write_text(json.dumps({"schemaVersion": 2, "manifests": refs}))
-    for tag, repo in (("thive", "dockyard/skills/docs-helper:0.1"), ("rama", "ramalama/rama:1")):
+    for tag, repo in (
+        ("thive", "dockyard/skills/docs-helper:0.1"),
+        ("rama", "ramalama/rama:1"),
+        ("flux", "fluxcd/skills:2"),
+    ):
         subprocess.run(
             [
                 SKOPEO,
@@ -299,6 +317,9 @@ def test_toolhive_and_ramalama_artifacts_pushed_by_skopeo_install(
     rama = install(f"oci://{registry.host}/ramalama/rama:1", approve=approve_all)
     assert rama.ok, rama.refusals
     assert lock(isolated_home)["skills"]["rama"]["skillpack"]["oci"]["format"] == "ramalama"
+    bundle = install(f"oci://{registry.host}/fluxcd/skills:2", all_skills=True, approve=approve_all)
+    assert sorted(i.candidate.name for i in bundle.written) == ["f-one", "f-two"]
+    assert lock(isolated_home)["skills"]["f-two"]["skillpack"]["oci"]["format"] == "flux"
 
 
 def test_an_agentskills_collection_index_installs_each_skill(

@@ -2,7 +2,7 @@
 tools share a project's skills-lock.json.
 
 Runs only when `SKILLPACK_SKILLS_CLI` names the CLI's executable and Node >= 22 is on PATH
-(CI has no Node): for example
+(`.ci/run` installs both through `.ci/node_tools`): for example
 
     PATH=/path/to/node22/bin:$PATH SKILLPACK_SKILLS_CLI=/path/to/node_modules/.bin/skills \\
         python -m pytest tests/install/test_skills_cli_interop.py

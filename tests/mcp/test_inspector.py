@@ -2,7 +2,8 @@
 
 Set `SKILLPACK_INSPECTOR` to the Inspector's launcher (e.g.
 `node_modules/.bin/mcp-inspector` of `npm install @modelcontextprotocol/inspector`)
-with Node 22 or later first on PATH; without them these tests skip (CI has no Node).
+with Node 22 or later first on PATH; without them these tests skip (`.ci/run` installs
+them with `SKILLPACK_CI_INSPECTOR=1`: about two minutes).
 The Inspector checks the skills extension against its specification: every entry's
 conformance, every file's size and digest against what `resources/read` returns, and
 the listed frontmatter against its own YAML 1.2 reading of the served SKILL.md.
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -22,23 +22,14 @@ from pathlib import Path
 import pytest
 from skill_client import write
 
-from conftest import REAL_SKILLS
+from conftest import REAL_SKILLS, node_major
 
 INSPECTOR = os.environ.get("SKILLPACK_INSPECTOR", "")
 SERVE = [sys.executable, "-c", "from skillpack.cli import main; main()", "mcp"]
 
 
-def _node_major() -> int:
-    node = shutil.which("node")
-    if node is None:
-        return 0
-    version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout
-    found = re.match(r"v(\d+)", version.strip())
-    return int(found.group(1)) if found else 0
-
-
 pytestmark = pytest.mark.skipif(
-    not (INSPECTOR and os.path.exists(INSPECTOR) and _node_major() >= 22),
+    not (INSPECTOR and os.path.exists(INSPECTOR) and node_major() >= 22),
     reason="set SKILLPACK_INSPECTOR to the MCP Inspector CLI (2.12+) and put Node 22+ on PATH",
 )
 

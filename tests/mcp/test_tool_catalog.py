@@ -17,6 +17,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from skill_client import open_session, run, skill_md, write
 
+from skillpack._errors import UsageError
 from skillpack.mcp._server import INSTRUCTIONS, SkillServer
 from skillpack.runtime._tools import SkillTools
 
@@ -178,3 +179,13 @@ def test_a_skill_the_config_disables_leaves_the_description_after_list_changed(
     description = run(server, scenario, on_message=on_message)
     assert "**pdf-forms**" not in description
     assert "**mcp-builder**" in description
+
+
+def test_a_budget_that_is_no_number_of_characters_is_refused_before_serving(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(UsageError, match="must be 0 or more characters"):
+        SkillServer(open_session(tree), catalog_chars=-1)
+    monkeypatch.setenv("SKILLS_PROMPT_CHAR_BUDGET", "lots")
+    with pytest.raises(UsageError, match="SKILLS_PROMPT_CHAR_BUDGET='lots'"):
+        SkillServer(open_session(tree))

@@ -264,16 +264,21 @@ class Mcp(Surface):
         return name in {s.name for s in self.server.session.model_skills()}
 
 
-@pytest.fixture(scope="module")
-def live_session(project: Path, parity_home: Path) -> Iterator[Session]:
+def _open_live(project: Path, home: Path) -> Iterator[Session]:
+    """A live session as a host opens it, in the module's home (servers outlive tests)."""
     saved = dict(os.environ)
-    os.environ.update(home_env(parity_home))
+    os.environ.update(home_env(home))
     try:
         with Session.open(cwd=str(project), include_system=False) as session:
             yield session
     finally:
         os.environ.clear()
         os.environ.update(saved)
+
+
+@pytest.fixture(scope="module")
+def live_session(project: Path, parity_home: Path) -> Iterator[Session]:
+    yield from _open_live(project, parity_home)
 
 
 @pytest.fixture(scope="module")
@@ -290,14 +295,7 @@ def rpc_clients(project: Path, parity_home: Path) -> Iterator[dict[str, Client]]
 @pytest.fixture(scope="module")
 def mcp_session(project: Path, parity_home: Path) -> Iterator[Session]:
     pytest.importorskip("mcp", reason="the MCP surface needs the mcp extra")
-    saved = dict(os.environ)
-    os.environ.update(home_env(parity_home))
-    try:
-        with Session.open(cwd=str(project), include_system=False) as session:
-            yield session
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    yield from _open_live(project, parity_home)
 
 
 @pytest.fixture(params=SURFACES)

@@ -55,6 +55,13 @@ def test_codex_metadata_broken_yaml_is_a_warning_and_none() -> None:
             id="quoted-bool",
         ),
         pytest.param(
+            # YAML 1.2, which Codex reads: a plain `no` is text too, so it is reported.
+            "policy:\n  allow_implicit_invocation: no\n",
+            CodexMetadata(allow_implicit_invocation=False),
+            1,
+            id="yaml-1-1-bool-word",
+        ),
+        pytest.param(
             "policy:\n  allow_implicit_invocation: 7\n", CodexMetadata(), 1, id="number-policy"
         ),
         pytest.param("!!python/object:x {}\n", None, 1, id="tag"),

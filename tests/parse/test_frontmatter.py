@@ -56,10 +56,21 @@ BILLION_LAUGHS = (
 
 FORMAT = [
     row("plain", f"---\n{GOOD}\n---\nBody\n", []),
-    row("utf8-bom", f"\ufeff---\n{GOOD}\n---\nBody\n", []),
+    # Codex rejects a BOM: a warning that strict turns into an error (Problem.agents).
+    row(
+        "utf8-bom",
+        f"\ufeff---\n{GOOD}\n---\nBody\n",
+        ["byte-order-mark"],
+        [("byte-order-mark", E)],
+    ),
     row("crlf", f"---\n{GOOD}\n---\nBody\n".replace("\n", "\r\n"), []),
     row("crlf-after-an-lf-first-line", "---\n" + f"{GOOD}\n---\nBody\n".replace("\n", "\r\n"), []),
-    row("bom-and-crlf", "\ufeff" + f"---\n{GOOD}\n---\nBody\n".replace("\n", "\r\n"), []),
+    row(
+        "bom-and-crlf",
+        "\ufeff" + f"---\n{GOOD}\n---\nBody\n".replace("\n", "\r\n"),
+        ["byte-order-mark"],
+        [("byte-order-mark", E)],
+    ),
     row("trailing-blanks-on-delimiters", f"---  \n{GOOD}\n--- \t\nBody\n", []),
     row("closing-delimiter-at-end-of-file", f"---\n{GOOD}\n---", []),
     row("empty-body", f"---\n{GOOD}\n---\n", []),
@@ -237,16 +248,16 @@ def test_crlf_file_gives_lf_body_and_fields() -> None:
     [
         pytest.param(
             ">\n  One line\n  continues.\n\n  New paragraph.",
-            "One line continues.\nNew paragraph.",
+            "One line continues. New paragraph.",
             id="folded",
         ),
-        pytest.param("|\n  Line one\n  Line two", "Line one\nLine two", id="literal"),
+        pytest.param("|\n  Line one\n  Line two", "Line one Line two", id="literal"),
         pytest.param(">-\n  Folded\n  strip", "Folded strip", id="folded-strip"),
         pytest.param("|+\n  Keep\n\n", "Keep", id="literal-keep"),
         pytest.param('"  padded  "', "padded", id="quoted-padding"),
     ],
 )
-def test_block_scalar_descriptions_are_stripped_of_surrounding_blanks(
+def test_block_scalar_descriptions_are_one_line_without_surrounding_blanks(
     block: str, expected: str
 ) -> None:
     assert loaded(f"---\nname: my-skill\ndescription: {block}\n---\n").description == expected
@@ -419,10 +430,92 @@ def test_when_to_use_underscore_spelling_wins_in_either_order() -> None:
     assert first.when_to_use == second.when_to_use == "snake"
 
 
-def test_version_number_is_read_as_text() -> None:
+def test_version_number_is_read_as_the_text_written() -> None:
     parsed = parse(f"---\n{GOOD}\nversion: 1.10\n---\n")
-    assert parsed.skill is not None and parsed.skill.version == "1.1"
-    assert 'quote it (version: "1.1")' in parsed.problems[0].message
+    assert parsed.skill is not None and parsed.skill.version == "1.10"
+    assert 'quote it (version: "1.10")' in parsed.problems[0].message
+
+
+# Issue 22, point 1: frontmatter scalars are read by the YAML 1.2 core schema (as Codex
+# and Claude Code read them); a string field keeps the text the author wrote.
+@pytest.mark.parametrize("word", ["off", "on", "yes", "no", "y", "n"])
+def test_yaml_1_1_boolean_words_are_names_as_written(word: str) -> None:
+    parsed = parse(f"---\nname: {word}\ndescription: {word}\n---\n", dir_name=word)
+    assert parsed.skill is not None
+    assert (parsed.skill.name, parsed.skill.description) == (word, word)
+    assert parsed.skill.frontmatter["name"] == word
+    assert parsed.problems == ()
+
+
+@pytest.mark.parametrize(
+    ("field", "attribute"),
+    [
+        ("argument-hint", "argument_hint"),
+        ("license", "license"),
+        ("compatibility", "compatibility"),
+        ("model", "model"),
+        ("agent", "agent"),
+        ("when_to_use", "when_to_use"),
+    ],
+)
+def test_every_text_field_keeps_yaml_1_1_words_and_numbers_as_written(
+    field: str, attribute: str
+) -> None:
+    skill = loaded(f"---\n{GOOD}\n{field}: off\n---\n")
+    assert getattr(skill, attribute) == "off"
+    parsed = parse(f"---\n{GOOD}\n{field}: 1.10\n---\n")
+    assert parsed.skill is not None and getattr(parsed.skill, attribute) == "1.10"
+    assert f'quote it ({field}: "1.10")' in parsed.problems[0].message
+
+
+def test_a_number_name_keeps_its_text_and_the_hint_quotes_what_was_written() -> None:
+    parsed = parse("---\nname: 1.10\ndescription: d\n---\n", dir_name="1.10")
+    assert parsed.skill is not None and parsed.skill.name == "1.10"
+    coerced = [p for p in parsed.problems if p.code == "value-coerced"]
+    assert [p.message.split("; ")[-1] for p in coerced] == [
+        'quote it (name: "1.10") to keep the exact text.'
+    ]
+    true = parse("---\nname: True\ndescription: d\n---\n", dir_name="True")
+    assert true.skill is not None and true.skill.name == "True"
+
+
+def test_folders_no_and_off_are_two_skills_not_one_ambiguous_false() -> None:
+    names = {
+        loaded(f"---\nname: {word}\ndescription: d\n---\n", dir_name=word).name
+        for word in ("no", "off", "false")
+    }
+    assert names == {"no", "off", "false"}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("yes", True), ("on", True), ("ON", True), ("no", False), ("Off", False), ("true", True)],
+)
+def test_boolean_fields_still_take_yaml_1_1_words_silently(text: str, expected: bool) -> None:
+    parsed = parse(f"---\n{GOOD}\ndisable-model-invocation: {text}\n---\n")
+    assert parsed.skill is not None
+    assert parsed.skill.disable_model_invocation is expected
+    assert parsed.problems == ()
+
+
+def test_a_quoted_boolean_word_is_still_reported() -> None:
+    parsed = parse(f"---\n{GOOD}\nuser-invocable: 'no'\n---\n")
+    assert parsed.skill is not None and parsed.skill.user_invocable is False
+    assert [p.code for p in parsed.problems] == ["value-coerced"]
+
+
+def test_yaml_1_2_reading_holds_on_the_slow_path_too() -> None:
+    # A comment after the value sends the text to libyaml; the reading is the same.
+    parsed = parse(
+        "---\nname: off # the folder\ndescription: yes\nversion: 1.10 # x\n"
+        "user-invocable: no # x\nmeta: &m {a: 1}\n---\n",
+        dir_name="off",
+    )
+    assert parsed.skill is not None
+    skill = parsed.skill
+    assert (skill.name, skill.description, skill.version) == ("off", "yes", "1.10")
+    assert skill.user_invocable is False
+    assert [p.code for p in parsed.problems] == ["value-coerced"]
 
 
 def test_unquoted_argument_hint_list_is_read_back_as_text() -> None:
@@ -436,7 +529,8 @@ def test_date_metadata_is_kept_as_iso_text_and_reported() -> None:
     assert parsed.skill.metadata == {"updated": "2026-03-17", "count": 3}
     [problem] = parsed.problems
     assert problem.code == "metadata-coerced"
-    assert "updated (date), count (number)" in problem.message
+    # YAML 1.2 reads an unquoted date as text; only the number is reported.
+    assert "count (number)" in problem.message and "updated" not in problem.message
     assert problem.line == 4
     assert json.loads(json.dumps(skill_to_dict(parsed.skill)))["metadata"]["count"] == 3
 
@@ -541,7 +635,10 @@ def test_bytes_with_bom_parse_like_text() -> None:
     parsed = parse_skill_bytes(
         data, path=PATH, location=SkillLocation(scope="user", size=len(data))
     )
-    assert parsed.problems == ()
+    codex = {"codex": "rejects: byte-order mark before ---"}
+    assert [(p.code, dict(p.agents)) for p in parsed.problems] == [("byte-order-mark", codex)]
+    assert parsed.problems[0].to_dict()["agents"] == codex
+    assert set(parsed.problems) == {parsed.problems[0]}  # problems stay hashable
     assert parsed.skill is not None
     assert (parsed.skill.scope, parsed.skill.size, parsed.body) == ("user", len(data), "Body\n")
 
@@ -568,3 +665,10 @@ def test_parse_skill_takes_the_skill_dir_from_the_caller() -> None:
     given = parse_skill(text, path="/r/a/SKILL.md", location=SkillLocation(dir="/r/a")).skill
     derived = parse_skill(text, path="/r/a/SKILL.md").skill
     assert given is not None and given == derived and given.dir == "/r/a"
+
+
+def test_descriptions_are_one_line_wherever_they_are_shown() -> None:
+    # Issue 22, point 5: `Skill.description` (and so search results and skills.list)
+    # is on one line, as the rendered catalog shows it; spaces inside a line are kept.
+    text = "---\nname: my-skill\ndescription: |\n  Does\tthings.\n\n  Use  when:\n    - x\n---\n"
+    assert loaded(text).description == "Does things. Use  when: - x"

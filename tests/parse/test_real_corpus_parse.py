@@ -16,6 +16,7 @@ import pytest
 
 from conftest import REAL_SKILLS
 from skillpack._model import Skill, SkillLocation
+from skillpack._text import single_line
 from skillpack.parse._frontmatter import ParsedSkill, parse_skill_bytes
 from skillpack.parse._skill_json import skill_from_dict, skill_to_dict
 
@@ -66,7 +67,8 @@ LENIENT_TOTALS = {
     ("body-too-long", "warning"): 37,
     ("description-too-long", "warning"): 1,
     ("frontmatter-missing", "error"): 1,
-    ("metadata-coerced", "warning"): 14,
+    # 14 before issue 22: the 11 unquoted `updated: 2026-03-05` dates are text in YAML 1.2.
+    ("metadata-coerced", "warning"): 3,
     ("name-invalid", "warning"): 2,
     ("name-mismatch", "warning"): 14,
 }
@@ -75,7 +77,7 @@ STRICT_TOTALS = {
     ("description-too-long", "error"): 1,
     ("field-unknown", "warning"): 52,
     ("frontmatter-missing", "error"): 1,
-    ("metadata-coerced", "error"): 14,
+    ("metadata-coerced", "error"): 3,
     ("name-invalid", "error"): 2,
     ("name-mismatch", "error"): 14,
 }
@@ -85,7 +87,8 @@ STRICT_TOTALS = {
     ("strict", "loaded", "totals"),
     [
         pytest.param(False, 397, LENIENT_TOTALS, id="lenient"),
-        pytest.param(True, 330, STRICT_TOTALS, id="strict"),
+        # 330 before issue 22: the 11 skills whose only strict error was a date.
+        pytest.param(True, 341, STRICT_TOTALS, id="strict"),
     ],
 )
 def test_corpus_totals(strict: bool, loaded: int, totals: dict[tuple[str, str], int]) -> None:
@@ -169,7 +172,8 @@ def test_leading_hyphen_names_load_with_a_rename_suggestion(
 def test_the_1068_character_description_loads_with_a_warning() -> None:
     relpath = "anthropics__skills/skills/claude-api/SKILL.md"
     assert len(skill(relpath).description) == 1068
-    assert skill(relpath).description.count("\n") == 2
+    # Its two line breaks read as spaces (issue 22: descriptions are one line).
+    assert skill(relpath).description.count("\n") == 0
     assert codes(relpath) == [("body-too-long", "warning"), ("description-too-long", "warning")]
     assert "1068 characters" in next(
         p.message for p in parsed(relpath).problems if p.code == "description-too-long"
@@ -227,10 +231,10 @@ BLOCK_SCALARS = {
     "alirezarezvani__claude-skills/engineering-team/skills/epic-design/SKILL.md": (">", 875, 0),
     "alirezarezvani__claude-skills/product-team/code-to-prd/skills/code-to-prd/SKILL.md": (
         "|",
-        778,
-        9,
+        777,  # 778 with its 9 line breaks, before issue 22 put descriptions on one line
+        0,
     ),
-    "anthropics__skills/skills/claude-api/SKILL.md": ("|-", 1068, 2),
+    "anthropics__skills/skills/claude-api/SKILL.md": ("|-", 1068, 0),  # 2 line breaks
     "github__awesome-copilot/skills/brag-sheet/SKILL.md": (">", 847, 0),
     "github__awesome-copilot/skills/copilot-cli-quickstart/SKILL.md": (">", 367, 0),
     "github__awesome-copilot/skills/eval-driven-dev/SKILL.md": (">", 448, 0),
@@ -265,7 +269,7 @@ def test_block_scalar_descriptions() -> None:
     assert found == set(BLOCK_SCALARS)
     for relpath, (indicator, length, newlines) in BLOCK_SCALARS.items():
         description = skill(relpath).description
-        assert skill(relpath).frontmatter["description"].strip() == description
+        assert single_line(skill(relpath).frontmatter["description"]) == description
         assert (len(description), description.count("\n")) == (length, newlines), indicator
         assert description == description.strip()
 
@@ -303,17 +307,16 @@ OTHER_METADATA_COERCED = {
 }
 
 
-def test_date_valued_metadata_is_iso_text_with_a_warning() -> None:
+def test_date_valued_metadata_is_text_as_yaml_1_2_reads_it() -> None:
     for relpath, date in DATE_METADATA.items():
         assert skill(relpath).metadata["updated"] == date
         assert skill(relpath).frontmatter["metadata"]["updated"] == date
-        [problem] = [p for p in parsed(relpath).problems if p.code == "metadata-coerced"]
-        assert "updated (date)" in problem.message
+        assert not [p for p in parsed(relpath).problems if p.code == "metadata-coerced"]
     for relpath, (key, kind) in OTHER_METADATA_COERCED.items():
         [problem] = [p for p in parsed(relpath).problems if p.code == "metadata-coerced"]
         assert f"{key} ({kind})" in problem.message
     flagged = {r for r in CORPUS if any(p.code == "metadata-coerced" for p in parsed(r).problems)}
-    assert flagged == set(DATE_METADATA) | set(OTHER_METADATA_COERCED)
+    assert flagged == set(OTHER_METADATA_COERCED)
 
 
 _PLUGINS = "anthropics__claude-plugins-official"

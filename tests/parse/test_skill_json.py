@@ -18,8 +18,9 @@ GOOD = "name: my-skill\ndescription: Does things. Use when testing."
 def test_skill_round_trips_through_json() -> None:
     parsed = parse_skill(
         "---\nname: my-skill\ndescription: d\nmetadata:\n  updated: 2026-01-02\n"
-        "  when: 2026-01-02 10:00:00\n  n: .nan\n  raw: !!binary aGk=\n  set: !!set {b, a}\n"
-        "allowed-tools: Read\narguments: [a]\nhooks: {Stop: []}\nx:\n  2: one\n  true: yes\n"
+        "  when: !!timestamp 2026-01-02 10:00:00\n  n: .nan\n"
+        "  raw: !!binary aGk=\n  set: !!set {b, a}\n"
+        "allowed-tools: Read\narguments: [a]\nhooks: {Stop: []}\nx:\n  2: one\n  true: true\n"
         "---\nBody\n",
         codex_yaml="interface: {display_name: X}\ndependencies: {tools: [{type: mcp}]}\n"
         "permissions: {network: {enabled: true}, file_system: {write: [./out]}, macos: {a: 1}}\n",

@@ -297,9 +297,11 @@ RULES = [
     case("when-to-use-kebab-spelling", base("when-to-use: When testing."), [], []),
     # metadata
     case("metadata-strings", base("metadata:\n  author: me\n  version: '1.0'"), [], []),
+    # YAML 1.2 (as Codex and Claude Code read frontmatter): an unquoted date is text.
+    case("metadata-date", base("metadata:\n  updated: 2026-03-17"), [], []),
     case(
-        "metadata-date",
-        base("metadata:\n  updated: 2026-03-17"),
+        "metadata-tagged-date",
+        base("metadata:\n  updated: !!timestamp 2026-03-17"),
         ["metadata-coerced"],
         [("metadata-coerced", E)],
     ),

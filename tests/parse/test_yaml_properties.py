@@ -10,17 +10,25 @@ from test_fastyaml import typed
 
 from skillpack.parse._fastyaml import load_simple
 from skillpack.parse._json_safe import TooLarge
-from skillpack.parse._yaml import _yaml_loader, check_nesting, load_yaml, yaml_errors
+from skillpack.parse._yaml import (
+    _yaml_loader,
+    check_nesting,
+    load_with_libyaml,
+    load_yaml,
+    yaml_errors,
+)
 from strategies import TEXT, frontmatter_like
 
 
 def assert_fast_path_agrees(text: str) -> None:
-    fast = load_simple(text)  # never raises: its contract is "equal, or None"
+    fast_plain: dict[str, str] = {}
+    fast = load_simple(text, fast_plain)  # never raises: its contract is "equal, or None"
     if fast is None:
         return
-    expected = yaml.load(text, Loader=_yaml_loader())
-    assert typed(fast) == typed(expected)
-    assert typed(fast) == typed(yaml.load(text, Loader=yaml.CSafeLoader))
+    plain: dict[str, str] = {}
+    assert typed(fast) == typed(load_with_libyaml(text, plain))
+    assert typed(fast) == typed(yaml.load(text, Loader=_yaml_loader()))
+    assert fast_plain == plain
 
 
 @given(frontmatter_like())

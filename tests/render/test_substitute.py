@@ -1,4 +1,4 @@
-"""Placeholder substitution in skill bodies (DESIGN §5)."""
+"""Placeholder substitution in skill bodies (design rules: rendering)."""
 
 from __future__ import annotations
 

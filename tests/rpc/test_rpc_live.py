@@ -58,6 +58,34 @@ def test_a_change_found_by_a_refresh_reaches_sessions_and_subscribers(project: P
     live.close()
 
 
+def test_skills_list_applies_per_cwd_extra_roots_to_that_cwd_only(
+    project: Path, tmp_path: Path
+) -> None:
+    # Issue 22, point 9: `extra_roots` apply to every cwd; `per_cwd_extra_roots` to one.
+    live = make_live(project, [])
+    methods = Methods(live)
+    other = tmp_path / "other"
+    (other / ".git").mkdir(parents=True)
+    extra = tmp_path / "extra"
+    write_skill_md(extra / "omega", "omega")
+    params = {
+        "cwds": [str(project), str(other)],
+        "per_cwd_extra_roots": [{"cwd": str(other) + "/", "extra_roots": [str(extra)]}],
+    }
+    data = json.loads(bytes(methods.skills_list(params)))["data"]
+    names = [{s["name"] for s in entry["skills"]} for entry in data]
+    assert "omega" not in names[0] and "omega" in names[1]
+    with pytest.raises(ParamError) as stray:
+        methods.skills_list(
+            {
+                "cwds": [str(project)],
+                "per_cwd_extra_roots": [{"cwd": str(other), "extra_roots": []}],
+            }
+        )
+    assert stray.value.field == "per_cwd_extra_roots[0].cwd"
+    live.close()
+
+
 def test_each_cwd_and_extra_roots_is_its_own_workspace_reused_after(
     project: Path, tmp_path: Path
 ) -> None:

@@ -251,6 +251,26 @@ def test_a_declined_install_leaves_the_server_missing(files: MemorySkills) -> No
     assert session.load(name="deps").missing_dependencies == ({"type": "mcp", "name": "github"},)
 
 
+def test_a_declined_install_is_not_offered_again_in_the_session(files: MemorySkills) -> None:
+    # Issue 22, point 2 (seed 004: remember for the session), as a declined variable is.
+    offered: list[str] = []
+
+    def decline(skill: Skill, server: McpDependency) -> bool:
+        offered.append(server.name)
+        return False
+
+    session = session_for(files, env={"API_TOKEN": "t", "REGION": "r"}, mcp_install=decline)
+    for _ in range(3):
+        session.forget(session.find(name="deps"))
+        assert session.load(name="deps").missing_dependencies == (
+            {"type": "mcp", "name": "github"},
+        )
+    assert offered == ["github"]
+    again = session_for(files, env={"API_TOKEN": "t", "REGION": "r"}, mcp_install=decline)
+    again.load(name="deps")
+    assert offered == ["github", "github"]  # a new session asks again
+
+
 def test_a_skill_without_a_sidecar_has_an_empty_report(files: MemorySkills) -> None:
     session = session_for(files)
     report = session.dependencies(session.find(name="plain"))

@@ -69,6 +69,56 @@ def wait_for(changes: queue.Queue[CatalogChange], predicate: object) -> CatalogC
             return change
 
 
+# -- auto (the default) ------------------------------------------------------------
+
+
+def test_a_default_session_notices_added_edited_and_removed_skills_on_the_next_call(
+    project: Path, write_skill: WriteSkill
+) -> None:
+    # Issue 22, point 4 (seed 003: a stale check on every call).
+    base = project / ".agents" / "skills"
+    write_skill("alpha", base=base)
+    session = Session.open(
+        cwd=str(project), include_user=False, include_system=False, refresh_interval=0
+    )
+    assert session.refresh_mode == "auto"
+    tools = SkillTools(session)
+    write_skill("beta", base=base)
+    assert tools.skill_load(name="beta")["ok"] is True
+    write_skill("beta", base=base, description="Edited, and longer than before.")
+    assert tools.skill_load(name="beta")["ok"] is True
+    [beta] = [skill for skill in session.catalog.skills if skill.name == "beta"]
+    assert beta.description == "Edited, and longer than before."
+    shutil.rmtree(base / "beta")
+    assert tools.skill_load(name="beta")["error"]["code"] == "NOT_FOUND"
+    nested = write_skill("plugin/skills/gamma", base=base)
+    assert session.prepare_turn("$gamma go").activations[0].skill.path == str(nested / "SKILL.md")
+
+
+def test_auto_rediscovers_only_when_a_stat_shows_a_change(write_skill: WriteSkill) -> None:
+    folder = write_skill("alpha")
+    loads: list[int] = []
+
+    def loader() -> Catalog:
+        loads.append(1)
+        return _discover.discover(roots=[str(folder.parent)], use_cache=False)
+
+    session = Session(loader(), loader=loader, refresh_interval=0)
+    assert session.refresh_mode == "auto"
+    tools = SkillTools(session)
+    for _ in range(5):
+        tools.skill_search("alpha")
+    assert len(loads) == 1  # the first discovery only: nothing changed
+    write_skill("alpha", description="Now edited, a longer description.")
+    tools.skill_search("alpha")
+    assert len(loads) == 2
+    assert "Now edited" in session.catalog.skills[0].description
+
+
+def test_a_session_without_a_way_to_rediscover_stays_manual() -> None:
+    assert Session(Catalog()).refresh_mode == "manual"
+
+
 # -- on_call ---------------------------------------------------------------------
 
 
@@ -98,7 +148,7 @@ def test_manual_sessions_do_not_notice_new_skills_until_refresh(
     project: Path, write_skill: WriteSkill
 ) -> None:
     write_skill("alpha", base=project / ".agents" / "skills")
-    session = Session.open(cwd=str(project))
+    session = Session.open(cwd=str(project), refresh="manual")
     tools = SkillTools(session)
     write_skill("beta", base=project / ".agents" / "skills")
     assert tools.skill_load(name="beta")["error"]["code"] == "NOT_FOUND"
@@ -214,7 +264,7 @@ def test_live_modes_need_a_way_to_rediscover(mode: str) -> None:
 
 
 def test_an_unknown_refresh_mode_is_a_usage_error() -> None:
-    with pytest.raises(UsageError, match="manual, on_call, watch"):
+    with pytest.raises(UsageError, match="manual, auto, on_call, watch"):
         Session(Catalog(), refresh="always", loader=Catalog)  # type: ignore[arg-type]
 
 

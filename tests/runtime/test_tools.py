@@ -134,7 +134,7 @@ def test_read_file_returns_bundled_file() -> None:
 @pytest.mark.parametrize(
     ("rules", "answer", "expected"),
     [
-        # A denied skill is absent (DESIGN §7): the model cannot even learn it exists.
+        # A denied skill is absent (design rules: safety): the model cannot even learn it exists.
         pytest.param(
             PermissionRules(deny=("pdf",), allow=("pdf",)), None, "NOT_FOUND", id="deny-beats-allow"
         ),

@@ -3,10 +3,12 @@ the host's built-in slash names (issue 10, points 2, 3, 5, 6, 7)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from conftest import WriteSkill
 from skillpack._errors import SkillIOError, SkillPermissionError
 from skillpack._model import Skill
 from skillpack.config._schema import Config
@@ -225,3 +227,24 @@ def test_a_session_has_no_builtin_slash_names_unless_the_host_gives_them() -> No
     [diagnostic] = turn.diagnostics
     assert diagnostic.kind == "shadowed-by-builtin" and "$review" in diagnostic.message
     assert [a.name for a in host.prepare_turn("$review the diff").activations] == ["review"]
+
+
+def test_a_skill_the_project_config_disables_is_enabled_with_project(
+    tmp_path: Path, write_skill: WriteSkill
+) -> None:
+    # Issue 22, point 9: `skillpack enable NAME` writes the user file, which cannot undo
+    # the project's entry; the hint names `--project`.
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    write_skill("alpha", base=project / ".agents" / "skills")
+    config = project / ".skillpack" / "config.toml"
+    config.parent.mkdir()
+    config.write_text('[skills]\ndisabled = ["alpha"]\n', encoding="utf-8")
+    session = Session.open(cwd=str(project), include_user=False, include_system=False)
+    (diagnostic,) = session.resolve("$alpha go").diagnostics
+    assert diagnostic.hint == "Enable it with `skillpack enable --project alpha`."
+    session.set_enabled(session.catalog.skills[0], False)
+    config.unlink()
+    session.refresh()
+    (diagnostic,) = session.resolve("$alpha go").diagnostics
+    assert diagnostic.hint == "Enable it with `skillpack enable alpha`."

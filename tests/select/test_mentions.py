@@ -90,7 +90,19 @@ MENTION_CASES = [
     ("closing-fence-with-text-does-not-close", "```\n$a\n``` x\n$b\n```\n$c", [("c", "mention")]),
     ("backtick-info-with-backtick-is-no-fence", "``` `x\n$foo", [("foo", "mention")]),
     ("crlf-fence", "```\r\n$foo\r\n```\r\n$bar", [("bar", "mention")]),
-    ("four-space-indent-is-not-code", "    $foo", [("foo", "mention")]),
+    # indented code blocks (issue 22, point 8)
+    ("indented-block-at-start", "    $foo", []),
+    (
+        "indented-shell-loop",
+        'Run it:\n\n    for f in *; do\n      $deploy "$f"\n    done\n\nthen $bar',
+        [("bar", "mention")],
+    ),
+    ("indented-block-with-blank-lines", "x\n\n    a\n\n    $foo\n$bar", [("bar", "mention")]),
+    ("tab-indented-block", "x\n\n\t$foo\n\n$bar", [("bar", "mention")]),
+    ("indent-without-blank-line-continues-text", "x\n    $foo", [("foo", "mention")]),
+    ("list-continuation-is-not-code", "- step\n\n    use $foo", [("foo", "mention")]),
+    ("numbered-list-continuation", "1. step\n\n    use $foo", [("foo", "mention")]),
+    ("after-a-list-ends", "- a\n\ntext\n\n    $foo", []),
     # inline code spans
     ("inline-span", "`$foo` $bar", [("bar", "mention")]),
     ("double-backtick-span", "``$foo ` x`` $bar", [("bar", "mention")]),
@@ -214,7 +226,7 @@ def test_parse_slash_reads_a_leading_command(text: str, expected: tuple[str, str
 def test_remove_spans_cuts_tokens_and_tidies_the_cut(
     text: str, tokens: list[str], expected: str
 ) -> None:
-    spans = []
+    spans: list[tuple[int, int]] = []
     for token in tokens:
         start = text.index(token, spans[-1][1] if spans else 0)
         spans.append((start, start + len(token)))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 from test_resolve import make
 
@@ -23,7 +25,7 @@ CATALOG = Catalog(
 NAMES = SkillNames(CATALOG.skills)
 
 
-def shown(found: list[tuple[Skill, str]]) -> list[tuple[str, str]]:
+def shown(found: Sequence[tuple[Skill, str]]) -> list[tuple[str, str]]:
     return [(skill.qualified_name, tier) for skill, tier in found]
 
 

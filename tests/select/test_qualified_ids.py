@@ -109,7 +109,7 @@ def test_every_id_or_path_a_collision_warning_offers_picks_a_skill_of_that_name(
             assert picked == {s.key for s in ties}, problem.message
         else:
             assert _by_path(catalog, problem.path).key in picked, problem.message
-    assert offered >= 8
+    assert offered >= 7  # 8 before issue 22: a plugin skill no longer collides with a bare one
 
 
 @pytest.mark.parametrize("sigil", ["$", "/"])

@@ -1,4 +1,5 @@
-"""Resolving mentions, links and slash commands against a catalog (DESIGN §4)."""
+"""Resolving mentions, links and slash commands against a catalog (design rules:
+selecting skills)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from skillpack._errors import (
     SkillNotFoundError,
     UsageError,
 )
-from skillpack._model import Catalog, CodexMetadata, Scope, Skill
+from skillpack._model import Catalog, CodexMetadata, Problem, Scope, Skill
+from skillpack.parse._frontmatter import parse_skill
+from skillpack.select._collisions import resolve_collisions
 from skillpack.select._resolve import (
     FUZZY_LOOKUPS_PER_MESSAGE,
     Activation,
@@ -124,6 +127,36 @@ def test_seed_exact_hit_activates_with_the_task_text() -> None:
     assert result.text == "fix the auth bug"
     assert result.activations[0].args == "fix the auth bug"
     assert result.diagnostics == ()
+
+
+def test_seed_yaml_1_2_names_off_and_no_are_two_skills_found_as_written() -> None:
+    # Issue 22, point 1: read by YAML 1.2 rules (as Codex and Claude Code read them),
+    # `name: off` and `name: no` are the skills `off` and `no`, not an ambiguous `false`.
+    parsed = [
+        parse_skill(f"---\nname: {word}\ndescription: d\n---\n", path=f"{REPO}/{word}/SKILL.md")
+        for word in ("off", "no")
+    ]
+    catalog = Catalog(skills=tuple(p.skill for p in parsed if p.skill is not None))
+    result = resolve_message("$off now", catalog)
+    assert [a.path for a in result.activations] == [f"{REPO}/off/SKILL.md"]
+    assert result.diagnostics == ()
+    assert sorted(s.name for s in catalog.skills) == ["no", "off"]
+
+
+def test_seed_a_plugin_skill_keeps_its_namespace_beside_a_bare_skill_of_its_name() -> None:
+    # Issue 22, point 7: Claude Code keeps plugin skills in their own namespace.
+    bare = make("p-agents")
+    plugin = make("p-agents", scope="user", plugin="myplug")
+    problems: list[Problem] = []
+    skills = resolve_collisions([bare, plugin], problems)
+    assert [s.shadowed_by for s in skills] == [None, None] and problems == []
+    catalog = Catalog(skills=tuple(skills))
+    hit = resolve_message("$myplug:p-agents go", catalog)
+    assert [a.qualified_name for a in hit.activations] == ["myplug:p-agents"]
+    assert [a.path for a in resolve_message("$p-agents go", catalog).activations] == [bare.path]
+    # Two copies inside one plugin namespace still shadow as before.
+    again = resolve_collisions([plugin, make("p-agents", scope="repo", plugin="myplug")], [])
+    assert sum(s.shadowed_by is not None for s in again) == 1
 
 
 def test_seed_namespaced_hit_shows_the_namespaced_name() -> None:
@@ -768,3 +801,42 @@ def test_a_builtin_command_shadowing_a_skill_says_how_to_reach_the_skill() -> No
     )
     (mention,) = resolve("$help me", builtin_commands=["help"]).activations
     assert mention.name == "help"
+
+
+# -- issue 22, point 9: the smaller seed gaps ------------------------------------------
+
+
+def test_seed_a_wildcard_says_wildcards_are_not_supported_and_offers_the_namespace() -> None:
+    result = resolve("$github:* fix the build")
+    assert result.activations == ()
+    (diagnostic,) = result.diagnostics
+    assert diagnostic.token == "$github:*"
+    assert diagnostic.message == (
+        "Wildcards are not supported: $github:* names no skill. Name one skill: $github:gh-fix-ci."
+    )
+    assert diagnostic.candidates == ("github:gh-fix-ci",)
+    (star,) = resolve("$nothing* now").diagnostics
+    assert star.message == "Wildcards are not supported: $nothing* names no skill."
+
+
+def test_seed_a_mention_in_an_indented_code_block_activates_nothing() -> None:
+    # Issue 22, point 8: the same text as in a fenced block.
+    loop = 'Deploy each:\n\n    for f in a b; do\n      $deploy "$f"\n    done\n'
+    assert resolve(loop).activations == ()
+    assert resolve("```\n" + loop + "```\n").activations == ()
+    assert [a.qualified_name for a in resolve("- step\n\n    $deploy").activations] == [
+        "repo:deploy"
+    ]
+
+
+def test_seed_a_codex_policy_refusal_names_the_codex_policy() -> None:
+    codex = resolve("$codex-quiet", invoker="model").diagnostics[0].message
+    assert "(Codex policy allow_implicit_invocation: false)" in codex
+    assert "disable-model-invocation" not in codex
+    frontmatter = resolve("$deploy", invoker="model").diagnostics[0].message
+    assert "(disable-model-invocation)" in frontmatter
+
+
+def test_seed_the_disabled_hint_comes_from_the_host() -> None:
+    result = resolve("$aleph", enable_command=lambda skill, shown: f"x --project {shown}")
+    assert result.diagnostics[0].hint == "Enable it with `x --project aleph`."

@@ -119,4 +119,5 @@ def fixed_length_dir(base: Path, length: int = FIXED_LENGTH) -> Path:
 
 def open_session(project: Path, **kwargs: object) -> Session:
     """The session `skillpack ui` opens, without the bundled skills (they change)."""
+    kwargs.setdefault("refresh", "manual")  # as `skillpack ui` opens it
     return Session.open(cwd=str(project), include_system=False, **kwargs)  # type: ignore[arg-type]

@@ -42,20 +42,25 @@ def skill_summaries_json(
         if scope_json is None:
             scope_json = scopes[scope] = enc(scope)
         plugin = s.plugin
+        plugin_json = "null" if plugin is None else enc(plugin)
+        name_json = enc(s.name)
+        # `qualified_name` is `<plugin or scope>:<name>`, and JSON escapes character by
+        # character: its JSON is the two quoted parts joined, with no third escape.
+        qualified_json = (scope_json if plugin is None else plugin_json)[:-1] + ":" + name_json[1:]
         shadowed = s.shadowed_by
         enabled = True if is_enabled is None else is_enabled(s)
         lacking = missing(s) if missing is not None and s.declares_dependencies else ()
         missing_json = json.dumps([dict(m) for m in lacking]) if lacking else "[]"
         decision = '"allow"' if permission is None else enc(permission(s))
         parts.append(
-            f'{{"name": {enc(s.name)}, "description": {enc(s.description)}, '
+            f'{{"name": {name_json}, "description": {enc(s.description)}, '
             f'"path": {enc(s.path)}, "dir": {enc(s.dir)}, "scope": {scope_json}, '
-            f'"qualified_name": {enc(s.qualified_name)}, '
+            f'"qualified_name": {qualified_json}, '
             f'"enabled": {"true" if enabled else "false"}, '
             f'"model_invocable": {"true" if s.model_invocable else "false"}, '
             f'"user_invocable": {"true" if s.user_invocable else "false"}, '
             f'"shadowed_by": {"null" if shadowed is None else enc(shadowed)}, '
-            f'"plugin": {"null" if plugin is None else enc(plugin)}, '
+            f'"plugin": {plugin_json}, '
             f'"missing_dependencies": {missing_json}, '
             f'"permission": {decision}}}'
         )
@@ -241,6 +246,8 @@ def _print_validation(results: list[dict[str, Any]]) -> None:
                 f"  [{style}]{markup_text(p['severity'])}[/{style}] "
                 f"{markup_text(p['code'])}: {markup_text(p['message'])}"
             )
+            for agent, note in sorted(p.get("agents", {}).items()):
+                out.print(f"    {markup_text(agent)}: {markup_text(note)}")
     bad = sum(1 for r in results if not r["valid"])
     out.print(f"{len(results) - bad} valid, {bad} invalid")
 

@@ -56,6 +56,8 @@ class CatalogOptions:
         `kwargs` go to `Session.open` (e.g. `shell=`, `refresh="watch"`)."""
         from ..runtime._session import Session
 
+        # A command runs once over what it discovered: nothing to keep live.
+        kwargs.setdefault("refresh", "manual")
         session = Session.open(
             cwd=self.cwd,
             roots=self.roots,

@@ -117,6 +117,8 @@ def print_problems(problems: Sequence[Problem]) -> None:
             f"[bold]{markup_text(problem.code)}[/bold] "
             f"{markup_text(where)}\n    {markup_text(problem.message)}"
         )
+        for agent, note in sorted(problem.agents.items()):
+            out.print(f"    {markup_text(agent)}: {markup_text(note)}")
 
 
 def warn(message: str) -> None:

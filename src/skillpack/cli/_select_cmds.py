@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 import click
 
+from .._model import SCOPES
 from ._options import CatalogOptions, catalog_options
 from ._output import console, echo, emit_json, emit_text, markup_text, print_table, warn
 
@@ -255,7 +256,7 @@ def disable_command(ref: str, project: bool, catalog: CatalogOptions, as_json: b
 )
 @click.option(
     "--scope",
-    type=click.Choice(["admin", "repo", "extra", "user", "system"]),
+    type=click.Choice(list(SCOPES)),  # every scope the tool schema accepts, `mcp` too
     default=None,
     help="Only skills from this scope.",
 )

@@ -87,7 +87,8 @@ def ui_command(
     from ..tui._app import PickerApp
 
     cwd = os.path.abspath(catalog.cwd or os.getcwd())
-    with catalog.session() as session:
+    # The picker watches the roots itself once it has drawn.
+    with catalog.session(refresh="manual") as session:
         settle_heap()
         app = PickerApp(
             session,

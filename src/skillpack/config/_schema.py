@@ -2,7 +2,7 @@
 
 Schema (every key optional)::
 
-    multi_mention = "choose-one"       # or "all" (DESIGN §4)
+    multi_mention = "choose-one"       # or "all" (design rules: selecting skills)
     roots = ["~/my-skills"]            # extra roots; relative to the project root
                                        # (project file) or the home (user file)
     repo_skills_dir = false            # also walk <dir>/skills in the repo chain
@@ -69,7 +69,7 @@ from ._checks import (
 )
 
 MultiMention = Literal["choose-one", "all"]
-"""What several skill mentions in one message do (DESIGN §4)."""
+"""What several skill mentions in one message do (design rules: selecting skills)."""
 
 ConfigScope = Literal["user", "project"]
 """Which config file a write goes to."""

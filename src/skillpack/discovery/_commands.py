@@ -68,9 +68,8 @@ def walk_commands(
         folder, depth = queue.popleft()
         scanned += 1
         try:
-            if record is not None and record.timed:
-                st = os.stat(folder)
-                record.dirs.append((folder, st.st_mtime_ns, st.st_ctime_ns))
+            if record is not None:
+                record.note_dir(folder)
             files, dirs, links = _listing(folder, follow)
         except (FileNotFoundError, NotADirectoryError):
             continue

@@ -6,6 +6,7 @@ replays a recorded walk), so none of them imports another for these.
 
 from __future__ import annotations
 
+import os
 from typing import Any, NamedTuple
 
 from .._model import Problem, Root, Severity, Skill
@@ -58,6 +59,13 @@ class WalkRecord:
         self.problems: list[Problem] = []
         self.items: list[tuple[Found, Skill | None, tuple[Problem, ...]]] = []
         self.reusable = True
+
+    def note_dir(self, folder: str) -> None:
+        """Keep `folder`'s (mtime, ctime) when timed. Called before listing it: a change
+        during the listing makes the stored times stale, so the next run lists it again."""
+        if self.timed:
+            st = os.stat(folder)
+            self.dirs.append((folder, st.st_mtime_ns, st.st_ctime_ns))
 
     def freeze(self) -> tuple[Any, ...]:
         """The walk as an index snapshot (laid out as `index._snapshot.Snapshot`)."""

@@ -19,6 +19,7 @@ from ..parse._frontmatter import parse_skill
 from ..parse._loadable import loadable_body
 from ..select._collisions import resolve_collisions
 from ._confine import SKILL_FILE, confined_parts, in_tree, listed, missing, too_large
+from ._skill_files import fair_listing
 from ._walk import CODEX_SIDECARS
 
 
@@ -116,7 +117,7 @@ class MemorySkills:
         with self._lock:
             paths = sorted(p[len(prefix) :] for p in self._files if p.startswith(prefix))
         files = [rel for rel in paths if listed(tuple(rel.split("/")))]
-        return tuple(files[:max_files]), len(files) > max_files
+        return fair_listing(files, max_files), len(files) > max_files
 
     def manifest(
         self, skill: Skill, *, max_files: int, max_bytes: int

@@ -112,28 +112,27 @@ def replay_root(
     if not _folders_unchanged(dirs, manifests):
         return None
     max_file_bytes, strict = limits[2], limits[3]
+    reals = [entry[0][ITEM_REAL] for entry in entries]
+    if not claimed.isdisjoint(reals):
+        return None  # an earlier root now holds one of its files: walk afresh
     out_skills: list[Skill] = []
     out_problems = list(problems_from_values(walk_problems))
-    reals: list[str] = []
-    kept: list[Any] = []
-    changed = False
+    changed: dict[int, Any] = {}
     stat_ = os.stat
     is_regular = stat.S_ISREG
-    # Once per skill on every warm run: fields are read by the offsets
+    build = skill_from_values
+    no_codex = (None, "")
+    # Once per skill on every warm run, so the loop body is kept to one `stat`, four
+    # integer comparisons and the row's decoding: fields are read by the offsets
     # `index._snapshot` names, and unpacked only for a file that changed.
-    for entry in entries:
-        item_values, values, file_values = entry
-        real = item_values[ITEM_REAL]
-        if real in claimed:
-            return None  # an earlier root now holds this file: walk afresh
+    for index, (item_values, values, file_values) in enumerate(entries):
         try:
             st = stat_(item_values[ITEM_PATH])
         except OSError:
             return None
         if not is_regular(st.st_mode):
             return None
-        codex = codex_sidecar(item_values[ITEM_DIR]) if item_values[ITEM_AGENTS] else (None, "")
-        reals.append(real)
+        codex = codex_sidecar(item_values[ITEM_DIR]) if item_values[ITEM_AGENTS] else no_codex
         if (
             st.st_mtime_ns == item_values[ITEM_MTIME]
             and st.st_size == item_values[ITEM_SIZE]
@@ -142,10 +141,9 @@ def replay_root(
             and codex[1] == item_values[ITEM_CODEX_SIG]
         ):
             if values is not None:
-                out_skills.append(skill_from_values(values))
+                out_skills.append(build(values))
             if file_values:
                 out_problems.extend(problems_from_values(file_values))
-            kept.append(entry)
             continue
         loaded, skill, file_problems = load_skill_md(
             _reload(root, item_values, st, codex),
@@ -158,17 +156,15 @@ def replay_root(
         if skill is not None:
             out_skills.append(skill)
         out_problems.extend(file_problems)
-        kept.append(
-            (
-                snapshot_item(loaded),
-                None if skill is None else skill_values(skill),
-                problem_values(file_problems),
-            )
+        changed[index] = (
+            snapshot_item(loaded),
+            None if skill is None else skill_values(skill),
+            problem_values(file_problems),
         )
-        changed = True
     claimed.update(reals)
     skills.extend(out_skills)
     problems.extend(out_problems)
     if changed:
-        cache.store_snapshot(key, root.path, (dirs, manifests, walk_problems, tuple(kept)))
+        kept = tuple(changed.get(index, entry) for index, entry in enumerate(entries))
+        cache.store_snapshot(key, root.path, (dirs, manifests, walk_problems, kept))
     return reals

@@ -4,9 +4,10 @@ The repo roots come from the folders between cwd and the project root
 (`_paths.project_dirs`), plus the folders between each path a host reported
 (`note_paths`) and the project root; the user roots from the home folder (`_paths.
 user_roots`), the admin root from `$SKILLPACK_ADMIN_DIR` and the system root from the
-package (all named in `_paths`). `default_roots` puts them in precedence order
-(DESIGN §3); the stat calls here (does the folder exist, is this the project root)
-are the only I/O.
+package (all named in `_paths`), and the `skills.paths` of OpenCode's config
+(`_opencode`). `default_roots` puts them in precedence order (design rules: discovery
+and precedence); the stat calls here (does the folder exist, is this the project root)
+and the reading of those small config files are the only I/O.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import os
 from collections.abc import Iterable, Sequence
 
 from .._model import Root, RootKind, Scope
-from .._paths import admin_dir, project_dirs, system_skills_dir, user_roots
+from .._paths import admin_dir, opencode_dirs, project_dirs, system_skills_dir, user_roots
+from ._opencode import opencode_skill_paths
 
 REPO_SKILL_DIRS: tuple[str, ...] = (
     ".agents/skills",
@@ -72,10 +74,12 @@ def default_roots(
     repo_skills_dir: bool = False,
     note_paths: Sequence[str] = (),
 ) -> tuple[Root, ...]:
-    """The roots to discover, highest precedence first (DESIGN §3).
+    """The roots to discover, highest precedence first (design rules: discovery and precedence).
 
     Default roots that do not exist are left out (that is normal). Extra roots are
-    always kept, so that `discover` can report a missing one as `root-missing`.
+    always kept, so that `discover` can report a missing one as `root-missing`. The
+    folders the `skills.paths` of OpenCode's `opencode.json` names (`_opencode`) are
+    extra roots too, ranked after those given, left out when missing.
     A folder that is both a repo root and a user root (cwd is the home folder) is
     a user root. Ranks: repo roots are ranked by distance from cwd, then by their
     position in `REPO_SKILL_DIRS` + `REPO_COMMAND_DIRS` (`skills/` last); folders
@@ -109,6 +113,7 @@ def default_roots(
         roots.append(Root(path=path, scope=scope, rank=rank, follow_symlinks=follow, kind=kind))
 
     users = user_roots() if include_user else ()
+    chain: tuple[str, ...] = ()
     if include_admin:
         add(admin_dir(), "admin", 0)
     if include_repo:
@@ -129,6 +134,11 @@ def default_roots(
         seen.difference_update(user_paths)
     for rank, extra in enumerate(extra_roots):
         add(extra, "extra", rank, must_exist=False)
+    configured = opencode_skill_paths(
+        cwd or os.getcwd(), opencode_dirs() if include_user else (), chain
+    )
+    for rank, path in enumerate(configured, start=len(extra_roots)):
+        add(path, "extra", rank)
     for rank, (user, kind) in enumerate(users):
         add(user, "user", rank, kind=kind)
     if include_system:

@@ -20,14 +20,18 @@ import os
 import stat
 import threading
 from collections import OrderedDict, deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
 
 from .._errors import SkillIOError, SkillNotFoundError, SkillpackError, SkillPermissionError
 from .._limits import MAX_LISTED_FILES, MAX_READ_FILE_BYTES, MAX_SKILL_FILE_BYTES
 from .._model import Skill, SkillFile, sha256_digest
 from ._confine import NOISE_DIRS, SKILL_FILE, confined_parts, missing, refuse, too_large
 from ._load import read_bytes, read_fd
+
+if TYPE_CHECKING:
+    from ..index._digests import DigestStore
 
 _FRONTMATTER_BYTES = 4096
 """`read_body_head` reads this many bytes more than the characters it returns."""
@@ -191,6 +195,10 @@ def _decode_cut(data: bytes, truncated: bool, encoding: str) -> str | None:
     return None
 
 
+LISTING_WALK_FACTOR: Final = 10
+"""A listing looks at up to this many times the files it shows, to share them fairly."""
+
+
 def list_skill_files(
     skill: Skill, *, max_files: int = MAX_LISTED_FILES
 ) -> tuple[tuple[str, ...], bool]:
@@ -199,19 +207,50 @@ def list_skill_files(
     Top-level files first, then each subfolder breadth-first, names sorted. The
     SKILL.md itself, hidden entries, noise folders, nested skills (subfolders with
     their own SKILL.md), folder symlinks and file symlinks leaving the skill folder
-    are left out. At most `max_files` files and as many folders are visited.
+    are left out. Up to `LISTING_WALK_FACTOR * max_files` files (and as many
+    folders) are visited; when there are more than `max_files`, `fair_listing`
+    picks which are shown, so one crowded folder never hides the others.
 
     Returns:
-        The paths, and whether the listing was cut short by the limits.
+        The paths, and whether some were left out.
     """
     if skill.legacy_command:
         return (), False  # a command file has no folder of its own: its siblings are others
     files: list[str] = []
-    for rel, _entry in _bundled(skill, max_files=max_files, nested=False):
+    cut = False
+    for rel, _entry in _bundled(skill, max_files=max_files * LISTING_WALK_FACTOR, nested=False):
         if rel is None:
-            return tuple(files), True
+            cut = True
+            break
         files.append(rel)
-    return tuple(files), False
+    if len(files) <= max_files:
+        return tuple(files), cut
+    return fair_listing(files, max_files), True
+
+
+def fair_listing(paths: Sequence[str], limit: int) -> tuple[str, ...]:
+    """At most `limit` of `paths`, shared fairly between the top-level entries.
+
+    Issue 22: 250 files under `assets/` must not push `references/checklist.md` and
+    `scripts/run.sh` (what a body points at) out of a 200-file listing. Top-level
+    files count as one group and each top-level folder as one; the groups take turns,
+    one path at a time in their order, until `limit` are taken. The result keeps the
+    order of `paths`.
+    """
+    if len(paths) <= limit:
+        return tuple(paths)
+    groups: dict[str, list[int]] = {}
+    for index, path in enumerate(paths):
+        head, slash, _rest = path.partition("/")
+        groups.setdefault(head if slash else "", []).append(index)
+    queues = [deque(indices) for indices in groups.values()]
+    taken: list[int] = []
+    while len(taken) < limit:
+        for queue in queues:
+            if queue and len(taken) < limit:
+                taken.append(queue.popleft())
+        queues = [queue for queue in queues if queue]
+    return tuple(paths[index] for index in sorted(taken))
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -488,10 +527,15 @@ class DigestCache:
     most `max_entries` digests (the oldest go first).
     """
 
-    def __init__(self, *, max_entries: int = 100_000) -> None:
+    def __init__(self, *, max_entries: int = 100_000, store: DigestStore | None = None) -> None:
+        """Args:
+        max_entries: Digests held in memory at most.
+        store: Where digests outlive the process (the index file); None: memory only.
+        """
         self._digests: OrderedDict[tuple[str, int, int, int, int], str] = OrderedDict()
         self._max = max_entries
         self._lock = threading.Lock()
+        self.store = store
 
     def file(self, skill: Skill, tree_file: TreeFile, *, max_bytes: int) -> SkillFile:
         """`tree_file` with its digest; reads the file only when its `stat` is new.
@@ -506,11 +550,20 @@ class DigestCache:
             if digest is not None:
                 self._digests.move_to_end(key)
                 return SkillFile(path=f.path, size=f.size, digest=digest)
+        stored = self.store.get(key) if self.store is not None else None
+        if stored is not None:
+            self._remember(key, stored)
+            return SkillFile(path=f.path, size=f.size, digest=stored)
         data = read_skill_bytes(skill, f.path, max_bytes=max_bytes)
         digest = sha256_digest(data)
         if len(data) == f.size:
-            with self._lock:
-                self._digests[key] = digest
-                while len(self._digests) > self._max:
-                    self._digests.popitem(last=False)
+            self._remember(key, digest)
+            if self.store is not None:
+                self.store.put(key, digest)
         return SkillFile(path=f.path, size=len(data), digest=digest)
+
+    def _remember(self, key: tuple[str, int, int, int, int], digest: str) -> None:
+        with self._lock:
+            self._digests[key] = digest
+            while len(self._digests) > self._max:
+                self._digests.popitem(last=False)

@@ -1,10 +1,14 @@
 """The bounded walk of one root: the SKILL.md files under it, with their plugin and sidecar.
 
 Breadth-first, one `os.scandir` per folder, `DirEntry`'s cached type bits instead
-of extra `stat` calls; hidden, noise and virtualenv folders, skill resource folders
-and symlink loops are skipped, and the depth and folder limits are reported as
-`walk-truncated`. Nothing is read here but plugin manifests: `_load.py` reads and
-parses what the walk found.
+of extra `stat` calls; hidden, noise and virtualenv folders and symlink loops are
+skipped, and so are a skill's own `scripts/`, `references/` and `assets/` (its
+resources, not nested skills); the depth and folder limits are reported as
+`walk-truncated`. A skipped resource, hidden or `node_modules` folder holding a SKILL.md
+(in it or up to three levels below), which Codex or OpenCode would load, is reported as
+`folder-skipped`.
+Nothing is read here but plugin manifests: `_load.py` reads and parses what the walk
+found.
 """
 
 from __future__ import annotations
@@ -24,6 +28,40 @@ from ._load import read_bytes
 
 SKILL_RESOURCE_DIRS = frozenset({"scripts", "references", "assets"})
 """Subfolders of a skill that hold its resources, not nested skills: not walked."""
+
+AGENT_LOADED_SKIPS: dict[str, dict[str, str]] = {
+    "resources": {
+        "codex": "loads the skills in another skill's scripts/, references/ and assets/",
+        "opencode": "loads the skills in another skill's scripts/, references/ and assets/",
+    },
+    "node_modules": {
+        "codex": "loads the skills under node_modules (in the roots it reads)",
+        "opencode": "loads the skills under node_modules (in the roots it reads)",
+    },
+    ".": {"opencode": "loads the skills in hidden folders of .agents/skills and .claude/skills"},
+}
+"""What the agents do with the skills in a folder the walk skips (`.`: any hidden one),
+measured by `tests/compat/`; the notes of a `folder-skipped` problem."""
+
+HIDDEN_LOADING_ROOTS: tuple[str, ...] = (
+    os.sep + os.path.join(".agents", "skills"),
+    os.sep + os.path.join(".claude", "skills"),
+)
+"""The roots in whose hidden folders OpenCode loads skills (its `.opencode/` and config
+folders are read without hidden ones): hidden folders are reported only there."""
+
+STAGING_PREFIX = ".skillpack-"
+"""skillpack's own hidden folders (an install's staging): never reported."""
+
+UNREPORTED_HIDDEN = frozenset({".git"})
+"""Hidden folders never reported: a repository's metadata. (Codex's own `.system` folder
+in `$CODEX_HOME/skills` is not reported either: that root is no `HIDDEN_LOADING_ROOTS`.)"""
+
+MAX_SKIPPED_PROBE = 64
+"""Folders listed, at most, to find a SKILL.md in a skipped folder (the nearest first)."""
+
+MAX_SKIPPED_DEPTH = 3
+"""How far below a skipped folder a SKILL.md is looked for."""
 
 PLUGIN_MARKERS: tuple[str, ...] = (".claude-plugin", ".codex-plugin")
 """A folder with `<marker>/plugin.json` namespaces the skills below it."""
@@ -96,11 +134,12 @@ def file_sig(path: str) -> tuple[int, int, int] | None:
     return (st.st_mtime_ns, st.st_ctime_ns, st.st_size)
 
 
-Listing = tuple[int, list[tuple[str, bool]], list[str], bool, bool]
+Listing = tuple[int, list[tuple[str, bool]], list[str], bool, bool, list[str]]
 """One folder as the walk needs it: (SKILL.md entry: 0 none, 1 regular file, 2 symlink,
 3 neither a file nor a folder;
 sorted `(name, is_symlink)` of candidate subfolders; sorted plugin marker names;
-whether it is a virtualenv; whether any candidate subfolder is a symlink)."""
+whether it is a virtualenv; whether any candidate subfolder is a symlink; the hidden
+and `node_modules` subfolders skipped, which `_skipped_skill` checks)."""
 
 
 def _scan(folder: str) -> Listing:
@@ -112,6 +151,7 @@ def _scan(folder: str) -> Listing:
     skill_md = 0
     subdirs: list[tuple[str, bool]] = []
     markers: list[str] = []
+    skipped: list[str] = []
     is_venv = links = False
     with os.scandir(folder) as entries:
         for entry in entries:
@@ -128,10 +168,17 @@ def _scan(folder: str) -> Listing:
             elif name[0] == ".":
                 if name in PLUGIN_MARKERS:
                     markers.append(name)
+                elif (
+                    name not in UNREPORTED_HIDDEN
+                    and not name.startswith(STAGING_PREFIX)
+                    and _plain_dir(entry)
+                ):
+                    skipped.append(name)
             elif name == "pyvenv.cfg":
                 is_venv = True
             elif name in NOISE_DIRS:
-                continue
+                if name in AGENT_LOADED_SKIPS and _plain_dir(entry):
+                    skipped.append(name)
             elif entry.is_symlink():
                 subdirs.append((name, True))
                 links = True
@@ -143,7 +190,66 @@ def _scan(folder: str) -> Listing:
                     continue
     subdirs.sort()
     markers.sort()
-    return (skill_md, subdirs, markers, is_venv, links)
+    return (skill_md, subdirs, markers, is_venv, links, skipped)
+
+
+def _plain_dir(entry: os.DirEntry[str]) -> bool:
+    """Whether an entry is a folder, not a link (a skipped link is not worth a probe)."""
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def _skipped_skill(folder: str, record: WalkRecord | None) -> str | None:
+    """A SKILL.md in a skipped `folder` or below it, else None: breadth-first, at most
+    `MAX_SKIPPED_PROBE` folders listed, `MAX_SKIPPED_DEPTH` levels below `folder`.
+
+    The folders listed join `record`, so a replay sees a skill added there.
+    """
+    queue: deque[tuple[str, int]] = deque([(folder, 0)])
+    listed = 0
+    while queue and listed < MAX_SKIPPED_PROBE:
+        current, depth = queue.popleft()
+        listed += 1
+        try:
+            if record is not None:
+                record.note_dir(current)
+            with os.scandir(current) as entries:
+                subfolders = []
+                for entry in entries:
+                    if entry.name == SKILL_FILE:
+                        return entry.path
+                    if depth < MAX_SKIPPED_DEPTH and _plain_dir(entry):
+                        subfolders.append(entry.path)
+        except OSError:
+            continue
+        queue.extend((sub, depth + 1) for sub in sorted(subfolders))
+    return None
+
+
+def _folder_skipped(folder: str, kind: str, skill_md: str) -> Problem:
+    """`kind`: `node_modules`, `.` (hidden) or `resources` (a skill's resource folder)."""
+    why = {
+        "node_modules": "it is a node_modules folder",
+        ".": "it is hidden",
+        "resources": f"it is the {os.path.basename(folder)}/ folder of a skill (its resources)",
+    }[kind]
+    agents = AGENT_LOADED_SKIPS[kind]
+    who = " and ".join("Codex" if a == "codex" else "OpenCode" for a in sorted(agents))
+    return Problem(
+        path=folder,
+        severity="warning",
+        code="folder-skipped",
+        message=(
+            f"Folder {folder} was not searched because {why}, so skills in it (such as "
+            f"{skill_md}) are not loaded by skillpack, while {who} "
+            f"{'load' if len(agents) > 1 else 'loads'} them. Move the skill to a "
+            "folder of its own (not hidden, not node_modules, not inside another "
+            "skill's scripts/, references/ or assets/), or add the folder as a root."
+        ),
+        agents=dict(agents),
+    )
 
 
 def _unreadable(folder: str, exc: OSError) -> Problem:
@@ -296,6 +402,7 @@ def walk_root(
         # stores one string where it would store two equal ones.
         root_real = root_path
     follow = root.follow_symlinks
+    hidden_loaded = root_path.rstrip(sep).endswith(HIDDEN_LOADING_ROOTS)
     visited = {root_real}
     # (path, real path, depth, plugin namespace)
     queue: deque[tuple[str, str, int, str | None]] = deque([(root_path, root_real, 0, root.plugin)])
@@ -310,7 +417,7 @@ def walk_root(
         listing = _list_folder(folder, problems, record)
         if listing is None:
             continue
-        _skill_md, subdirs, markers, is_venv, links = listing
+        _skill_md, subdirs, markers, is_venv, links, skipped = listing
         prefix = folder if folder.endswith(sep) else folder + sep
         if folder_real is folder:
             real_prefix = prefix
@@ -333,15 +440,19 @@ def walk_root(
                 problems.append(special)
                 if record is not None:
                     record.reusable = False  # reported on every walk, never replayed
+        _report_skipped(prefix, skipped, hidden_loaded, record, problems)
         if is_venv:
             continue
         children = subdirs
         if skill is not None or (links and not follow):
-            children = [
-                (name, link)
-                for name, link in subdirs
-                if (follow or not link) and not (skill is not None and name in SKILL_RESOURCE_DIRS)
-            ]
+            children = _walked_children(
+                prefix,
+                subdirs,
+                has_skill=skill is not None,
+                follow=follow,
+                record=record,
+                problems=problems,
+            )
         if not children:
             continue
         if depth >= max_depth:
@@ -349,19 +460,8 @@ def walk_root(
             continue
         for name, link in children:
             path = prefix + name
-            if link:
-                target = os.path.realpath(path)
-                if not os.path.isdir(target):
-                    continue  # a link to a file, or dangling
-                if folder_real == target or folder_real.startswith(target + sep):
-                    problems.append(_symlink_loop(path, target))
-                    continue
-                child_real = target
-            elif real_prefix is prefix:
-                child_real = path
-            else:
-                child_real = real_prefix + name
-            if child_real in visited:
+            child_real = _child_real(path, name, link, folder_real, prefix, real_prefix, problems)
+            if child_real is None or child_real in visited:
                 continue  # reached before through another link: walked once
             visited.add(child_real)
             queue.append((path, child_real, depth + 1, plugin))
@@ -369,14 +469,78 @@ def walk_root(
         problems.append(_too_deep(root_path, max_depth, too_deep))
 
 
+def _report_skipped(
+    prefix: str,
+    skipped: Sequence[str],
+    hidden_loaded: bool,
+    record: WalkRecord | None,
+    problems: list[Problem],
+) -> None:
+    """A `folder-skipped` warning for each skipped folder that holds a skill an agent
+    loads (hidden folders count only under the roots where OpenCode loads them)."""
+    for name in skipped:
+        if name[0] == "." and not hidden_loaded:
+            continue
+        held = _skipped_skill(prefix + name, record)
+        if held is not None:
+            problems.append(
+                _folder_skipped(prefix + name, name[0] if name[0] == "." else name, held)
+            )
+
+
+def _walked_children(
+    prefix: str,
+    subdirs: Sequence[tuple[str, bool]],
+    *,
+    has_skill: bool,
+    follow: bool,
+    record: WalkRecord | None,
+    problems: list[Problem],
+) -> list[tuple[str, bool]]:
+    """The subfolders to walk: no links unless the root follows them, and none of a
+    skill's resource folders (one holding a SKILL.md is a `folder-skipped` warning)."""
+    children: list[tuple[str, bool]] = []
+    for name, link in subdirs:
+        if link and not follow:
+            continue
+        if not has_skill or name not in SKILL_RESOURCE_DIRS:
+            children.append((name, link))
+        elif not link:
+            held = _skipped_skill(prefix + name, record)
+            if held is not None:
+                problems.append(_folder_skipped(prefix + name, "resources", held))
+    return children
+
+
+def _child_real(
+    path: str,
+    name: str,
+    link: bool,
+    folder_real: str,
+    prefix: str,
+    real_prefix: str,
+    problems: list[Problem],
+) -> str | None:
+    """The real path of subfolder `path`; None for a link to a file, a dangling link or
+    a link back up the tree (a `symlink-loop` problem)."""
+    if link:
+        target = os.path.realpath(path)
+        if not os.path.isdir(target):
+            return None  # a link to a file, or dangling
+        if folder_real == target or folder_real.startswith(target + os.sep):
+            problems.append(_symlink_loop(path, target))
+            return None
+        return target
+    if real_prefix is prefix:
+        return path
+    return real_prefix + name
+
+
 def _list_folder(folder: str, problems: list[Problem], record: WalkRecord | None) -> Listing | None:
     """`_scan(folder)`, its times noted in `record`; None when it cannot be listed."""
     try:
-        if record is not None and record.timed:
-            # stat before listing: a change during the scan makes the stored
-            # times stale, so the next run walks the folder again.
-            st = os.stat(folder)
-            record.dirs.append((folder, st.st_mtime_ns, st.st_ctime_ns))
+        if record is not None:
+            record.note_dir(folder)
         return _scan(folder)
     except (FileNotFoundError, NotADirectoryError):
         return None  # removed while we walked: nothing to report

@@ -172,7 +172,9 @@ def problem_values(problems: Sequence[Problem]) -> tuple[tuple[Any, ...], ...]:
     """Problems as marshal-friendly tuples (`problems_from_values` inverts)."""
     if not problems:
         return ()
-    return tuple((p.path, p.severity, p.code, p.message, p.field, p.line) for p in problems)
+    return tuple(
+        (p.path, p.severity, p.code, p.message, p.field, p.line, dict(p.agents)) for p in problems
+    )
 
 
 def problems_from_values(values: Any) -> tuple[Problem, ...]:
@@ -180,8 +182,16 @@ def problems_from_values(values: Any) -> tuple[Problem, ...]:
     if not values:
         return ()
     return tuple(
-        Problem(path=path, severity=severity, code=code, message=message, field=field, line=line)
-        for path, severity, code, message, field, line in values
+        Problem(
+            path=path,
+            severity=severity,
+            code=code,
+            message=message,
+            field=field,
+            line=line,
+            agents=agents,
+        )
+        for path, severity, code, message, field, line, agents in values
     )
 
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..runtime._live import RefreshMode
 from ..runtime._session import Session
-from ._server import SkillServer
+
+if TYPE_CHECKING:  # the SDK loads when a server is made, not when this module is
+    from ._server import SkillServer
 
 
 @contextmanager
@@ -43,6 +45,8 @@ def open_server(
             the session's budget; 0: none).
         catalog_instructions: Also put the catalog in the server's `instructions`.
     """
+    from ._server import SkillServer
+
     with Session.open(
         cwd=cwd,
         roots=roots,

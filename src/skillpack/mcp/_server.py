@@ -161,6 +161,10 @@ class SkillServer:
             lists nothing.
         catalog_instructions: Also put the catalog, within the same budget, in the
             server's `instructions` (for clients that pass those to the model).
+
+        Raises:
+            UsageError: the session's reader cannot serve bytes, or the catalog's
+                budget is not a number of characters.
         """
         reader = session.reader
         if not isinstance(reader, SkillContent):
@@ -181,6 +185,9 @@ class SkillServer:
         self._search: Any = None
         self.catalog_chars = catalog_chars
         self.catalog_instructions = catalog_instructions
+        # A bad budget (negative, or a `SKILLS_PROMPT_CHAR_BUDGET` that is no number)
+        # is refused here, before a client connects, not by every tools/list.
+        session.render_catalog(budget_chars=catalog_chars, include_location=False)
         self.server = self._build()
 
     # -- state ------------------------------------------------------------------

@@ -105,9 +105,11 @@ def parse_codex_metadata(
             allow = value
         elif isinstance(value, str) and value.strip().lower() in TRUE_WORDS | FALSE_WORDS:
             allow = value.strip().lower() in TRUE_WORDS
+            # Codex reads YAML 1.2, where `no` (quoted or not) is text, not false.
             warn(
                 f"policy.allow_implicit_invocation in {path} is the text '{value}', read "
-                f"as {scalar_text(allow)}; write it without quotes."
+                f"as {scalar_text(allow)}; write `{scalar_text(allow)}` without quotes "
+                "(Codex reads YAML 1.2, where only true and false are booleans)."
             )
         elif value is not None:
             warn(

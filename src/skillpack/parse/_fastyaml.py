@@ -6,8 +6,9 @@ that with libyaml costs more than everything else discovery does per skill, so
 `load_simple` parses exactly this subset in plain Python and returns None for anything
 else, which then goes to the real (safe) YAML loader.
 
-The contract: whenever `load_simple(text)` returns a mapping, it equals what
-`yaml.load(text, Loader=yaml.CSafeLoader)` returns, types included. Anything the
+The contract: whenever `load_simple(text)` returns a mapping, it equals what the
+loader of `_yaml.load_yaml` returns (libyaml's syntax, YAML 1.2 core-schema scalars:
+`yes`/`off` are text), types included, and it fills `plain` as that loader does. Anything the
 subset cannot decide with certainty (escapes, comments after values, flow
 collections, tabs, anchors, tags, multi-line plain scalars, blank lines inside a
 block, unusual numbers, integers past `MAX_YAML_INT_CHARS` characters) makes it give
@@ -25,10 +26,10 @@ _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _INT = re.compile(r"0|[1-9][0-9]*")
 _FLOAT = re.compile(r"[0-9]+\.[0-9]+")
 _DOTTED = re.compile(r"[0-9]+(?:\.[0-9]+){2,}")
-# YAML 1.1 words PyYAML resolves to booleans or null; as keys or values they are not text.
+# The YAML 1.2 core schema's booleans and nulls; as keys or values they are not text.
 _BOOLS: Final = {
-    **dict.fromkeys(("yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), True),
-    **dict.fromkeys(("no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
+    **dict.fromkeys(("true", "True", "TRUE"), True),
+    **dict.fromkeys(("false", "False", "FALSE"), False),
 }
 _NULLS: Final = frozenset({"null", "Null", "NULL", "~", ""})
 _BLOCK_HEADERS: Final = frozenset({">", ">-", "|", "|-"})
@@ -38,13 +39,23 @@ class _GiveUp(Exception):
     """The text is outside the subset; the caller uses the real YAML loader."""
 
 
-def load_simple(text: str) -> dict[str, Any] | None:
-    """The mapping `text` holds, when it is inside the subset; None otherwise."""
+def load_simple(text: str, plain: dict[str, str] | None = None) -> dict[str, Any] | None:
+    """The mapping `text` holds, when it is inside the subset; None otherwise.
+
+    `plain`, when given, is cleared and (on success) filled with the text of each
+    top-level value written as a plain scalar, by key (see `_yaml.load_yaml`).
+    """
+    texts: dict[str, str] = {}
+    if plain is not None:
+        plain.clear()
     try:
         # Empty or comment-only text is null in YAML, not an empty mapping.
-        return _mapping(text.split("\n")) or None
+        result = _mapping(text.split("\n"), texts) or None
     except _GiveUp:
         return None
+    if plain is not None and result is not None:
+        plain.update(texts)
+    return result
 
 
 def _scalar(value: str) -> Any:
@@ -66,7 +77,7 @@ def _scalar(value: str) -> Any:
     if ": " in value or " #" in value or value[-1] == ":":
         raise _GiveUp
     if "A" <= first <= "Z" or "a" <= first <= "z":
-        # A letter-initial plain scalar is text unless it is a YAML 1.1 bool or null.
+        # A letter-initial plain scalar is text unless it is a YAML 1.2 bool or null.
         if value in _BOOLS:
             return _BOOLS[value]
         if value in _NULLS:
@@ -141,7 +152,7 @@ def _key_value(line: str) -> tuple[str, str]:
     return key, rest.strip(" ")
 
 
-def _mapping(lines: list[str]) -> dict[str, Any]:
+def _mapping(lines: list[str], plain: dict[str, str]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     i, n = 0, len(lines)
     while i < n:
@@ -168,6 +179,14 @@ def _mapping(lines: list[str]) -> dict[str, Any]:
             if block:
                 raise _GiveUp  # a plain scalar continued on the next lines
             result[key] = _scalar(value)
+            if value[0] != '"' and value[0] != "'":
+                plain[key] = value
+                continue
+        elif block:
+            result[key] = _nested(block)
         else:
-            result[key] = _nested(block) if block else None
+            result[key] = None
+            plain[key] = ""  # an empty value is an empty plain scalar
+            continue
+        plain.pop(key, None)
     return result

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from .._model import Problem
+from .._text import single_line
 from ._json_safe import kind_of, scalar_text
 
 FRONTMATTER_FIRST_LINE: Final = 2
@@ -23,19 +24,34 @@ TRUE_WORDS: Final = frozenset({"true", "yes", "on"})
 """Spellings of true accepted (and reported) as text: YAML 1.1's words, lowercased."""
 FALSE_WORDS: Final = frozenset({"false", "no", "off"})
 """Spellings of false accepted (and reported) as text."""
+YAML11_BOOLEANS: Final = frozenset(
+    spelling
+    for word in ("yes", "no", "on", "off")
+    for spelling in (word, word.capitalize(), word.upper())
+)
+"""Plain words YAML 1.1 read as booleans and YAML 1.2 reads as text: a boolean field
+written `disable-model-invocation: yes` (unquoted) takes them silently, as before."""
 
 _LIST_SEPARATORS = re.compile(r"[\s,]+")
 
 
 class Reader:
-    """Per-file state while typing fields: where problems go and how to find lines."""
+    """Per-file state while typing fields: where problems go, how to find lines, and
+    the source text of each top-level plain scalar (`plain`, from `load_yaml`)."""
 
-    __slots__ = ("path", "source", "problems")
+    __slots__ = ("path", "source", "problems", "plain")
 
-    def __init__(self, path: str, source: str, problems: list[Problem]) -> None:
+    def __init__(
+        self,
+        path: str,
+        source: str,
+        problems: list[Problem],
+        plain: Mapping[str, str] | None = None,
+    ) -> None:
         self.path = path
         self.source = source
         self.problems = problems
+        self.plain: Mapping[str, str] = plain or {}
 
     def line_of(self, key: str) -> int | None:
         """File line of a top-level `key:` (only computed when a problem needs it)."""
@@ -63,7 +79,11 @@ class Reader:
         )
 
     def text(self, raw: Any, key: str) -> str | None:
-        """A text field: strings as written, scalars read as text (reported)."""
+        """A text field: strings as written, scalars read as text (reported).
+
+        A number or boolean written as a plain scalar becomes the text written
+        (`1.10`, not `1.1`; `True`, not `true`), and the hint quotes that text.
+        """
         if type(raw) is str:
             return raw
         if raw is None:
@@ -75,7 +95,7 @@ class Reader:
                 f'Write it as one string ({key}: "...").',
             )
             return None
-        text = scalar_text(raw)
+        text = self.plain.get(key) or scalar_text(raw)
         self.coerced(
             key,
             f"{key} in {self.path} is a {kind_of(raw)}, read as the text '{text}'; "
@@ -90,6 +110,8 @@ class Reader:
         if raw is None:
             return default
         if isinstance(raw, str):
+            if raw in YAML11_BOOLEANS and self.plain.get(key) == raw:
+                return raw.lower() in TRUE_WORDS
             word = raw.strip().lower()
             if word in TRUE_WORDS or word in FALSE_WORDS:
                 value = word in TRUE_WORDS
@@ -207,9 +229,9 @@ def _description(reader: Reader, raw: Any, value: Any, key: str, out: dict[str, 
         # Kept as is: `check_description` reports it as `description-invalid`.
         out["description"] = value
         return
-    # Block scalars (`>` and `|`) end with a newline; surrounding blanks are noise
-    # in a catalog, so they are stripped.
-    out["description"] = (reader.text(raw, key) or "").strip()
+    # On one line, as every surface shows it (issue 22): a `|` block's line breaks,
+    # tabs and the surrounding blanks are layout, not meaning.
+    out["description"] = single_line(reader.text(raw, key) or "")
 
 
 def _argument_hint(reader: Reader, raw: Any, value: Any, key: str, out: dict[str, Any]) -> None:

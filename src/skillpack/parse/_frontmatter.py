@@ -2,12 +2,13 @@
 
 Pure: text in, `ParsedSkill` (a `Skill` or None, the body, the problems) out. The
 pieces live beside it: `_yaml.py` loads the YAML (with one retry), `_json_safe.py`
-copies values within a budget, `_fields.py` types each known field, `_codex.py`
-reads the Codex sidecar, and the spec rules themselves live in `_validate.py`.
-Discovery reads the bytes and calls `parse_skill_bytes` once per SKILL.md, so this
-is the hot path of a cold discovery: the split uses plain string searches (never a
-regex over the body), YAML goes through libyaml's `CSafeLoader`, and work that only
-matters for problems (line numbers, suggestions) happens only when there is a problem.
+copies values within a budget, `_fields.py` types each known field, `_codex.py` reads
+the Codex sidecar, and the spec rules themselves live in `_validate.py`. Discovery
+reads the bytes and calls `parse_skill_bytes` once per SKILL.md, so this is the hot
+path of a cold discovery: the split uses plain string searches (never a regex over the
+body), YAML goes through libyaml's `CSafeLoader` (YAML 1.2 scalars), and work that
+only matters for problems (line numbers, suggestions) happens only when there is a
+problem.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any, NamedTuple
 
 from .._limits import MAX_FRONTMATTER_CHARS as MAX_FRONTMATTER_CHARS
 from .._model import CodexMetadata, Problem, Skill, SkillLocation
+from ._agents import bom_problem, with_agent_notes
 from ._codex import parse_codex_metadata
 from ._fields import EMPTY_TUPLE_FIELDS, FIELD_HANDLERS, FRONTMATTER_FIRST_LINE, Reader
 from ._json_safe import MAX_EXPANDED_CHARS, Budget, TooLarge, json_safe, kind_of, scalar_text
@@ -147,12 +149,17 @@ def parse_skill(
     problems: list[Problem] = []
     try:
         _check_split(status, source, path=path, dir_name=dir_name)
-        data = _load_mapping(source, path=path, problems=problems)
-        reader = Reader(path, source, problems)
+        plain: dict[str, str] = {}
+        data = _load_mapping(source, path=path, problems=problems, plain=plain)
+        reader = Reader(path, source, problems, plain)
         fields, frontmatter, extra = _read_fields(data, reader, path=path)
     except _Refused as refused:
-        return ParsedSkill(skill=None, body=body, problems=(refused.problem,))
+        return ParsedSkill(
+            skill=None, body=body, problems=tuple(with_agent_notes([refused.problem]))
+        )
 
+    if text.startswith("\ufeff"):
+        problems.insert(0, bom_problem(path))
     name: str | None = fields.pop("name", None)
     description: object = fields.pop("description", None)
     body_chars = len(body)
@@ -183,6 +190,8 @@ def parse_skill(
         )
         problems += codex_problems
 
+    if problems:
+        problems = with_agent_notes(problems, data.get("name"))
     final = apply_strict(problems) if strict else tuple(problems)
     if any(p.severity == "error" for p in final):
         return ParsedSkill(skill=None, body=body, problems=final)
@@ -260,10 +269,13 @@ def _too_large(path: str, exc: TooLarge) -> _Refused:
     )
 
 
-def _load_mapping(source: str, *, path: str, problems: list[Problem]) -> dict[Any, Any]:
-    """The frontmatter as a mapping: YAML, with the one `key: a: b` retry (DESIGN §2)."""
+def _load_mapping(
+    source: str, *, path: str, problems: list[Problem], plain: dict[str, str]
+) -> dict[Any, Any]:
+    """The frontmatter as a mapping: YAML, with the one `key: a: b` retry;
+    `plain` gets the text of its top-level plain scalars (`load_yaml`)."""
     try:
-        data = load_yaml(source)
+        data = load_yaml(source, plain)
     except TooLarge as exc:
         raise _too_large(path, exc) from None
     except yaml_errors() as exc:
@@ -271,7 +283,7 @@ def _load_mapping(source: str, *, path: str, problems: list[Problem]) -> dict[An
         data = None
         if retried:
             try:
-                data = load_yaml(rewritten)
+                data = load_yaml(rewritten, plain)
             except TooLarge as too_large:
                 raise _too_large(path, too_large) from None
             except yaml_errors():
@@ -349,7 +361,7 @@ def _read_fields(
 
 
 def _failed(body: str, problem: Problem) -> ParsedSkill:
-    return ParsedSkill(skill=None, body=body, problems=(problem,))
+    return ParsedSkill(skill=None, body=body, problems=tuple(with_agent_notes([problem])))
 
 
 def parse_skill_bytes(

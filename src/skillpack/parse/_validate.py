@@ -66,7 +66,7 @@ STRICT_PROMOTED_CODES: frozenset[str] = frozenset(
 )
 """Spec warnings that strict mode turns into errors.
 
-`field-unknown` stays a warning (DESIGN §2), and `codex-yaml-invalid` stays a
+`field-unknown` stays a warning (design rules: the skill file), and `codex-yaml-invalid` stays a
 warning because the Codex sidecar is optional and fail-open by design.
 """
 
@@ -459,10 +459,12 @@ def validate_fields(
 
 
 def apply_strict(problems: Sequence[Problem]) -> tuple[Problem, ...]:
-    """Strict mode: every spec warning becomes an error; `field-unknown` stays a warning."""
+    """Strict mode: every spec warning becomes an error, and so does every warning about
+    a file an agent will not load as skillpack does (`Problem.agents`); `field-unknown`
+    stays a warning."""
     return tuple(
         replace(p, severity="error")
-        if p.severity == "warning" and p.code in STRICT_PROMOTED_CODES
+        if p.severity == "warning" and (p.code in STRICT_PROMOTED_CODES or p.agents)
         else p
         for p in problems
     )

@@ -1,10 +1,12 @@
 """YAML for SKILL.md frontmatter and Codex sidecars: the safe loader, one retry, error text.
 
 Pure. `load_yaml` reads the subset `_fastyaml.load_simple` is sure about without
-PyYAML; anything else goes to libyaml's `CSafeLoader`, built (and PyYAML imported)
-on first use, so a warm run and `import skillpack` never import `yaml`. When the
-loader refuses a frontmatter, `quote_colon_values` gives the one rewrite worth
-retrying, and `yaml_error_text`/`yaml_fix` say where it failed and how to fix it.
+PyYAML; anything else goes to libyaml's `CSafeLoader` with the YAML 1.2 core schema's
+scalar rules (`_yaml12.add_core_resolvers`, as Codex and Claude Code read
+frontmatter), built (and PyYAML imported) on first use, so a warm run and `import
+skillpack` never import `yaml`. When the loader refuses a frontmatter,
+`quote_colon_values` gives the one rewrite worth retrying, and
+`yaml_error_text`/`yaml_fix` say where it failed and how to fix it.
 
 The text is a stranger's, so its structure is bounded before values are built
 (issue 9): nesting past `MAX_NESTING` is refused before libyaml composes it (its
@@ -22,8 +24,10 @@ from typing import Any, Final
 
 from .._limits import MAX_MERGED_KEYS, MAX_YAML_INT_CHARS
 from .._limits import MAX_YAML_NESTING as MAX_NESTING
+from . import _yaml12 as core
 from ._fastyaml import load_simple
 from ._json_safe import TooLarge
+from ._yaml12 import add_core_resolvers, core_bool, core_float, core_int
 
 # Characters that start a YAML node: a value beginning with one is not a plain scalar,
 # so quoting it as a block scalar would change its meaning.
@@ -37,14 +41,19 @@ _BLOCK_INDICATOR = re.compile("[-?:](?![^\\s\x85\u2028\u2029])")
 
 @functools.cache
 def _yaml_loader() -> Any:
-    """libyaml's safe loader when present (the performance floor is measured with it).
+    """libyaml's safe loader when present (the performance floor is measured with it),
+    typing plain scalars by the YAML 1.2 core schema.
 
-    Safe semantics either way: no python/* tags, no object construction. Changes:
-    a value shaped like a date that is not a real date (`2024-13-45`) stays text
-    instead of failing the whole frontmatter, as YAML 1.2 parsers read it; an
-    integer longer than `MAX_YAML_INT_CHARS` stays text; merge keys copy at most
-    `MAX_MERGED_KEYS` pairs per document. Built on first use: plain frontmatter
-    never needs PyYAML, so it is not imported for it.
+    Safe semantics either way: no python/* tags, no object construction. Plain
+    scalars resolve as Codex, Claude Code and every YAML 1.2 parser read them
+    (`_yaml12.add_core_resolvers`): `yes`/`no`/`on`/`off` and `2024-01-02` are text,
+    `017` is 17, `1_000` and `1:20` are text. What stays skillpack's own: `<<` merge
+    keys merge (the rule of `_flatten_merges`, which counts every pair copied against
+    `MAX_MERGED_KEYS`), an integer longer than `MAX_YAML_INT_CHARS` stays text,
+    `.inf`/`.nan` are floats, and explicit tags (`!!bool`, `!!timestamp`, ...)
+    construct as PyYAML's safe loader does, except that a tagged date that is not a
+    real date stays text. Built on first use: plain frontmatter never needs PyYAML,
+    so it is not imported for it.
     """
     import yaml
 
@@ -52,11 +61,6 @@ def _yaml_loader() -> Any:
 
     class Loader(base):  # type: ignore[misc]
         merged_keys = 0
-
-        def construct_yaml_int(self, node: Any) -> Any:
-            if len(node.value) > MAX_YAML_INT_CHARS:
-                return self.construct_scalar(node)
-            return super().construct_yaml_int(node)
 
         def construct_yaml_timestamp(self, node: Any) -> Any:
             try:
@@ -67,7 +71,25 @@ def _yaml_loader() -> Any:
         def flatten_mapping(self, node: Any) -> None:
             _flatten_merges(self, node)
 
-    Loader.add_constructor("tag:yaml.org,2002:int", Loader.construct_yaml_int)
+    def construct_int(loader: Any, node: Any) -> Any:
+        text: str = loader.construct_scalar(node)
+        return text if len(text) > MAX_YAML_INT_CHARS else core_int(text)
+
+    def construct_float(loader: Any, node: Any) -> float:
+        return core_float(loader.construct_scalar(node))
+
+    def construct_bool(loader: Any, node: Any) -> bool:
+        return core_bool(loader.construct_scalar(node))
+
+    def construct_null(loader: Any, node: Any) -> None:
+        loader.construct_scalar(node)
+
+    add_core_resolvers(Loader)
+    Loader.add_implicit_resolver("tag:yaml.org,2002:merge", re.compile(r"^(?:<<)$"), ["<"])
+    Loader.add_constructor(core.NULL, construct_null)
+    Loader.add_constructor(core.BOOL, construct_bool)
+    Loader.add_constructor(core.INT, construct_int)
+    Loader.add_constructor(core.FLOAT, construct_float)
     Loader.add_constructor("tag:yaml.org,2002:timestamp", Loader.construct_yaml_timestamp)
     return Loader
 
@@ -172,8 +194,15 @@ def normalize(text: str) -> str:
     return text
 
 
-def load_yaml(source: str) -> Any:
-    """The value of a YAML document, read safely.
+def load_yaml(source: str, plain: dict[str, str] | None = None) -> Any:
+    """The value of a YAML document, read safely with YAML 1.2 core-schema scalars.
+
+    Args:
+        source: The YAML text.
+        plain: When given, cleared and then filled with the source text of each
+            top-level value written as a plain scalar, by its (text) key: `1.10` for
+            the float 1.1, `True` for the boolean, `off` for the text. Fields that
+            expect text take that text, and hints quote what the author wrote.
 
     Raises:
         One of `yaml_errors()`: the text is not YAML the safe loader accepts.
@@ -182,13 +211,44 @@ def load_yaml(source: str) -> Any:
     """
     # Most frontmatter is inside the subset `load_simple` reads (same result, a
     # fraction of the cost); everything else goes to the safe YAML loader.
-    data = load_simple(source)
+    data = load_simple(source, plain)
     if data is not None:
         return data
-    check_nesting(source)
-    import yaml
+    return load_with_libyaml(source, plain)
 
-    return yaml.load(source, Loader=_yaml_loader())
+
+def load_with_libyaml(source: str, plain: dict[str, str] | None = None) -> Any:
+    """`load_yaml` without the fast path: what `load_simple` must equal (its tests)."""
+    if plain is not None:
+        plain.clear()
+    check_nesting(source)
+    loader = _yaml_loader()(source)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        if plain is not None:
+            _plain_texts(node, plain)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _plain_texts(node: Any, plain: dict[str, str]) -> None:
+    """Fill `plain` from a composed document (see `load_yaml`): the mapping's own
+    pairs in order, so the last of a repeated key decides, as constructing does."""
+    from yaml.nodes import MappingNode, ScalarNode
+
+    if not isinstance(node, MappingNode):
+        return
+    for key_node, value_node in node.value:
+        if not isinstance(key_node, ScalarNode) or key_node.tag != core.STR:
+            continue
+        # A plain scalar's style is None (PyYAML) or "" (libyaml).
+        if isinstance(value_node, ScalarNode) and not value_node.style:
+            plain[key_node.value] = value_node.value
+        else:
+            plain.pop(key_node.value, None)
 
 
 def quote_colon_values(source: str) -> tuple[str, list[str]]:

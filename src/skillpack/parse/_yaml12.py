@@ -3,11 +3,13 @@
 Pure. The MCP skills extension lists each skill's frontmatter "verbatim as JSON", and
 hosts check it field by field against what *their* parser reads from the served
 SKILL.md: a YAML 1.2 parser (the MCP Inspector uses the JavaScript `yaml` package).
-skillpack itself reads frontmatter with PyYAML, a YAML 1.1 loader, and the two
-schemas disagree on plain scalars: `yes`/`no`/`on`/`off` are booleans in 1.1 and text
-in 1.2, `2024-01-02` is a date in 1.1 and text in 1.2, `017` is octal 15 in 1.1 and
-decimal 17 in 1.2, `0o17` is text in 1.1 and 15 in 1.2, `1_000` and `1:20` are
-numbers in 1.1 and text in 1.2, and `<<` merges mappings in 1.1 only.
+PyYAML is a YAML 1.1 loader, and the two schemas disagree on plain scalars:
+`yes`/`no`/`on`/`off` are booleans in 1.1 and text in 1.2, `2024-01-02` is a date in
+1.1 and text in 1.2, `017` is octal 15 in 1.1 and decimal 17 in 1.2, `0o17` is text in
+1.1 and 15 in 1.2, `1_000` and `1:20` are numbers in 1.1 and text in 1.2, and `<<`
+merges mappings in 1.1 only. The 1.2 rules live here once (`add_core_resolvers`,
+`core_int`, ...): skillpack's frontmatter loader (`_yaml.load_yaml`) types scalars
+with them too, keeping only its own `<<` merges.
 
 `frontmatter_json` parses with PyYAML's syntax reader (libyaml when present) but
 resolves and constructs values by the YAML 1.2 core schema. Where the two parsers'
@@ -144,6 +146,44 @@ def _json_key(key: Any) -> str:
     )
 
 
+def add_core_resolvers(resolver: Any) -> None:
+    """Make PyYAML resolver class `resolver` type plain scalars by the YAML 1.2 core
+    schema and nothing else: null, bool, int and float get the `NULL`/`BOOL`/`INT`/
+    `FLOAT` tags (construct them with `core_bool`, `core_int`, `core_float`), every
+    other plain scalar is text. Quoted and block scalars are text, as in every schema.
+
+    The one home of these rules: the MCP listing's exact reader (`frontmatter_json`)
+    and the frontmatter loader (`_yaml.load_yaml`) both use them.
+    """
+    resolver.yaml_implicit_resolvers = {}
+    for tag, pattern, first in _CORE:
+        resolver.add_implicit_resolver(tag, re.compile(pattern), list(first) + [""])
+
+
+def core_int(text: str) -> int:
+    """The value of a plain scalar the core schema resolves as an integer."""
+    if text.startswith("0o"):
+        return int(text[2:], 8)
+    if text.startswith("0x"):
+        return int(text[2:], 16)
+    return int(text, 10)
+
+
+def core_float(text: str) -> float:
+    """The value of a plain scalar the core schema resolves as a float (`.inf`, `.nan`
+    included: the caller decides whether a non-finite value is acceptable)."""
+    if text.lstrip("+-").startswith("."):
+        word = text.lstrip("+-.").lower()
+        if word in ("inf", "nan"):
+            return float(text.replace(".", "", 1))
+    return float(text)
+
+
+def core_bool(text: str) -> bool:
+    """The value of a plain scalar the core schema resolves as a boolean."""
+    return text.lower() == "true"
+
+
 @functools.cache
 def _loader() -> Any:
     """A PyYAML loader class: libyaml's syntax reader, YAML 1.2 core resolution."""
@@ -174,10 +214,9 @@ def _loader() -> Any:
         parser = PyParser
 
     class Resolver12(base_resolver):  # type: ignore[misc]
-        yaml_implicit_resolvers: dict[Any, Any] = {}
+        pass
 
-    for tag, pattern, first in _CORE:
-        Resolver12.add_implicit_resolver(tag, re.compile(pattern), list(first) + [""])
+    add_core_resolvers(Resolver12)
 
     class Constructor12(base_constructor):  # type: ignore[misc]
         yaml_constructors: dict[Any, Any] = {}
@@ -202,26 +241,20 @@ def _loader() -> Any:
         data.update(loader.construct_mapping(node))
 
     def construct_int(loader: Any, node: Any) -> int:
-        text: str = loader.construct_scalar(node)
-        if text.startswith("0o"):
-            return int(text[2:], 8)
-        if text.startswith("0x"):
-            return int(text[2:], 16)
-        return int(text, 10)
+        return core_int(loader.construct_scalar(node))
 
     def construct_float(loader: Any, node: Any) -> float:
         text: str = loader.construct_scalar(node)
-        if text.lstrip("+-").startswith("."):
-            word = text.lstrip("+-.").lower()
-            if word in ("inf", "nan"):
-                raise Yaml12Error(
-                    f"the value {text!r} (line {node.start_mark.line + 1}) is not a finite "
-                    "number and has no JSON form; quote it"
-                )
-        return float(text)
+        value = core_float(text)
+        if value != value or value in (float("inf"), float("-inf")):
+            raise Yaml12Error(
+                f"the value {text!r} (line {node.start_mark.line + 1}) is not a finite "
+                "number and has no JSON form; quote it"
+            )
+        return value
 
     def construct_bool(loader: Any, node: Any) -> bool:
-        return bool(loader.construct_scalar(node).lower() == "true")
+        return core_bool(loader.construct_scalar(node))
 
     def construct_null(loader: Any, node: Any) -> None:
         loader.construct_scalar(node)

@@ -1,5 +1,5 @@
 """The catalog's character budget: the caller's, the environment's, or a share of
-the model's context window (DESIGN §5), pure: values in, a number out."""
+the model's context window (design rules: rendering), pure: values in, a number out."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The catalog, layer 1 of rendering (DESIGN §5), pure: skills in, text out.
+"""The catalog, layer 1 of rendering (design rules: rendering), pure: skills in, text out.
 
 `render_catalog` writes the name, description and location of each skill in one of
 three formats (`_formats.py`), fitted to a character budget (`_budget.py` says how

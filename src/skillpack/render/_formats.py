@@ -5,7 +5,6 @@ milliseconds (`_catalog._Fitter` sizes entries with these before writing any).""
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from itertools import compress, count, repeat
 from json.encoder import encode_basestring
@@ -13,6 +12,7 @@ from operator import add
 from typing import Literal, assert_never
 
 from .._errors import UsageError
+from .._text import single_line
 
 CatalogFormat = Literal["xml", "markdown", "json"]
 """How the catalog is written: an XML block, a Markdown list, or a JSON object."""
@@ -20,7 +20,6 @@ CatalogFormat = Literal["xml", "markdown", "json"]
 _WHITESPACE_CHARS = " \t\n\r\f\v"
 _WHITESPACE = tuple(_WHITESPACE_CHARS)
 _LINE_BREAKS = tuple("\t\n\r\f\v")
-_LINE_BREAK = re.compile(r"[\t\n\r\f\v]")
 # encode_basestring (ensure_ascii=False) escapes only quotes, backslashes and C0 controls.
 _JSON_COMMON_CONTROLS = ("\t", "\n", "\r", "\f", "\v", "\b")
 _JSON_CONTROLS = tuple(chr(c) for c in range(32))
@@ -114,8 +113,7 @@ def tidy(descriptions: list[str]) -> list[str]:
         return descriptions
     result = list(descriptions)
     for i in untidy:
-        pieces = (piece.strip(_WHITESPACE_CHARS) for piece in _LINE_BREAK.split(result[i]))
-        result[i] = " ".join(piece for piece in pieces if piece)
+        result[i] = single_line(result[i])
     return result
 
 

@@ -1,4 +1,4 @@
-"""Layer 2 of rendering (DESIGN §5), pure: one skill's text for the model's context.
+"""Layer 2 of rendering (design rules: rendering), pure: one skill's text for the model's context.
 
 `render_injection` wraps a skill's body, with substitutions applied, in
 `<skill_content>` and adds its base directory and a bounded listing of its files;

@@ -1,4 +1,4 @@
-"""Placeholder substitution in a skill body (DESIGN §5), pure: text in, text out.
+"""Placeholder substitution in a skill body (design rules: rendering), pure: text in, text out.
 
 Recognised placeholders, replaced in one left-to-right pass (a substituted value is
 never scanned again, so an argument that contains `$1` stays as typed):
@@ -20,7 +20,7 @@ Everything else, including unknown `${FOO}`, stays literal. Substitution happens
 everywhere in the body, fenced code included, as Claude Code does; authors escape
 with `\\$` where they need a literal placeholder.
 
-Spans given as `keep` (the output of the skill's shell commands, DESIGN §9: the
+Spans given as `keep` (the output of the skill's shell commands, design rules: surfaces: the
 skill's own text is preprocessed first, then substituted) replace their part of the
 body as is and are never scanned: command output cannot inject an argument.
 
@@ -135,7 +135,7 @@ def substitute(
     session_id: str = "",
     keep: Sequence[tuple[int, int, str]] = (),
 ) -> str:
-    """Apply the placeholder substitutions of DESIGN §5 to a skill body.
+    """Apply the placeholder substitutions of "Rules: rendering" (docs/design.md) to a skill body.
 
     Args:
         body: The SKILL.md body (frontmatter already removed).

@@ -1,6 +1,6 @@
 """`allowed-tools` / `disallowed-tools` → the tool set a host offers while skills lead.
 
-Pure: tools in, tools out. Enforcement stays the host's choice (DESIGN §7).
+Pure: tools in, tools out. Enforcement stays the host's choice (design rules: safety).
 """
 
 from __future__ import annotations

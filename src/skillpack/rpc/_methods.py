@@ -7,6 +7,7 @@ methods (`skills.search`, `skills.load`, `skills.read_file`) answer the tools' e
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -15,6 +16,7 @@ from ..runtime._left_out import catalog_version, left_out
 from ..runtime._summary import summarizer
 from ..runtime._tools import SkillTools
 from ..runtime._workspace import write_enabled
+from ._codes import ParamError
 from ._frame import Encoded, encode
 from ._live import Live, Workspace
 from ._schema import document
@@ -46,10 +48,19 @@ class Methods:
 
     def skills_list(self, params: Params) -> Any:
         cwds = params.get("cwds") or [None]
-        extra = params.get("extra_roots", ())
+        extra = list(params.get("extra_roots", ()))
+        # Issue 22: extra roots given for one cwd apply to that cwd only.
+        own: dict[str, list[str]] = {}
+        named = {_same_cwd(cwd) for cwd in cwds if cwd is not None}
+        for index, entry in enumerate(params.get("per_cwd_extra_roots", ())):
+            key = _same_cwd(entry["cwd"])
+            if key not in named:
+                raise ParamError(f"per_cwd_extra_roots[{index}].cwd", "is not one of `cwds`")
+            own.setdefault(key, []).extend(entry["extra_roots"])
         listings = []
         for index, cwd in enumerate(cwds):
-            workspace = self.live.workspace(cwd, extra, field_name=f"cwds[{index}]")
+            roots = extra + own.get(_same_cwd(cwd), []) if cwd is not None else extra
+            workspace = self.live.workspace(cwd, roots, field_name=f"cwds[{index}]")
             if params.get("force_reload"):
                 self.live.refresh(workspace)
             listings.append(_listing(workspace))
@@ -150,6 +161,11 @@ class Methods:
 
 def _pick(params: Params, *keys: str) -> dict[str, Any]:
     return {key: params[key] for key in keys if key in params}
+
+
+def _same_cwd(cwd: str) -> str:
+    """A cwd as `skills.list` compares them: absolute and normalized."""
+    return os.path.normpath(os.path.abspath(cwd))
 
 
 def _listing(workspace: Workspace) -> bytes:

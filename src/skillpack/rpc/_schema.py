@@ -132,6 +132,11 @@ DEFS: dict[str, Schema] = {
             "message": _str("What is wrong, where, and how to fix it."),
             "field": _str("The frontmatter field, when there is one."),
             "line": {"type": "integer"},
+            "agents": {
+                "type": "object",
+                "additionalProperties": {"type": "string"},
+                "description": "What an agent (codex, opencode) does differently with it.",
+            },
         },
         ("path", "severity", "code", "message"),
     ),
@@ -343,7 +348,8 @@ DEFS: dict[str, Schema] = {
 
 
 def envelope(data: Schema) -> Schema:
-    """The tool envelope `{ok: true, data}` / `{ok: false, error}` (DESIGN §6)."""
+    """The tool envelope `{ok: true, data}` / `{ok: false, error}` (design rules: tools
+    and errors)."""
     return {
         "oneOf": [
             _obj({"ok": {"const": True}, "data": data}, ("ok", "data")),
@@ -404,7 +410,21 @@ METHODS: dict[str, Method] = {
                         _CWD, "Working directories (default: the server's).", maxItems=MAX_CWDS
                     ),
                     "force_reload": _typed("boolean", "Re-discover now."),
-                    "extra_roots": _EXTRA_ROOTS,
+                    "extra_roots": {
+                        **_EXTRA_ROOTS,
+                        "description": "Extra skill roots (scope `extra`), absolute paths, "
+                        "for every cwd of the request.",
+                    },
+                    "per_cwd_extra_roots": _list(
+                        _obj(
+                            {"cwd": _CWD, "extra_roots": _EXTRA_ROOTS},
+                            ("cwd", "extra_roots"),
+                            closed=True,
+                        ),
+                        "Extra roots of one cwd only (Codex's `perCwdExtraUserRoots`), after "
+                        "`extra_roots`; `cwd` must be one of `cwds`.",
+                        maxItems=MAX_CWDS,
+                    ),
                 }
             ),
             result=_obj(

@@ -33,6 +33,7 @@ class ProblemEntry(TypedDict):
     message: str
     field: NotRequired[str]
     line: NotRequired[int]
+    agents: NotRequired[dict[str, str]]
 
 
 class LeftOutEntry(TypedDict):
@@ -75,7 +76,8 @@ class ToolError(TypedDict):
 
 
 class Envelope(TypedDict):
-    """`{ok: true, data}` or `{ok: false, error}`: the tools' result (DESIGN §6)."""
+    """`{ok: true, data}` or `{ok: false, error}`: the tools' result (design rules: tools
+    and errors)."""
 
     ok: bool
     data: NotRequired[dict[str, Any]]

@@ -278,7 +278,8 @@ class DependencyResolver:
 
     Values the user typed live here only, in memory; `repr` shows none of them.
     Questions go to the host one at a time (a human answers them); a variable the
-    user declined is not asked again in the session.
+    user declined, or an MCP server whose install was declined (or failed), is not
+    asked again in the session (seed 004: remember for the session).
     """
 
     def __init__(
@@ -297,6 +298,7 @@ class DependencyResolver:
         self._install = install
         self._secrets: dict[str, str] = {}
         self._declined: set[str] = set()
+        self._declined_servers: set[str] = set()
         self._installed: list[str] = []
         self._lock = threading.Lock()
         self._asking = threading.Lock()
@@ -356,9 +358,15 @@ class DependencyResolver:
 
     def _offer_install(self, skill: Skill, server: McpDependency) -> None:
         assert self._install is not None
-        if self._install(skill, server) is True:
-            with self._lock:
+        with self._lock:
+            if server.name in self._declined_servers:
+                return
+        installed = self._install(skill, server) is True
+        with self._lock:
+            if installed:
                 self._installed.append(server.name)
+            else:
+                self._declined_servers.add(server.name)
 
     def values(self, skill: Skill) -> dict[str, str]:
         """The values of `skill`'s declared variables that are known: typed-in ones

@@ -1,7 +1,8 @@
 """A catalog that stays live: what changed between two catalogs, and where a new one comes from.
 
 `Session(refresh=...)` (its `_refresh.LiveCatalog`) re-discovers its catalog through a
-`CatalogSource` — on demand (`refresh()`), before tool calls (`"on_call"`) or when
+`CatalogSource` — on demand (`refresh()`), before tool calls (`"on_call"`; `"auto"`,
+the default with a source, when a `stat_fingerprint` of its files differs) or when
 a `discovery._watch.RootWatcher` sees files change (`"watch"`) — swaps it in
 atomically and tells subscribers with a `CatalogChange`.
 """
@@ -19,10 +20,10 @@ from ..config._schema import Config
 if TYPE_CHECKING:
     from ..discovery._discover import SkillDelta
 
-RefreshMode = Literal["manual", "on_call", "watch"]
+RefreshMode = Literal["manual", "auto", "on_call", "watch"]
 """How a session keeps its catalog current (see `Session`)."""
 
-REFRESH_MODES: tuple[str, ...] = ("manual", "on_call", "watch")
+REFRESH_MODES: tuple[str, ...] = ("manual", "auto", "on_call", "watch")
 
 ON_CALL_INTERVAL = 0.25
 """Seconds: `"on_call"` re-discovers at most this often (the catalog is at most this stale)."""
@@ -129,6 +130,52 @@ class IncrementalSource(CatalogSource, Protocol):
         """The skills' change from `old` to `new` when the load that returned `new`
         worked it out (`old` is the catalog the source returned before); None: unknown."""
         ...
+
+
+def fingerprint_paths(catalog: Catalog) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What `"auto"` stats before a tool call (`stat_fingerprint`): every SKILL.md,
+    and every folder from a root down to each skill's folder.
+
+    A skill added, removed or renamed in a root or in a folder on the way to a skill
+    changes one of those folders' mtimes; an edit changes its SKILL.md (or, written
+    by rename, its folder). Computed once per catalog; the `"watch"` mode or
+    `refresh()` also see a skill added deep inside a folder that held none.
+    """
+    folders: set[str] = {root.path for root in catalog.roots if root.scope != "system"}
+    files: list[str] = []
+    for skill in catalog.skills:
+        if skill.scope == "system":
+            continue
+        folder = os.path.dirname(skill.path)
+        stop = skill.root or folder
+        while folder not in folders:
+            folders.add(folder)
+            if folder == stop or len(folder) <= len(stop):
+                break
+            folder = os.path.dirname(folder)
+        files.append(skill.path)
+    return tuple(files), tuple(sorted(folders))
+
+
+def stat_fingerprint(paths: tuple[tuple[str, ...], tuple[str, ...]]) -> list[object]:
+    """`(mtime, size)` of each file and the mtime of each folder of `fingerprint_paths`
+    (None for what is gone): about two `stat`s per skill, no walk, no parse."""
+    stat = os.stat
+    files, folders = paths
+    out: list[object] = []
+    for path in files:
+        try:
+            st = stat(path)
+        except OSError:
+            out.append(None)
+            continue
+        out.append((st.st_mtime_ns, st.st_size))
+    for path in folders:
+        try:
+            out.append(stat(path).st_mtime_ns)
+        except OSError:
+            out.append(None)
+    return out
 
 
 def existing_roots(catalog: Catalog) -> tuple[str, ...]:

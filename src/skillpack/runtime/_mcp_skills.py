@@ -169,8 +169,10 @@ class McpSkills:
         return int(digest[7:22], 16), size
 
     def list_files(self, skill: Skill) -> tuple[tuple[str, ...], bool]:
+        from ..discovery._skill_files import fair_listing
+
         names = sorted(rel for rel in self.published(skill).files if rel != SKILL_FILE)
-        return tuple(names[:MAX_LISTED_FILES]), len(names) > MAX_LISTED_FILES
+        return fair_listing(names, MAX_LISTED_FILES), len(names) > MAX_LISTED_FILES
 
     def read_file(self, skill: Skill, relpath: str) -> str:
         from ..discovery._confine import confined_parts

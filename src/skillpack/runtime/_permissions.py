@@ -82,7 +82,7 @@ class PermissionGate:
         """The rules' decision, with `always`/`never` answers of this session applied.
 
         `unmatched` is the decision when no rule names the skill: `allow` for using
-        skills (DESIGN §7), `ask` for actions that need consent by default (creating
+        skills (design rules: safety), `ask` for actions that need consent by default (creating
         a skill).
         """
         decision, glob = self._rules.match(skill)

@@ -62,9 +62,15 @@ class SkillContent(Protocol):
 class FileSystemReader:
     """The default `SkillReader`: the filesystem, through `_skill_files.py`."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, index: str | None = None, persist: bool = False) -> None:
+        """Args:
+        index: The index file digests are kept in (default: the user's).
+        persist: Keep file digests in the index across processes (`manifest`).
+        """
         self._digests: Any = None
         self._digests_lock = threading.Lock()
+        self._index = index
+        self._persist = persist
 
     def read_body(self, skill: Skill) -> str:
         from ..discovery._skill_files import read_body
@@ -105,7 +111,12 @@ class FileSystemReader:
 
         with self._digests_lock:
             if self._digests is None:
-                self._digests = DigestCache()
+                store = None
+                if self._persist:
+                    from ..index._digests import DigestStore
+
+                    store = DigestStore(self._index)
+                self._digests = DigestCache(store=store)
             digests: DigestCache = self._digests
         tree, truncated = skill_tree(skill, max_files=max_files)
         files: list[SkillFile] = []
@@ -120,6 +131,13 @@ class FileSystemReader:
             except SkillNotFoundError:
                 continue  # deleted since the listing: not a file of the skill any more
         return tuple(files), truncated
+
+    def close(self) -> None:
+        """Write the digests not yet kept in the index; the reader stays usable."""
+        with self._digests_lock:
+            digests = self._digests
+        if digests is not None and digests.store is not None:
+            digests.store.close()
 
     def read_bytes(self, skill: Skill, relpath: str, *, max_bytes: int) -> bytes:
         from ..discovery._skill_files import read_skill_bytes

@@ -28,6 +28,8 @@ from ._live import (
     IncrementalSource,
     RefreshMode,
     diff_catalogs,
+    fingerprint_paths,
+    stat_fingerprint,
 )
 from ._permissions import PermissionGate
 
@@ -81,6 +83,11 @@ class LiveCatalog:
         self._refreshing = threading.RLock()
         self._subscribers: list[Callable[[CatalogChange], None]] = []
         self._next_check = 0.0
+        self._fingerprint: list[object] | None = None
+        self._fingerprinted: tuple[Catalog, tuple[tuple[str, ...], tuple[str, ...]]] | None = None
+        self._probe: object = None
+        if self.mode == "auto":
+            self._remember(catalog)
         self._watcher: RootWatcher | None = None
         self._closed = False
 
@@ -104,6 +111,8 @@ class LiveCatalog:
                 catalog, config = loaded
                 known = source.known_change(self.catalog, catalog)
             change = self._swap(catalog, config, known)
+            if self.mode == "auto":
+                self._remember(self.catalog)
             self._notify(change)
         return change
 
@@ -114,9 +123,12 @@ class LiveCatalog:
             self._notify(change)
 
     def ensure_fresh(self) -> None:
-        """`refresh()` in `"on_call"` mode when the last one is `interval` old; a
-        failure is logged and the catalog kept."""
-        if self.mode != "on_call":
+        """`refresh()` in `"on_call"` mode when the last one is `interval` old; in
+        `"auto"` mode, only when the catalog's `stat_fingerprint` or the source's
+        probe (config files, roots appearing) changed since the last look. A failure
+        is logged and the catalog kept."""
+        mode = self.mode
+        if mode != "on_call" and mode != "auto":
             return
         now = time.monotonic()
         with self._lock:
@@ -124,9 +136,33 @@ class LiveCatalog:
                 return
             self._next_check = now + self._interval
         try:
+            if mode == "auto":
+                with self._refreshing:
+                    if self._looks_unchanged(self.catalog):
+                        return
+                    self.refresh()
+                return
             self.refresh()
         except Exception:  # noqa: BLE001 - keep serving the catalog we have
             log.exception("skillpack: re-discovering skills failed; the catalog is unchanged")
+
+    def _paths(self, catalog: Catalog) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """`catalog`'s `fingerprint_paths`, worked out once per catalog."""
+        known = self._fingerprinted
+        if known is None or known[0] is not catalog:
+            known = self._fingerprinted = (catalog, fingerprint_paths(catalog))
+        return known[1]
+
+    def _remember(self, catalog: Catalog) -> None:
+        """Note what `"auto"` compares next time: `catalog`'s files and the probe."""
+        self._fingerprint = stat_fingerprint(self._paths(catalog))
+        self._probe = self.source.probe(catalog) if self.source is not None else None
+
+    def _looks_unchanged(self, catalog: Catalog) -> bool:
+        source = self.source
+        return self._fingerprint == stat_fingerprint(self._paths(catalog)) and (
+            source is None or self._probe == source.probe(catalog)
+        )
 
     def note_paths(self, paths: Sequence[str | os.PathLike[str]]) -> CatalogChange | None:
         """Hand `paths` to the source; refresh when they bring in new folders."""
@@ -200,6 +236,9 @@ class LiveCatalog:
                 stopped, self._watcher = self._watcher, None
         if stopped is not None:
             stopped.stop()
+        if mode == "auto":
+            with self._refreshing:
+                self._remember(self.catalog)
         if not start:
             return
         watcher = _start_watcher(self)

@@ -8,7 +8,9 @@ several threads: state changes happen under one lock, and each call works on one
 snapshot of the catalog, so a concurrent `reload` is seen whole or not at all.
 
 A session can keep its catalog live (`refresh=`, see `_live.py`): `"manual"` changes
-it only on `reload()`/`refresh()`, `"on_call"` re-discovers before a tool call or a
+it only on `reload()`/`refresh()`, `"auto"` (the default when it can re-discover)
+re-discovers before a tool call or a turn when a `stat` of the catalog's files and
+folders shows a change, `"on_call"` re-discovers before a tool call or a
 turn at most every `refresh_interval` seconds, and `"watch"` runs a `watchfiles`
 thread (`discovery._watch`) that re-discovers after file events, scanning only the
 roots they touch (`discovery.discover_roots`). Each new catalog is swapped in whole,
@@ -76,7 +78,7 @@ class Session:
         loader: Callable[[], Catalog] | None = None,
         cwd: str | None = None,
         env: dict[str, str] | None = None,
-        refresh: RefreshMode = "manual",
+        refresh: RefreshMode | None = None,
         refresh_interval: float = ON_CALL_INTERVAL,
         source: CatalogSource | None = None,
         shell: ShellPolicy | None = None,
@@ -100,10 +102,15 @@ class Session:
                 `SLASH_COMMAND_TOOL_CHAR_BUDGET`) and skills' declared variables
                 from (default os.environ).
             refresh: How the catalog stays current: `"manual"` (only `reload()` and
-                `refresh()`), `"on_call"` (re-discover before each tool call and
-                turn, at most every `refresh_interval` seconds) or `"watch"` (a
+                `refresh()`), `"auto"` (before each tool call and turn, at most every
+                `refresh_interval` seconds, a `stat` of every SKILL.md and of the
+                folders above them; re-discover only when one changed), `"on_call"`
+                (re-discover before each tool call and turn, at most every
+                `refresh_interval` seconds) or `"watch"` (a
                 `watchfiles` thread re-discovers the roots file events touch; needs
-                `pip install 'skillpack[watch]'`; stop it with `close()`).
+                `pip install 'skillpack[watch]'`; stop it with `close()`). Default:
+                `"auto"` when the session can re-discover (`Session.open`, `loader=`,
+                `source=`), else `"manual"`.
             refresh_interval: Seconds between two `"on_call"` re-discoveries at most.
             source: Re-discovers the catalog, and the config with it, and tells the
                 watcher what to watch (`Session.open` passes one); overrides `loader`.
@@ -127,6 +134,8 @@ class Session:
         self.session_id = session_id or uuid.uuid4().hex
         if source is None and loader is not None:
             source = LoaderSource(loader=loader)
+        if refresh is None:
+            refresh = "auto" if source is not None else "manual"
         self._env = env
         self.builtin_commands: frozenset[str] = frozenset(
             command.lower().lstrip("/") for command in builtin_commands

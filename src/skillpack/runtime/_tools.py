@@ -127,7 +127,8 @@ class SkillTools:
 
         Args:
             session: The session whose catalog, permissions and state the tools use.
-            runner: Runs `context: fork` skills; without one they run inline.
+            runner: Runs `context: fork` skills; without one such a skill is refused
+                (`EXECUTION_ERROR`: no subagent runner is available), never run inline.
             search_connection: An open `sqlite3.Connection` for the search index
                 (default: the persistent index file, or memory when it cannot open).
             search: A `SkillSearch` shared with other tool sets (a server's many
@@ -243,6 +244,17 @@ class SkillTools:
             return failure(exc)
         except Exception as exc:  # noqa: BLE001 - the envelope must never raise
             return failure(ToolCallError("INTERNAL_ERROR", f"{type(exc).__name__}: {exc}"))
+
+    async def acall(self, name: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+        """`call` for an event loop: the same envelope, the work on a worker thread.
+
+        The loop never waits for what a call may do (discover, build the search index,
+        read files, ask the host's permission callback, run a fork on the runner); the
+        sync `call` is the one implementation, and is thread-safe.
+        """
+        import asyncio
+
+        return await asyncio.to_thread(self.call, name, arguments)
 
     # -- the tools --------------------------------------------------------------
 

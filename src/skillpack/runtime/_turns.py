@@ -11,10 +11,12 @@ that cannot be used becomes a diagnostic (`load-failed`, `permission-denied`,
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from .._errors import SkillpackError, SkillPermissionError
+from .._model import Skill
 from ..config._schema import Config
 from ..select._resolve import Activation, Diagnostic, DiagnosticKind, Resolution, resolve_message
 from ._fork import CycleError, ForkRun, SubagentRunner, no_runner_message
@@ -63,6 +65,18 @@ def skills_off_message(config: Config) -> str:
     )
 
 
+def enable_command(parts: SessionParts, skill: Skill, shown: str) -> str:
+    """The command that turns `skill` back on: `--project` when the project's config
+    file is the one that disables it (issue 22: the user file cannot undo it)."""
+    from ..config._files import enable_decided_by, project_config_path
+
+    cwd = os.path.abspath(parts.cwd or os.getcwd())
+    decided = enable_decided_by(skill, cwd=cwd)
+    if decided is not None and decided == project_config_path(cwd):
+        return f"skillpack enable --project {shown}"
+    return f"skillpack enable {shown}"
+
+
 def resolve(
     parts: SessionParts, text: str, *, invoker: Invoker, builtin_commands: frozenset[str]
 ) -> Resolution:
@@ -77,6 +91,7 @@ def resolve(
         multi_mention=config.multi_mention,
         builtin_commands=builtin_commands,
         base_dir=parts.cwd,
+        enable_command=lambda skill, shown: enable_command(parts, skill, shown),
     )
     if config.skills_enabled or not resolution.diagnostics:
         return resolution

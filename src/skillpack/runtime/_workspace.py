@@ -204,6 +204,8 @@ class WorkspaceSource:
     """Folders whose paths need no new look (noted, or on cwd's chain)."""
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     _mcp: SkillSource | None = field(default=None, init=False, repr=False)
+    _files: FileSystemReader | None = field(default=None, init=False, repr=False)
+    """The reader of files `reader()` hands out (one, so its digests are shared)."""
     _mcp_servers: tuple[McpServerConfig, ...] = field(default=(), init=False, repr=False)
 
     def open(self, touched: Collection[str] | None = None) -> Workspace:
@@ -287,15 +289,23 @@ class WorkspaceSource:
             return [self._mcp] if self._mcp is not None else []
 
     def reader(self) -> SkillReader:
-        """Reads each skill from where it came from: the filesystem, or its MCP server."""
-        return RoutingReader(FileSystemReader(), self._sources)
+        """Reads each skill from where it came from: the filesystem (file digests kept
+        in the index, unless the source does not use it), or its MCP server."""
+        with self._lock:
+            if self._files is None:
+                self._files = FileSystemReader(persist=self.use_cache)
+            files = self._files
+        return RoutingReader(files, self._sources)
 
     def close(self) -> None:
-        """Disconnect the MCP servers; idempotent."""
+        """Disconnect the MCP servers and write the file digests read; idempotent."""
         with self._lock:
             old, self._mcp, self._mcp_servers = self._mcp, None, ()
+            files = self._files
         if old is not None:
             _close(old)
+        if files is not None:
+            files.close()
 
     def load(self) -> tuple[Catalog, Config | None]:
         ws = self.open()

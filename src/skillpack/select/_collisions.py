@@ -22,10 +22,25 @@ def _label(skill: Skill, by_qualified: dict[str, int]) -> str:
     return skill.path
 
 
+def _namespace(skill: Skill) -> str:
+    """What a skill collides on: its name, or for a plugin skill `plugin:name`.
+
+    Claude Code keeps plugin skills in their own namespace: `myplug:p-agents` and a
+    bare `p-agents` are two skills, neither shadowing the other (issue 22). A bare
+    name naming both still resolves by precedence (`Catalog.winners`). Skills of
+    `[[mcp_servers]]` (scope `mcp`, namespaced by server) keep colliding by name: a
+    local skill shadows a server's copy, and two servers' copies tie.
+    """
+    if skill.plugin and skill.scope != "mcp":
+        return f"{skill.plugin}:{skill.name}"
+    return skill.name
+
+
 def resolve_collisions(skills: list[Skill], problems: list[Problem]) -> list[Skill]:
     """Mark shadowed skills and report shadowed and ambiguous names.
 
-    For each bare name the candidates of highest precedence win (`best_of`, the rule
+    For each name (a plugin's skills: each `plugin:name`, see `_namespace`) the
+    candidates of highest precedence win (`best_of`, the rule
     `Catalog.winners` and the resolver use). A single winner shadows the rest
     (`shadowed_by` set and a `name-shadowed` warning each); tied winners make the
     name ambiguous (one `name-ambiguous` warning per name, naming the ids to use),
@@ -35,21 +50,23 @@ def resolve_collisions(skills: list[Skill], problems: list[Problem]) -> list[Ski
     # skills are grouped (and only their names sorted).
     first: dict[str, int] = {}
     seen = first.setdefault
-    repeated = {s.name for index, s in enumerate(skills) if seen(s.name, index) != index}
+    spaces = [_namespace(s) for s in skills]
+    repeated = {space for index, space in enumerate(spaces) if seen(space, index) != index}
     if not repeated:
         return list(skills)
     by_name: dict[str, list[int]] = {}
-    for index, skill in enumerate(skills):
-        if skill.name in repeated:
-            by_name.setdefault(skill.name, []).append(index)
+    for index, space in enumerate(spaces):
+        if space in repeated:
+            by_name.setdefault(space, []).append(index)
     by_qualified: dict[str, int] = {}
     for indexes in by_name.values():
         for i in indexes:
             qualified = skills[i].qualified_name
             by_qualified[qualified] = by_qualified.get(qualified, 0) + 1
     result = list(skills)
-    for name in sorted(by_name):
-        indexes = by_name[name]
+    for space in sorted(by_name):
+        indexes = by_name[space]
+        name = skills[indexes[0]].name
         candidates = sorted(
             (skills[i] for i in indexes), key=lambda s: (precedence(s), s.name, s.path)
         )

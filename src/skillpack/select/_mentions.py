@@ -24,8 +24,10 @@ Decisions (recorded in docs/design.md):
   inside list items are indented), closed by a fence of the same character at least
   as long; an unclosed fence runs to the end of the text. Inline code spans are
   backtick runs closed by a run of the same length in the same paragraph.
-  Four-space indented text is *not* treated as code: in chat it is usually a list
-  continuation.
+  Indented code blocks count too (issue 22: `$deploy "$f"` in an indented shell loop
+  is code): lines indented four spaces or a tab that start after a blank line (or
+  the text's start), with the blank and indented lines that follow; not after a
+  list item (`-`, `*`, `+`, `1.` or `1)`), where indentation continues the item.
 - Links: `[$name](target)` or `[$name](<target>)` anywhere outside code. A target
   with a URL scheme (`https://…`) is not a skill path: the link is then an ordinary
   name mention (source `mention`, no `link`).
@@ -43,7 +45,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 MentionSource = Literal["mention", "slash", "link"]
 """How a skill was referenced: `$name`, `/name` at message start, `[$name](path)`."""
@@ -159,6 +161,59 @@ def _fenced_blocks(text: str) -> list[tuple[int, int]]:
     return blocks
 
 
+_LIST_ITEM_RE = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+
+
+def _indented_blocks(text: str) -> list[tuple[int, int]]:
+    """`(start, end)` of every indented code block (the rule in the module docstring)."""
+    blocks: list[tuple[int, int]] = []
+    start = -1  # the open block's start, or -1
+    last_end = 0  # the end of the open block's last indented line
+    blank_before = True
+    in_list = False
+    position = 0
+    for line in text.splitlines(keepends=True):
+        line_start, position = position, position + len(line)
+        content = line.rstrip("\r\n")
+        blank = not content.strip()
+        indented = content.startswith(("    ", "\t"))
+        if start >= 0:
+            if blank:
+                continue
+            if indented:
+                last_end = line_start + len(content)
+                continue
+            blocks.append((start, last_end))
+            start = -1
+        if blank:
+            blank_before = True
+            continue
+        if indented and blank_before and not in_list:
+            start, last_end = line_start, line_start + len(content)
+        elif _LIST_ITEM_RE.match(content):
+            in_list = True
+        elif not indented:
+            in_list = False
+        blank_before = False
+    if start >= 0:
+        blocks.append((start, last_end))
+    return blocks
+
+
+def _code_blocks(text: str) -> list[tuple[int, int]]:
+    """Fenced and indented code blocks of a message, sorted and merged."""
+    fences = _fenced_blocks(text) if ("```" in text or "~~~" in text) else []
+    if "\n    " not in text and "\n\t" not in text and not text.startswith(("    ", "\t")):
+        return fences
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(fences + _indented_blocks(text)):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
 def _code_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """Inline code spans in `text[start:end]`, which holds no fenced block.
 
@@ -193,8 +248,15 @@ def _code_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return spans
 
 
-RawMention = tuple[str, str, MentionSource, int, int, "str | None"]
-"""`(token, id, source, start, end, link)`: a `Mention` without the object cost."""
+class RawMention(NamedTuple):
+    """A `Mention` as a named tuple: without a dataclass's cost, for long messages."""
+
+    token: str
+    id: str
+    source: MentionSource
+    start: int
+    end: int
+    link: str | None
 
 
 def find_mentions(text: str) -> tuple[Mention, ...]:
@@ -232,7 +294,8 @@ def raw_mentions(text: str) -> list[RawMention]:
         if match is None:
             position = text.find("$", position + 1)
             continue
-        found.append((match.group(), match.group("id"), source, *match.span(), link))
+        start, stop = match.span()
+        found.append(RawMention(match.group(), match.group("id"), source, start, stop, link))
         end = match.end()
         position = text.find("$", end)
     if not found:
@@ -246,14 +309,14 @@ def _outside_code(text: str, found: list[RawMention]) -> list[RawMention]:
     Inline spans are paired only inside the paragraphs that hold a mention, so a long
     message with a few mentions costs a few paragraphs, not every backtick in it.
     """
-    fences = _fenced_blocks(text) if ("```" in text or "~~~" in text) else []
+    fences = _code_blocks(text)
     ticks = "`" in text
     breaks = [m.start() for m in _BLANK_LINE_RE.finditer(text)] if ticks else []
     paragraphs: dict[tuple[int, int], tuple[list[tuple[int, int]], list[int]]] = {}
     kept: list[RawMention] = []
     fence = 0
     for mention in found:
-        start, end = mention[3], mention[4]
+        start, end = mention.start, mention.end
         while fence < len(fences) and fences[fence][1] <= start:
             fence += 1
         if fence < len(fences) and fences[fence][0] < end:

@@ -1,9 +1,9 @@
 """Selecting skills: resolve mentions, links and slash commands against a catalog.
 
 Pure: text and a `Catalog` in, values out. `_mentions.py` finds the references; this
-module resolves each one in the DESIGN §4 order — linked path, exact name, qualified
-id, enabled check, invocation control — and falls back to fuzzy *suggestions* that
-never activate anything.
+module resolves each one in the order of "Rules: selecting skills" (docs/design.md):
+linked path, exact name, qualified id, enabled check, invocation control — and falls
+back to fuzzy *suggestions* that never activate anything.
 
 Decisions (recorded in docs/design.md):
 
@@ -43,7 +43,7 @@ import difflib
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from .._errors import AmbiguousSkillError, SkillDisabledError, SkillNotFoundError, UsageError
 from .._limits import MAX_DIAGNOSTICS
@@ -196,6 +196,15 @@ class Resolution:
         }
 
 
+class _LookupKey(NamedTuple):
+    """What a mention's resolution depends on: the same id, link and source resolve
+    alike, so a message resolves each distinct one once."""
+
+    id: str
+    link: str | None
+    source: MentionSource
+
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class _Failure:
     kind: DiagnosticKind
@@ -215,6 +224,7 @@ class _Resolver:
     is_enabled: Callable[[Skill], bool]
     is_visible: Callable[[Skill], bool]
     base_dir: str | None
+    enable_command: Callable[[Skill, str], str] | None = None
     fuzzy_budget: int = FUZZY_LOOKUPS_PER_MESSAGE
     _ids: dict[str, str] = field(default_factory=dict)
     _visible: list[Skill] | None = None
@@ -272,10 +282,15 @@ class _Resolver:
         """Enabled check, then invocation control for this invoker."""
         shown = self.shown_id(skill)
         if not self.is_enabled(skill):
+            command = (
+                self.enable_command(skill, shown)
+                if self.enable_command is not None
+                else f"skillpack enable {shown}"
+            )
             return _Failure(
                 kind="disabled",
                 message=f"Skill '{shown}' is disabled.",
-                hint=f"Enable it with `skillpack enable {shown}`.",
+                hint=f"Enable it with `{command}`.",
             )
         if self.invoker == "user" and not skill.user_invocable:
             return _Failure(
@@ -289,11 +304,17 @@ class _Resolver:
             ways = self.typed(skill, "$")
             if ways.startswith("$"):
                 ways = f"/{shown} or {ways}"
+            # Name the field that says so: the frontmatter's, or Codex's sidecar policy.
+            why = (
+                "disable-model-invocation"
+                if skill.disable_model_invocation
+                else "Codex policy allow_implicit_invocation: false"
+            )
             return _Failure(
                 kind="not-model-invocable",
                 message=(
                     f"Skill '{shown}' cannot be invoked by the model "
-                    f"(disable-model-invocation); only the user can start it, with {ways}."
+                    f"({why}); only the user can start it, with {ways}."
                 ),
             )
         return None
@@ -321,6 +342,25 @@ class _Resolver:
         more = len(found) - len(forms)
         listed = _join_or(forms) if not more else f"{', '.join(forms)} (or {more} more)"
         return f"matched {len(found)} skills — use {listed}"
+
+    def wildcard(self, skill_id: str, token: str) -> _Failure:
+        """`$github:*`: patterns are not ids; list the namespace's skills instead."""
+        prefix = skill_id.lower() + ":"
+        members = [
+            s
+            for s in self.catalog.skills
+            if s.qualified_name.lower().startswith(prefix)
+            and s.shadowed_by is None
+            and self.is_visible(s)
+        ]
+        shown = tuple(self.shown_id(s) for s in members[:_SHOWN_CANDIDATES])
+        offer = f" Name one skill: {_join_or([f'${s}' for s in shown])}." if shown else ""
+        return _Failure(
+            kind="not-found",
+            message=f"Wildcards are not supported: {token} names no skill.{offer}",
+            candidates=shown,
+            hint=_LIST_HINT,
+        )
 
     def missing(self, skill_id: str, sigil: str) -> _Failure:
         """No skill by that id: suggestions (never an activation)."""
@@ -377,7 +417,7 @@ class _Resolver:
         return keyed
 
     def resolve(self, mention: RawMention) -> Skill | _Failure:
-        """One reference, in the DESIGN §4 order."""
+        """One reference, in the order of "Rules: selecting skills" (docs/design.md)."""
         token, skill_id, source, _, _, link = mention
         if link is not None:
             skill = self.at_path(link)
@@ -437,6 +477,7 @@ def resolve_message(
     multi_mention: Literal["choose-one", "all"] = "choose-one",
     builtin_commands: Iterable[str] = (),
     base_dir: str | None = None,
+    enable_command: Callable[[Skill, str], str] | None = None,
 ) -> Resolution:
     """Resolve the slash command or the mentions of one message.
 
@@ -451,6 +492,9 @@ def resolve_message(
         builtin_commands: The host's own slash commands (none by default): `/name`
             of one of these is the host's, never a skill (matched case-insensitively).
         base_dir: Directory that relative link targets are resolved against.
+        enable_command: `(skill, shown id) -> command` a `disabled` diagnostic's hint
+            offers (default `skillpack enable <id>`): the session names the config
+            file that disabled it (`--project`).
 
     Returns:
         The activations (deduplicated by skill), the diagnostics, the visible
@@ -462,6 +506,7 @@ def resolve_message(
         is_enabled=is_enabled,
         is_visible=is_visible,
         base_dir=base_dir,
+        enable_command=enable_command,
     )
     slash = parse_slash(text)
     if slash is not None:
@@ -471,24 +516,31 @@ def resolve_message(
     first: dict[str, tuple[RawMention, Skill]] = {}
     diagnostics: dict[tuple[str, str], Diagnostic] = {}
     left_out: set[tuple[str, str]] = set()
-    outcomes: dict[tuple[str, str | None, str], Skill | _Failure] = {}
+    outcomes: dict[_LookupKey, Skill | _Failure] = {}
     for mention in raw_mentions(text):
-        cache_key = (mention[1], mention[5], mention[2])
+        cache_key = _LookupKey(mention.id, mention.link, mention.source)
         outcome = outcomes.get(cache_key)
         if outcome is None:
             outcome = outcomes[cache_key] = resolver.resolve(mention)
+        token = mention.token
+        if not isinstance(outcome, Skill) and outcome.kind == "not-found":
+            # `$github:*`: the id stops before `:*`, which names a pattern, not a skill.
+            star = text[mention.end : mention.end + 2]
+            if star[:1] == "*" or star == ":*":
+                token += star if star == ":*" else "*"
+                outcome = resolver.wildcard(mention.id, token)
         if isinstance(outcome, Skill):
             key = outcome.key
             resolved.append((mention, key))
             if key not in first:  # the same skill twice activates once
                 first[key] = (mention, outcome)
-        elif (outcome.kind, mention[0]) not in diagnostics:
+        elif (outcome.kind, token) not in diagnostics:
             # A pasted script can hold thousands of `$words`: past the cap they are
             # counted, and one diagnostic says how many.
             if len(diagnostics) < MAX_DIAGNOSTICS:
-                diagnostics[(outcome.kind, mention[0])] = _diagnostic(outcome, mention[0])
+                diagnostics[(outcome.kind, token)] = _diagnostic(outcome, token)
             else:
-                left_out.add((outcome.kind, mention[0]))
+                left_out.add((outcome.kind, token))
 
     chosen = list(first)
     leaders = [key for key in chosen if not only_scopes_tools(first[key][1])]
@@ -496,7 +548,7 @@ def resolve_message(
         shown = [resolver.shown_id(first[key][1]) for key in leaders]
         diagnostics[("choose-one", "")] = Diagnostic(
             kind="choose-one",
-            token=" ".join(first[key][0][0] for key in leaders),
+            token=" ".join(first[key][0].token for key in leaders),
             message=(f"Choose one skill to lead this turn: {_join_or([f'${s}' for s in shown])}."),
             candidates=tuple(shown),
         )
@@ -512,10 +564,10 @@ def resolve_message(
         )
 
     keys = set(chosen)
-    spans = [(m[3], m[4]) for m, key in resolved if key in keys]
+    spans = [(m.start, m.end) for m, key in resolved if key in keys]
     remaining = remove_spans(text, spans) if spans else text
     activations = tuple(
-        Activation(skill=skill, args=remaining, source=mention[2], token=mention[0])
+        Activation(skill=skill, args=remaining, source=mention.source, token=mention.token)
         for mention, skill in (first[key] for key in chosen)
     )
     return Resolution(
@@ -551,7 +603,7 @@ def _resolve_slash(
         return Resolution(diagnostics=(diagnostic,), text=text)
     start = text.index("/")
     token = f"/{name}"
-    outcome = resolver.resolve((token, name, "slash", start, start + len(token), None))
+    outcome = resolver.resolve(RawMention(token, name, "slash", start, start + len(token), None))
     if isinstance(outcome, _Failure):
         return Resolution(diagnostics=(_diagnostic(outcome, token),), text=text)
     return Resolution(

@@ -4,7 +4,7 @@ Rules are globs matched (`select._refs.ref_matches`) against a skill's name, its
 qualified id (`<plugin>:<name>` or `<scope>:<name>`) and `<scope>:<name>` (so
 `repo:*` covers the repo's plugin skills too); a glob holding a `/` is a path glob,
 matched against the skill's folder and SKILL.md paths.
-A skill no rule matches is allowed (DESIGN §7). A denied skill is invisible: absent
+A skill no rule matches is allowed (design rules: safety). A denied skill is invisible: absent
 from the catalog, search and every tool. The session's gate that asks the host for
 `ask` rules is `runtime._permissions.PermissionGate`.
 """

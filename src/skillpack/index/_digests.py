@@ -1,0 +1,164 @@
+"""File digests kept in the index file across restarts (`skill_cache_digests`).
+
+A server publishes a `sha256:` digest for every file of every skill; computing them
+means reading every byte, and a restarted server would read them all again. This
+table keeps each file's digest with the `stat` values it was computed under: `(path,
+size, mtime_ns, inode, ctime_ns)`. A lookup answers only when all five match, so a
+file changed in any way (even rewritten with the same size within one mtime tick: the
+ctime moves) misses and is hashed again; each file version is hashed once, ever.
+
+Like the rest of the index, this is a cache and never the source of truth: the
+table is created on first use in the index file (its name starts with `skill_cache`,
+so other versions' checks accept the file), rows are read once into memory, new ones
+are written in batches, and any SQLite failure turns the store off for the process
+(digests are then computed as if it were empty). At most `MAX_ROWS` rows are kept.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Final
+
+from ._cache import _is_busy, connect, index_path
+
+DigestKey = tuple[str, int, int, int, int]
+"""(absolute path, size, mtime_ns, inode, ctime_ns) of a file when it was hashed."""
+
+MAX_ROWS: Final = 500_000
+"""More rows than this and the table is cleared (about 60 MB; rebuilt as files are read)."""
+FLUSH_ROWS: Final = 500
+FLUSH_SECONDS: Final = 1.0
+"""New digests are written when this many are pending or the oldest is this old."""
+_TABLE: Final = """
+CREATE TABLE IF NOT EXISTS skill_cache_digests (
+    path TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    ino INTEGER NOT NULL,
+    ctime_ns INTEGER NOT NULL,
+    digest TEXT NOT NULL
+)"""
+_UNUSABLE = (sqlite3.Error, ValueError, TypeError, OverflowError, UnicodeError)
+
+
+class DigestStore:
+    """The digests of the index file at `path` (default: the user's index); thread-safe."""
+
+    def __init__(self, path: Path | str | None = None) -> None:
+        self._path = Path(path) if path is not None else index_path()
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+        self._rows: dict[str, tuple[int, int, int, int, str]] | None = None
+        self._pending: dict[str, tuple[int, int, int, int, str]] = {}
+        self._since = 0.0
+        self._off = False
+
+    def get(self, key: DigestKey) -> str | None:
+        """The digest stored for this exact file version, if any."""
+        with self._lock:
+            rows = self._loaded()
+            found = self._pending.get(key[0]) or rows.get(key[0])
+        if found is None or found[:4] != key[1:]:
+            return None
+        return found[4]
+
+    def put(self, key: DigestKey, digest: str) -> None:
+        """Remember `digest` for this file version (written with the next batch)."""
+        with self._lock:
+            if self._off:
+                return
+            if not self._pending:
+                self._since = time.monotonic()
+            self._pending[key[0]] = (*key[1:], digest)
+            age = time.monotonic() - self._since
+            due = len(self._pending) >= FLUSH_ROWS or age >= FLUSH_SECONDS
+        if due:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the pending digests now (one transaction)."""
+        with self._lock:
+            pending, self._pending = self._pending, {}
+            if not pending or self._off:
+                return
+            conn = self._connection()
+            if conn is None:
+                return
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                conn.executemany(
+                    "INSERT OR REPLACE INTO skill_cache_digests VALUES (?, ?, ?, ?, ?, ?)",
+                    [(path, *row) for path, row in pending.items()],
+                )
+                conn.execute("COMMIT")
+            except sqlite3.OperationalError as exc:
+                _rollback(conn)
+                if not _is_busy(exc):  # another writer's lock: this batch is dropped
+                    self._turn_off()
+                return
+            except _UNUSABLE:
+                _rollback(conn)
+                self._turn_off()
+                return
+            if self._rows is not None:
+                self._rows.update(pending)
+
+    def close(self) -> None:
+        """Write what is pending and close the file; the store may be used again."""
+        self.flush()
+        with self._lock:
+            conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
+
+    # -- under the lock ---------------------------------------------------------------
+
+    def _connection(self) -> sqlite3.Connection | None:
+        if self._conn is None and not self._off:
+            try:
+                conn = connect(self._path)
+                conn.execute(_TABLE)
+            except _UNUSABLE:
+                self._turn_off()
+                return None
+            self._conn = conn
+        return self._conn
+
+    def _loaded(self) -> dict[str, tuple[int, int, int, int, str]]:
+        if self._rows is not None:
+            return self._rows
+        self._rows = {}
+        conn = self._connection()
+        if conn is None:
+            return self._rows
+        try:
+            (count,) = conn.execute("SELECT count(*) FROM skill_cache_digests").fetchone()
+            if count > MAX_ROWS:
+                conn.execute("DELETE FROM skill_cache_digests")
+                return self._rows
+            for path, size, mtime_ns, ino, ctime_ns, digest in conn.execute(
+                "SELECT path, size, mtime_ns, ino, ctime_ns, digest FROM skill_cache_digests"
+            ):
+                if isinstance(path, str) and isinstance(digest, str):
+                    self._rows[path] = (size, mtime_ns, ino, ctime_ns, digest)
+        except _UNUSABLE:
+            self._turn_off()
+        return self._rows
+
+    def _turn_off(self) -> None:
+        self._off = True
+        self._pending.clear()
+        if self._conn is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.close()
+            self._conn = None
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    with contextlib.suppress(sqlite3.Error):
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")

@@ -1,0 +1,78 @@
+"""What Codex and OpenCode do differently with a SKILL.md: notes on skillpack's problems.
+
+skillpack loads some files an agent will not (a byte-order mark, a name over 64
+characters, no description, a name that is not text) and refuses some an agent loads
+(an unclosed frontmatter, bytes that are not UTF-8). Each such difference is a note on
+the problem that explains it (`Problem.agents`, by agent), measured against the real
+agents by `tests/compat/` (Codex 0.171.0, OpenCode 1.18.33; `docs/compat.md`), so an
+author fixes the skill before shipping it. Pure: problems in, problems out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from .._model import Problem
+
+CODEX = "codex"
+OPENCODE = "opencode"
+
+NO_DESCRIPTION: Mapping[str, str] = {
+    CODEX: "rejects: no description",
+    OPENCODE: "loads it without a description, hidden from the model",
+}
+
+BY_CODE: Mapping[str, Mapping[str, str]] = {
+    "byte-order-mark": {CODEX: "rejects: byte-order mark before ---"},
+    "name-too-long": {CODEX: "rejects: name over 64 characters"},
+    "name-missing": {OPENCODE: "drops: no name"},
+    "description-from-body": NO_DESCRIPTION,
+    "description-missing": NO_DESCRIPTION,
+    "description-empty": {OPENCODE: "loads it with an empty description, hidden from the model"},
+    "encoding-invalid": {OPENCODE: "loads it, with U+FFFD for the bytes that are not UTF-8"},
+    "frontmatter-unclosed": {OPENCODE: "loads it without a closing ---"},
+}
+"""The notes a problem code carries whatever the values (measured, see the module doc)."""
+
+NAME_NOT_TEXT: Mapping[str, str] = {OPENCODE: "drops: name is not a string"}
+NAME_NOT_SCALAR: Mapping[str, str] = {
+    CODEX: "rejects: name is not a string",
+    OPENCODE: "drops: name is not a string",
+}
+
+
+def agent_notes(problem: Problem, raw_name: object = None) -> Mapping[str, str]:
+    """What each agent does differently with the file `problem` is about ({}: the same).
+
+    `raw_name` is the frontmatter's `name` as YAML gave it (a number, a list, ...),
+    which decides the note of a `value-coerced` name.
+    """
+    if problem.code == "value-coerced" and problem.field == "name":
+        return NAME_NOT_SCALAR if isinstance(raw_name, (list, dict)) else NAME_NOT_TEXT
+    return BY_CODE.get(problem.code, {})
+
+
+def with_agent_notes(problems: Sequence[Problem], raw_name: object = None) -> list[Problem]:
+    """`problems`, each carrying `agent_notes` (the same objects when none has any)."""
+    marked: list[Problem] = []
+    for problem in problems:
+        notes = agent_notes(problem, raw_name)
+        marked.append(replace(problem, agents=dict(notes)) if notes else problem)
+    return marked
+
+
+def bom_problem(path: str) -> Problem:
+    """The warning for a SKILL.md that starts with a UTF-8 byte-order mark."""
+    return Problem(
+        path=path,
+        severity="warning",
+        code="byte-order-mark",
+        line=1,
+        message=(
+            f"{path} starts with a byte-order mark (U+FEFF) before its `---` line; "
+            "skillpack and OpenCode skip it, Codex rejects the file as having no "
+            "frontmatter. Re-save the file as UTF-8 without a BOM."
+        ),
+        agents=dict(BY_CODE["byte-order-mark"]),
+    )

@@ -1,0 +1,137 @@
+"""Every type a public signature of skillpack names, importable from one public module.
+
+`from skillpack.types import Injection, Resolution, SkillReader` types a host's code
+without reaching into a private module. The classes and functions themselves live in
+`skillpack`; this module only names the values and protocols their signatures use.
+Names load on first use (PEP 562), as in `skillpack`. A test fails when a public
+signature names a type that is neither here nor in `skillpack`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._errors import ErrorCode
+    from ._model import CodexPermissions, Context, RootKind, Scope, Severity, SkillFile
+    from .config._schema import ConfigScope, McpServerConfig, MultiMention
+    from .parse._frontmatter import ParsedSkill
+    from .render._catalog import RenderedCatalog
+    from .render._formats import CatalogFormat
+    from .runtime._complete import CompletionMatch
+    from .runtime._create import CreatedSkill
+    from .runtime._deps import EnvPrompt, EnvVarDependency, McpDependency, McpInstall
+    from .runtime._fork import ForkRun, SubagentRunner
+    from .runtime._hooks import Hook, HookResult
+    from .runtime._inject import Injection
+    from .runtime._live import CatalogSource, RefreshMode
+    from .runtime._permissions import AskCallback, PermissionGate
+    from .runtime._readers import SkillContent, SkillReader
+    from .runtime._shell import ShellRequest
+    from .runtime._tools import ToolDefinition, ToolFormat
+    from .runtime._turns import Invoker
+    from .runtime._workspace import Toggled
+    from .select._resolve import Activation, Diagnostic, Resolution
+    from .select._rules import Decision, PermissionRules
+
+# name -> module holding it; loaded on first attribute access.
+_LAZY = {
+    "Activation": ".select._resolve",
+    "AskCallback": ".runtime._permissions",
+    "CatalogFormat": ".render._formats",
+    "CompletionMatch": ".runtime._complete",
+    "CatalogSource": ".runtime._live",
+    "CodexPermissions": "._model",
+    "ConfigScope": ".config._schema",
+    "Context": "._model",
+    "CreatedSkill": ".runtime._create",
+    "Decision": ".select._rules",
+    "Diagnostic": ".select._resolve",
+    "EnvPrompt": ".runtime._deps",
+    "EnvVarDependency": ".runtime._deps",
+    "ErrorCode": "._errors",
+    "ForkRun": ".runtime._fork",
+    "Hook": ".runtime._hooks",
+    "HookResult": ".runtime._hooks",
+    "Injection": ".runtime._inject",
+    "Invoker": ".runtime._turns",
+    "McpDependency": ".runtime._deps",
+    "McpInstall": ".runtime._deps",
+    "McpServerConfig": ".config._schema",
+    "MultiMention": ".config._schema",
+    "ParsedSkill": ".parse._frontmatter",
+    "PermissionGate": ".runtime._permissions",
+    "PermissionRules": ".select._rules",
+    "RefreshMode": ".runtime._live",
+    "RenderedCatalog": ".render._catalog",
+    "Resolution": ".select._resolve",
+    "RootKind": "._model",
+    "Scope": "._model",
+    "Severity": "._model",
+    "ShellRequest": ".runtime._shell",
+    "SkillContent": ".runtime._readers",
+    "SkillFile": "._model",
+    "SkillReader": ".runtime._readers",
+    "SubagentRunner": ".runtime._fork",
+    "Toggled": ".runtime._workspace",
+    "ToolDefinition": ".runtime._tools",
+    "ToolFormat": ".runtime._tools",
+}
+
+__all__ = [
+    "Activation",
+    "AskCallback",
+    "CatalogFormat",
+    "CatalogSource",
+    "CodexPermissions",
+    "CompletionMatch",
+    "ConfigScope",
+    "Context",
+    "CreatedSkill",
+    "Decision",
+    "Diagnostic",
+    "EnvPrompt",
+    "EnvVarDependency",
+    "ErrorCode",
+    "ForkRun",
+    "Hook",
+    "HookResult",
+    "Injection",
+    "Invoker",
+    "McpDependency",
+    "McpInstall",
+    "McpServerConfig",
+    "MultiMention",
+    "ParsedSkill",
+    "PermissionGate",
+    "PermissionRules",
+    "RefreshMode",
+    "RenderedCatalog",
+    "Resolution",
+    "RootKind",
+    "Scope",
+    "Severity",
+    "ShellRequest",
+    "SkillContent",
+    "SkillFile",
+    "SkillReader",
+    "SubagentRunner",
+    "Toggled",
+    "ToolDefinition",
+    "ToolFormat",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'skillpack.types' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module_name, "skillpack"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return list(__all__)

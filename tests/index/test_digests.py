@@ -1,0 +1,108 @@
+"""File digests kept in the index across restarts: once per file version, never stale."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from skillpack._model import Skill, sha256_digest
+from skillpack.discovery import _skill_files
+from skillpack.discovery._skill_files import DigestCache, skill_tree
+from skillpack.index._digests import DigestStore
+from skillpack.runtime._readers import FileSystemReader
+
+KEY = ("/s/a.md", 10, 1_000, 7, 2_000)
+
+
+def test_a_digest_outlives_its_store_for_the_same_file_version_only(tmp_path: Path) -> None:
+    index = tmp_path / "index.sqlite3"
+    first = DigestStore(index)
+    first.put(KEY, "sha256:aa")
+    first.close()
+    again = DigestStore(index)
+    assert again.get(KEY) == "sha256:aa"
+    for changed in range(1, 5):  # size, mtime, inode, ctime: any difference misses
+        other = list(KEY)
+        other[changed] = int(other[changed]) + 1  # type: ignore[call-overload]
+        assert again.get(tuple(other)) is None  # type: ignore[arg-type]
+    assert again.get(("/s/b.md", *KEY[1:])) is None
+
+
+def test_a_damaged_index_file_leaves_the_store_empty_and_working(tmp_path: Path) -> None:
+    index = tmp_path / "index.sqlite3"
+    index.write_bytes(b"not a database at all" * 100)
+    store = DigestStore(index)
+    assert store.get(KEY) is None
+    store.put(KEY, "sha256:bb")
+    assert store.get(KEY) == "sha256:bb"
+    store.close()
+
+
+def skill_in(folder: Path) -> Skill:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "SKILL.md").write_text("---\nname: a\ndescription: d\n---\nbody\n", "utf-8")
+    (folder / "notes.md").write_text("notes\n", "utf-8")
+    return Skill(
+        name="a",
+        description="d",
+        path=str(folder / "SKILL.md"),
+        dir=str(folder),
+        real_path=str(folder / "SKILL.md"),
+    )
+
+
+def test_a_restarted_reader_hashes_only_files_that_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    skill = skill_in(tmp_path / "skills" / "a")
+    index = str(tmp_path / "index.sqlite3")
+    hashed: list[int] = []
+
+    def counting(data: bytes) -> str:
+        hashed.append(len(data))
+        return sha256_digest(data)
+
+    monkeypatch.setattr(_skill_files, "sha256_digest", counting)
+    first = FileSystemReader(index=index, persist=True)
+    files, _ = first.manifest(skill, max_files=100, max_bytes=1 << 20)
+    assert len(hashed) == 2
+    first.close()
+
+    hashed.clear()
+    restarted = FileSystemReader(index=index, persist=True)
+    assert restarted.manifest(skill, max_files=100, max_bytes=1 << 20)[0] == files
+    assert hashed == []  # every digest came from the index
+    notes = Path(skill.dir) / "notes.md"
+    notes.write_text("notes, edited\n", "utf-8")
+    st = notes.stat()
+    os.utime(notes, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    changed, _ = restarted.manifest(skill, max_files=100, max_bytes=1 << 20)
+    assert hashed == [len("notes, edited\n")]
+    assert changed[1].digest == sha256_digest(notes.read_bytes())
+    restarted.close()
+
+
+def test_without_persist_nothing_is_written(tmp_path: Path) -> None:
+    skill = skill_in(tmp_path / "skills" / "a")
+    index = tmp_path / "index.sqlite3"
+    reader = FileSystemReader(index=str(index))
+    reader.manifest(skill, max_files=100, max_bytes=1 << 20)
+    reader.close()
+    assert not index.exists()
+
+
+def test_a_digest_cache_with_a_store_reads_no_file_it_knows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    skill = skill_in(tmp_path / "skills" / "a")
+    store = DigestStore(tmp_path / "index.sqlite3")
+    tree, _ = skill_tree(skill, max_files=10)
+    known = [DigestCache(store=store).file(skill, f, max_bytes=1 << 20) for f in tree]
+
+    def unreadable(*_args: object, **_kwargs: object) -> bytes:
+        raise AssertionError("read a file whose digest the store holds")
+
+    monkeypatch.setattr(_skill_files, "read_skill_bytes", unreadable)
+    assert [DigestCache(store=store).file(skill, f, max_bytes=1 << 20) for f in tree] == known

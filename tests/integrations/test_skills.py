@@ -1,0 +1,67 @@
+"""What the adapters share: the budgeted catalog, turns, and calls that never block the
+event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from framework_task import MENTION, project_asking_for_pdf_forms, write_skills
+
+from skillpack import Session, UsageError
+from skillpack.integrations._skills import Skills, turn_input
+
+
+def test_the_catalog_is_the_sessions_budgeted_catalog(tmp_path: Path) -> None:
+    skills = Skills(roots=[str(write_skills(tmp_path))], cwd=str(tmp_path), budget_chars=300)
+    rendered = skills.session.render_catalog(budget_chars=300)
+    assert rendered.text == skills.catalog() == asyncio.run(skills.acatalog())
+    assert rendered.report.truncated and rendered.report.shown < rendered.report.total
+
+
+def test_a_session_and_options_to_open_one_are_refused(tmp_path: Path) -> None:
+    session = Session.open(roots=[str(write_skills(tmp_path))], cwd=str(tmp_path))
+    with pytest.raises(UsageError, match="roots"):
+        Skills(session, roots=["elsewhere"])
+    skills = Skills(session)
+    skills.close()  # not its session: still usable
+    assert skills.call("skill_load", {"name": "pdf-forms"})["ok"]
+
+
+def test_acall_leaves_the_event_loop_free_while_the_host_is_asked(tmp_path: Path) -> None:
+    # The permission prompt waits for something only the event loop can do: were the call
+    # run on the loop, the loop could not do it and the prompt would time out.
+    answered = threading.Event()
+
+    def ask(skill: Any, action: str) -> str:
+        return "allow" if answered.wait(timeout=30) else "deny"
+
+    root = write_skills(project_asking_for_pdf_forms(tmp_path))
+    skills = Skills(roots=[str(root)], cwd=str(tmp_path), ask=ask)
+
+    async def main() -> dict[str, Any]:
+        call = asyncio.create_task(skills.acall("skill_load", {"name": "pdf-forms"}))
+        await asyncio.sleep(0)
+        answered.set()  # runs on the loop while the call waits in its thread
+        return await call
+
+    result = asyncio.run(main())
+    assert result["ok"], result
+
+
+def test_turn_input_puts_injections_and_fork_results_before_the_task(tmp_path: Path) -> None:
+    class Runner:
+        def run(self, *, skill: Any, prompt: str, agent: Any, model: Any) -> Any:
+            return {"labels": ["bug"]}
+
+    skills = Skills(roots=[str(write_skills(tmp_path))], cwd=str(tmp_path), runner=Runner())
+    turn = skills.prepare_turn("$triage issue 7")
+    text = turn_input(turn, "$triage issue 7")
+    assert text.startswith("Skill 'triage' ran in a subagent; its result:\n")
+    assert '{"labels": ["bug"]}' in text
+    prepared = asyncio.run(skills.aprepare(MENTION))
+    assert prepared.startswith('<skill_content name="release-notes"')
+    assert prepared.endswith("for v2.0")
