@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from ._errors import ErrorCode
     from ._model import CodexPermissions, Context, RootKind, Scope, Severity, SkillFile
     from .config._schema import ConfigScope, McpServerConfig, MultiMention
+    from .index._search import SkillSearch
     from .parse._frontmatter import ParsedSkill
     from .render._catalog import RenderedCatalog
     from .render._formats import CatalogFormat
@@ -39,6 +40,7 @@ _LAZY = {
     "Activation": ".select._resolve",
     "AskCallback": ".runtime._permissions",
     "CatalogFormat": ".render._formats",
+    "SkillSearch": ".index._search",
     "CompletionMatch": ".runtime._complete",
     "CatalogSource": ".runtime._live",
     "CodexPermissions": "._model",
@@ -115,6 +117,7 @@ __all__ = [
     "SkillContent",
     "SkillFile",
     "SkillReader",
+    "SkillSearch",
     "SubagentRunner",
     "Toggled",
     "ToolDefinition",
