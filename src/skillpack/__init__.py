@@ -18,6 +18,7 @@ from ._errors import (
     SkillPermissionError,
     UsageError,
 )
+from ._lazy import load_lazy
 from ._model import Catalog, CodexMetadata, Problem, Root, Skill, SkillLocation
 
 if TYPE_CHECKING:
@@ -60,14 +61,7 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'skillpack' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module_name, __name__), name)
-    globals()[name] = value
-    return value
+    return load_lazy(name, _LAZY, package=__name__, anchor=__name__, namespace=globals())
 
 
 __all__ = [

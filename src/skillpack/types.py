@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ._lazy import load_lazy
+
 if TYPE_CHECKING:
     from ._errors import ErrorCode
     from ._model import CodexPermissions, Context, RootKind, Scope, Severity, SkillFile
@@ -126,14 +128,7 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'skillpack.types' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module_name, "skillpack"), name)
-    globals()[name] = value
-    return value
+    return load_lazy(name, _LAZY, package=__name__, anchor="skillpack", namespace=globals())
 
 
 def __dir__() -> list[str]:

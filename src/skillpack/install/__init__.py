@@ -13,8 +13,9 @@ package: it imports discovery, parse and config, never a surface.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from .._lazy import load_lazy
 
 if TYPE_CHECKING:
     from ._audit import Finding, audit_text
@@ -67,9 +68,4 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'skillpack.install' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module_name, __name__), name)
-    globals()[name] = value
-    return value
+    return load_lazy(name, _LAZY, package=__name__, anchor=__name__, namespace=globals())

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .._lazy import load_lazy
+
 if TYPE_CHECKING:
     from ._client import (
         DirectoryEntry,
@@ -50,17 +52,11 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'skillpack.mcp' has no attribute {name!r}")
-    import importlib
+    if name in _LAZY:
+        from ._extra import require_mcp
 
-    from ._extra import require_mcp
-
-    require_mcp()  # the SDK's absence as the install command, not an ImportError
-    value = getattr(importlib.import_module(module_name, __name__), name)
-    globals()[name] = value
-    return value
+        require_mcp()  # the SDK's absence as the install command, not an ImportError
+    return load_lazy(name, _LAZY, package=__name__, anchor=__name__, namespace=globals())
 
 
 __all__ = [
