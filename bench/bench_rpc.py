@@ -164,6 +164,7 @@ def summary(latencies: list[float], errors: list[str], wall: float) -> dict[str,
 def measure(work: Path, n_skills: int, clients: int, per_client: int) -> dict[str, Any]:
     env = isolated_env(work)
     os.environ.update(env)
+    from skillpack.discovery import DiscoveryOptions
     from skillpack.discovery._skill_files import list_skill_files
     from skillpack.rpc import Client
     from skillpack.rpc._live import Discovery, Live
@@ -176,7 +177,8 @@ def measure(work: Path, n_skills: int, clients: int, per_client: int) -> dict[st
     (project / ".git").mkdir(parents=True, exist_ok=True)
     roots = [str(r) for r in corpus.roots]
     discovery = Discovery(
-        cwd=str(project), roots=tuple(roots), include_user=False, include_system=False
+        cwd=str(project),
+        options=DiscoveryOptions(extra_roots=roots, include_user=False, include_system=False),
     )
 
     # In process: the Methods table the server dispatches to (the floor).

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from .config._schema import Config
     from .discovery._discover import discover, read_body
     from .discovery._memory import MemorySkills
+    from .discovery._options import DiscoveryOptions
     from .parse._frontmatter import parse_skill
     from .render._catalog import render_catalog
     from .runtime._complete import Completion, complete_mention
@@ -45,6 +46,7 @@ _LAZY = {
     "Completion": ".runtime._complete",
     "Config": ".config._schema",
     "DependencyReport": ".runtime._deps",
+    "DiscoveryOptions": ".discovery._options",
     "MemorySkills": ".discovery._memory",
     "Session": ".runtime._session",
     "ShellPolicy": ".runtime._shell",
@@ -72,6 +74,7 @@ __all__ = [
     "Completion",
     "Config",
     "DependencyReport",
+    "DiscoveryOptions",
     "MemorySkills",
     "Problem",
     "Root",

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ._errors import ErrorCode
     from ._model import CodexPermissions, Context, RootKind, Scope, Severity, SkillFile
     from .config._schema import ConfigScope, McpServerConfig, MultiMention
+    from .discovery._options import DiscoveryOptions
     from .index._search import SkillSearch
     from .parse._frontmatter import ParsedSkill
     from .render._catalog import RenderedCatalog
@@ -51,6 +52,7 @@ _LAZY = {
     "CreatedSkill": ".runtime._create",
     "Decision": ".select._rules",
     "Diagnostic": ".select._resolve",
+    "DiscoveryOptions": ".discovery._options",
     "EnvPrompt": ".runtime._deps",
     "EnvVarDependency": ".runtime._deps",
     "ErrorCode": "._errors",
@@ -94,6 +96,7 @@ __all__ = [
     "CreatedSkill",
     "Decision",
     "Diagnostic",
+    "DiscoveryOptions",
     "EnvPrompt",
     "EnvVarDependency",
     "ErrorCode",

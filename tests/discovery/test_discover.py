@@ -14,6 +14,7 @@ from skillpack._paths import project_dirs
 from skillpack._paths import system_skills_dir as system_root_path
 from skillpack.discovery import _load, _walk
 from skillpack.discovery._discover import discover
+from skillpack.discovery._options import DiscoveryOptions
 from skillpack.discovery._roots import default_roots
 from skillpack.select._resolve import resolve_message
 
@@ -61,7 +62,7 @@ def test_default_roots_list_every_scope_in_precedence_order(
         folder.mkdir(parents=True)
     extra = tmp_path / "extra"
 
-    roots = default_roots(cwd=str(cwd), extra_roots=[str(extra)])
+    roots = default_roots(DiscoveryOptions(extra_roots=[str(extra)]), cwd=str(cwd))
 
     assert [(r.scope, r.path, r.rank, r.kind) for r in roots] == [
         ("admin", str(admin), 0, "skills"),
@@ -91,7 +92,9 @@ def test_codex_home_moves_the_codex_user_root(
     (isolated_home / ".codex" / "skills").mkdir(parents=True)
     monkeypatch.setenv("CODEX_HOME", str(codex))
 
-    roots = default_roots(cwd=str(tmp_path), include_system=False, include_admin=False)
+    roots = default_roots(
+        DiscoveryOptions(include_system=False, include_admin=False), cwd=str(tmp_path)
+    )
 
     assert [(r.scope, r.path) for r in roots] == [("user", str(codex / "skills"))]
 
@@ -103,7 +106,9 @@ def test_opencode_user_root_follows_xdg_config_home(
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     (tmp_path / "xdg" / "opencode" / "skills").mkdir(parents=True)
 
-    roots = default_roots(cwd=str(tmp_path), include_system=False, include_admin=False)
+    roots = default_roots(
+        DiscoveryOptions(include_system=False, include_admin=False), cwd=str(tmp_path)
+    )
 
     assert str(tmp_path / "xdg" / "opencode" / "skills") in [r.path for r in roots]
 
@@ -124,7 +129,9 @@ def test_every_folder_opencode_reads_skills_from_is_a_user_root(
     for folder in folders:
         folder.mkdir(parents=True)
 
-    roots = default_roots(cwd=str(tmp_path), include_system=False, include_admin=False)
+    roots = default_roots(
+        DiscoveryOptions(include_system=False, include_admin=False), cwd=str(tmp_path)
+    )
 
     assert [(r.scope, r.path) for r in roots] == [("user", str(f)) for f in folders]
     assert [r.rank for r in roots] == sorted(r.rank for r in roots)
@@ -151,7 +158,7 @@ def test_the_skills_paths_of_opencode_json_are_extra_roots(
     (isolated_home / ".config" / "opencode").mkdir(parents=True)
     (isolated_home / ".config" / "opencode" / "opencode.json").write_text("not json")
 
-    roots = default_roots(cwd=str(cwd), include_system=False, include_admin=False)
+    roots = default_roots(DiscoveryOptions(include_system=False, include_admin=False), cwd=str(cwd))
 
     assert [(r.scope, r.path, r.rank) for r in roots] == [
         ("extra", str(cwd / "shared"), 0),
@@ -160,7 +167,9 @@ def test_the_skills_paths_of_opencode_json_are_extra_roots(
         ("extra", str(project / "nested"), 4),
         ("extra", str(project / "elsewhere"), 5),
     ]
-    without_project = default_roots(cwd=str(cwd), include_repo=False, include_system=False)
+    without_project = default_roots(
+        DiscoveryOptions(include_repo=False, include_system=False), cwd=str(cwd)
+    )
     assert [r.path for r in without_project] == []
 
 
@@ -172,11 +181,10 @@ def test_default_roots_leave_out_scopes_that_are_switched_off(
     (tmp_path / ".claude" / "skills").mkdir(parents=True)
 
     roots = default_roots(
+        DiscoveryOptions(
+            include_admin=False, include_user=False, include_system=False, include_repo=False
+        ),
         cwd=str(tmp_path),
-        include_admin=False,
-        include_user=False,
-        include_system=False,
-        include_repo=False,
     )
 
     assert roots == ()
@@ -186,9 +194,12 @@ def test_repo_skills_dir_is_a_root_only_when_configured(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     (tmp_path / "skills").mkdir()
 
-    plain = default_roots(cwd=str(tmp_path), include_user=False, include_system=False)
+    plain = default_roots(
+        DiscoveryOptions(include_user=False, include_system=False), cwd=str(tmp_path)
+    )
     configured = default_roots(
-        cwd=str(tmp_path), include_user=False, include_system=False, repo_skills_dir=True
+        DiscoveryOptions(include_user=False, include_system=False, repo_skills_dir=True),
+        cwd=str(tmp_path),
     )
 
     assert [r.path for r in plain] == []
@@ -198,7 +209,7 @@ def test_repo_skills_dir_is_a_root_only_when_configured(tmp_path: Path) -> None:
 def test_home_folder_as_cwd_gives_user_roots_not_repo_roots(isolated_home: Path) -> None:
     (isolated_home / ".claude" / "skills").mkdir(parents=True)
 
-    roots = default_roots(cwd=str(isolated_home), include_system=False)
+    roots = default_roots(DiscoveryOptions(include_system=False), cwd=str(isolated_home))
 
     assert [(r.scope, r.path) for r in roots] == [
         ("user", str(isolated_home / ".claude" / "skills"))

@@ -8,6 +8,7 @@ import random
 import shutil
 from collections import Counter
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from conftest import WriteSkill
 from skillpack._model import Catalog, Root
 from skillpack.discovery import _discover, _scan
 from skillpack.discovery._discover import Discovered, SkillDelta, discover_roots
+from skillpack.discovery._options import DiscoveryOptions
 from skillpack.index._cache import SkillCache
 
 
@@ -67,11 +69,12 @@ def scans(monkeypatch: pytest.MonkeyPatch) -> Scans:
     return seen
 
 
-def fresh(roots: Sequence[Root], **kwargs: Any) -> Catalog:
+def fresh(roots: Sequence[Root], options: DiscoveryOptions | None = None) -> Catalog:
     """What a discovery from nothing finds: no earlier run, no index."""
     Scans.paused = True
     try:
-        return discover_roots(roots, use_cache=False, **kwargs).catalog
+        without_index = replace(options or DiscoveryOptions(), use_cache=False)
+        return discover_roots(roots, options=without_index).catalog
     finally:
         Scans.paused = False
 
@@ -87,16 +90,27 @@ def compared(old: Catalog, new: Catalog) -> SkillDelta:
     )
 
 
-def checked(run: Discovered, previous: Discovered, roots: Sequence[Root], **kwargs: Any) -> None:
+def checked(
+    run: Discovered,
+    previous: Discovered,
+    roots: Sequence[Root],
+    options: DiscoveryOptions | None = None,
+) -> None:
     """The run's catalog is a fresh run's, and its delta what comparing catalogs gives."""
-    assert run.catalog == fresh(roots, **kwargs)
+    assert run.catalog == fresh(roots, options)
     assert run.delta == compared(previous.catalog, run.catalog)
 
 
-def again(previous: Discovered, roots: Sequence[Root], *touched: Path, **kwargs: Any) -> Discovered:
+def again(
+    previous: Discovered,
+    roots: Sequence[Root],
+    *touched: Path,
+    options: DiscoveryOptions | None = None,
+) -> Discovered:
     """The incremental run, checked."""
-    run = discover_roots(roots, previous=previous, touched=[str(p) for p in touched], **kwargs)
-    checked(run, previous, roots, **kwargs)
+    paths = [str(p) for p in touched]
+    run = discover_roots(roots, previous=previous, touched=paths, options=options)
+    checked(run, previous, roots, options)
     return run
 
 
@@ -316,7 +330,7 @@ def test_other_limits_rescan_every_root(
 ) -> None:
     _a, _b, roots, first = two_roots(tmp_path, write_skill, "x/y/deep", "flat")
     scans.clear()
-    run = again(first, roots, max_depth=1)
+    run = again(first, roots, options=DiscoveryOptions(max_depth=1))
     assert scans.scanned == {"a": 1, "b": 1}
     assert run.delta is not None and names(run.delta.removed) == ["deep"]
 
@@ -456,12 +470,15 @@ def test_random_sequences_scan_only_the_roots_they_touch(tmp_path: Path, scans: 
 def test_incremental_runs_without_the_index_agree_too(tmp_path: Path) -> None:
     world = World(tmp_path / "world", 7)
     roots = extra_roots(*world.roots)
-    run = discover_roots(roots, use_cache=False)
+    without_index = DiscoveryOptions(use_cache=False)
+    run = discover_roots(roots, options=without_index)
     for _ in range(25):
         touched = world.step()
         previous, run = (
             run,
-            discover_roots(roots, previous=run, touched=[str(p) for p in touched], use_cache=False),
+            discover_roots(
+                roots, previous=run, touched=[str(p) for p in touched], options=without_index
+            ),
         )
         checked(run, previous, roots)
 

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from rpc_support import validate_notification, write_project, write_skill_md
 
+from skillpack.discovery import DiscoveryOptions
 from skillpack.rpc._codes import ParamError, RpcFailure
 from skillpack.rpc._dispatch import Dispatcher, Hub
 from skillpack.rpc._http import RpcHTTPServer
@@ -34,7 +35,9 @@ def project(tmp_path: Path) -> Path:
 
 def make_live(project: Path, notes: list[tuple[str, dict[str, Any]]], **kwargs: Any) -> Live:
     discovery = Discovery(
-        cwd=str(project), include_user=False, include_system=False, refresh="manual"
+        cwd=str(project),
+        options=DiscoveryOptions(include_user=False, include_system=False),
+        refresh="manual",
     )
     return Live(discovery, notify=lambda method, params: notes.append((method, params)), **kwargs)
 

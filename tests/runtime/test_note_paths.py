@@ -8,6 +8,7 @@ import pytest
 
 from conftest import WriteSkill
 from skillpack._model import Catalog
+from skillpack.discovery._options import DiscoveryOptions
 from skillpack.discovery._roots import default_roots
 from skillpack.runtime._live import CatalogChange
 from skillpack.runtime._session import Session
@@ -79,11 +80,10 @@ def test_deeper_noted_folders_rank_first_and_siblings_tie(monorepo: Path) -> Non
     (monorepo / "packages" / "web" / "src" / ".codex" / "skills").mkdir(parents=True)
 
     roots = default_roots(
+        DiscoveryOptions(
+            include_user=False, include_system=False, include_admin=False, note_paths=noted
+        ),
         cwd=str(monorepo),
-        include_user=False,
-        include_system=False,
-        include_admin=False,
-        note_paths=noted,
     )
 
     by_path = {r.path: r.rank for r in roots}

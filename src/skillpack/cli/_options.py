@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -14,6 +15,7 @@ from ._output import warn
 
 if TYPE_CHECKING:
     from .._model import Problem
+    from ..discovery._options import DiscoveryOptions
     from ..runtime._session import Session
     from ..runtime._workspace import Workspace
 
@@ -32,20 +34,26 @@ class CatalogOptions:
     max_dirs: int | None = None
     """Folders walked per root at most (None: the config's `[discovery] max_dirs`)."""
 
-    def workspace(self, *, warn_missing_roots: bool = True) -> Workspace:
-        """The discovered workspace. A `--root` that is not a folder is warned about
-        on stderr unless the caller prints the catalog's problems itself."""
-        from ..runtime._workspace import open_workspace
+    def discovery(self) -> DiscoveryOptions:
+        """What these flags ask discovery for, as the one value every surface passes on
+        (each `--root` made absolute: a server keeps it for every workspace)."""
+        from ..discovery._options import DiscoveryOptions
 
-        workspace = open_workspace(
-            cwd=self.cwd,
-            roots=self.roots,
+        return DiscoveryOptions(
+            extra_roots=tuple(os.path.abspath(r) for r in self.roots),
             include_user=not self.no_user,
             include_system=not self.no_system,
             use_cache=not self.no_cache,
             max_depth=self.max_depth,
             max_dirs=self.max_dirs,
         )
+
+    def workspace(self, *, warn_missing_roots: bool = True) -> Workspace:
+        """The discovered workspace. A `--root` that is not a folder is warned about
+        on stderr unless the caller prints the catalog's problems itself."""
+        from ..runtime._workspace import open_workspace
+
+        workspace = open_workspace(self.discovery(), cwd=self.cwd)
         if warn_missing_roots:
             _warn_missing_roots(workspace.problems)
         return workspace
@@ -58,16 +66,7 @@ class CatalogOptions:
 
         # A command runs once over what it discovered: nothing to keep live.
         kwargs.setdefault("refresh", "manual")
-        session = Session.open(
-            cwd=self.cwd,
-            roots=self.roots,
-            include_user=not self.no_user,
-            include_system=not self.no_system,
-            use_cache=not self.no_cache,
-            max_depth=self.max_depth,
-            max_dirs=self.max_dirs,
-            **kwargs,
-        )
+        session = Session.open(cwd=self.cwd, options=self.discovery(), **kwargs)
         _warn_missing_roots(session.catalog.problems)
         return session
 

@@ -87,12 +87,7 @@ def serve_command(
     options = ServeOptions(
         discovery=Discovery(
             cwd=os.path.abspath(catalog.cwd or os.getcwd()),
-            roots=tuple(os.path.abspath(r) for r in catalog.roots),
-            include_user=not catalog.no_user,
-            include_system=not catalog.no_system,
-            use_cache=not catalog.no_cache,
-            max_depth=catalog.max_depth,
-            max_dirs=catalog.max_dirs,
+            options=catalog.discovery(),
             refresh=default_refresh(),
         ),
         max_sessions=max_sessions,

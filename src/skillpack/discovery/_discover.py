@@ -27,13 +27,14 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from itertools import chain
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .._errors import UsageError
 from .._limits import MAX_DEPTH, MAX_DIRS, MAX_SKILL_FILE_BYTES
 from .._model import SCOPE_RANK, Catalog, Problem, Root, Skill
 from ..select._collisions import resolve_collisions
+from ._options import DiscoveryOptions, merge_keywords
 from ._replay import Limits
+from ._roots import chosen_roots
 from ._roots import default_roots as default_roots
 from ._scan import RootScan, root_identity, scan_root
 from ._skill_files import list_skill_files as list_skill_files
@@ -42,6 +43,8 @@ from ._skill_files import read_skill_file as read_skill_file
 
 if TYPE_CHECKING:
     from ..index._cache import SkillCache
+
+_DEFAULT = DiscoveryOptions()
 
 
 def _ordered_roots(roots: Sequence[Root]) -> tuple[Root, ...]:
@@ -52,28 +55,6 @@ def _ordered_roots(roots: Sequence[Root]) -> tuple[Root, ...]:
         if path not in unique:
             unique[path] = root if root.path == path else replace(root, path=path)
     return tuple(unique.values())
-
-
-def _as_roots(roots: Sequence[Root | str | os.PathLike[str]]) -> tuple[Root, ...]:
-    """`Root` values as given; a folder given as a `str` or path is an `extra` root."""
-    if isinstance(roots, str | os.PathLike):
-        raise UsageError(
-            f"discover(roots=...) takes a list of folders or Root values, not one "
-            f"folder; write roots=[{os.fspath(roots)!r}]."
-        )
-    result: list[Root] = []
-    for rank, root in enumerate(roots):
-        if isinstance(root, Root):
-            result.append(root)
-        elif isinstance(root, str | os.PathLike):
-            path = os.path.abspath(os.path.expanduser(os.fspath(root)))
-            result.append(Root(path=path, scope="extra", rank=rank))
-        else:
-            raise UsageError(
-                f"discover(roots=...) got {type(root).__name__} {root!r}; give folders "
-                "(str or pathlib.Path) or skillpack.Root values."
-            )
-    return tuple(result)
 
 
 def discover(
@@ -93,6 +74,7 @@ def discover(
     max_dirs: int = MAX_DIRS,
     max_file_bytes: int = MAX_SKILL_FILE_BYTES,
     note_paths: Sequence[str] = (),
+    options: DiscoveryOptions | None = None,
 ) -> Catalog:
     """Find every skill under the roots and return them with every problem.
 
@@ -115,39 +97,60 @@ def discover(
         max_file_bytes: Larger SKILL.md files are reported, not read.
         note_paths: Paths a host works on: the repo roots of the folders between
             each and the project root join the repo scope (`default_roots`).
+        options: All of the above but `cwd` as one value (`DiscoveryOptions`); a
+            keyword left at its default defers to it, a keyword given fills a field
+            it leaves at its default.
 
     Returns:
         A `Catalog` of the loaded skills (shadowed ones included, with
         `shadowed_by` set), the problems of every file, root and the index, and the
         roots searched in precedence order.
+
+    Raises:
+        UsageError: a keyword given differs from what `options` sets, or a value
+            cannot work (one folder where a list belongs, a bound below its least).
     """
-    if roots is None:
-        chosen = default_roots(
-            cwd=cwd,
-            extra_roots=extra_roots,
-            include_user=include_user,
-            include_system=include_system,
-            include_repo=include_repo,
-            include_admin=include_admin,
-            repo_skills_dir=repo_skills_dir,
-            note_paths=note_paths,
-        )
-    else:
-        given = _as_roots(roots)
-        base = max((r.rank + 1 for r in given if r.scope == "extra"), default=0)
-        chosen = given + tuple(
-            Root(path=os.path.abspath(os.path.expanduser(p)), scope="extra", rank=base + i)
-            for i, p in enumerate(extra_roots)
-        )
-    return discover_roots(
-        chosen,
-        strict=strict,
-        use_cache=use_cache,
-        cache_dir=cache_dir,
-        max_depth=max_depth,
-        max_dirs=max_dirs,
-        max_file_bytes=max_file_bytes,
-    ).catalog
+    options = merge_keywords(
+        options,
+        where="discover",
+        keywords={
+            "roots": roots,
+            "extra_roots": extra_roots,
+            "include_user": include_user,
+            "include_system": include_system,
+            "include_repo": include_repo,
+            "include_admin": include_admin,
+            "repo_skills_dir": repo_skills_dir,
+            "strict": strict,
+            "use_cache": use_cache,
+            "cache_dir": cache_dir,
+            "max_depth": max_depth,
+            "max_dirs": max_dirs,
+            "max_file_bytes": max_file_bytes,
+            "note_paths": note_paths,
+        },
+        defaults=_KEYWORD_DEFAULTS,
+    )
+    return discover_roots(chosen_roots(options, cwd=cwd), options=options).catalog
+
+
+_KEYWORD_DEFAULTS: dict[str, Any] = {
+    "roots": None,
+    "extra_roots": (),
+    "include_user": True,
+    "include_system": True,
+    "include_repo": True,
+    "include_admin": True,
+    "repo_skills_dir": False,
+    "strict": False,
+    "use_cache": True,
+    "cache_dir": None,
+    "max_depth": MAX_DEPTH,
+    "max_dirs": MAX_DIRS,
+    "max_file_bytes": MAX_SKILL_FILE_BYTES,
+    "note_paths": (),
+}
+"""`discover`'s keyword defaults: a keyword left at one defers to `options=`."""
 
 
 class SkillDelta(NamedTuple):
@@ -224,12 +227,7 @@ def discover_roots(
     *,
     previous: Discovered | None = None,
     touched: Iterable[str] | None = None,
-    strict: bool = False,
-    use_cache: bool = True,
-    cache_dir: str | None = None,
-    max_depth: int = MAX_DEPTH,
-    max_dirs: int = MAX_DIRS,
-    max_file_bytes: int = MAX_SKILL_FILE_BYTES,
+    options: DiscoveryOptions | None = None,
 ) -> Discovered:
     """Discover `roots` (as `discover` does), reusing what `previous` found where it stands.
 
@@ -243,14 +241,17 @@ def discover_roots(
             the walk limits are the same, and the files earlier roots claim split
             its files as before. Every other root is scanned (the index replays an
             unchanged one), and every root when a path is in no root, old or new.
-        strict, use_cache, cache_dir, max_depth, max_dirs, max_file_bytes: as for
-            `discover`.
+        options: How to walk and load (`strict`, `use_cache`, `cache_dir` and the
+            bounds; the fields that choose roots do not apply here); default:
+            `DiscoveryOptions()`.
 
     Returns:
         The run, whose catalog equals what a fresh `discover` over `roots` returns.
     """
+    o = _DEFAULT if options is None else options
     ordered = _ordered_roots(roots)
-    limits: Limits = (max_depth, max_dirs, max_file_bytes, strict)
+    limits: Limits = o.limits
+    strict, use_cache = o.strict, o.use_cache
     earlier: dict[Root, RootScan] = {}
     hit: set[Root] = set()
     if previous is not None and touched is not None and previous.limits == limits:
@@ -278,7 +279,11 @@ def discover_roots(
             if cache is None and use_cache:
                 from ..index._cache import SkillCache
 
-                cache = SkillCache.open(cache_dir, strict=strict, problems=problems)
+                cache = SkillCache.open(
+                    None if o.cache_dir is None else os.fspath(o.cache_dir),
+                    strict=strict,
+                    problems=problems,
+                )
             if cache is not None:
                 # A root scanned last run has its own snapshot: a file new to it is
                 # parsed rather than looked for in every other root's (all decoded

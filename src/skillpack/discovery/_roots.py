@@ -18,6 +18,9 @@ from collections.abc import Iterable, Sequence
 from .._model import Root, RootKind, Scope
 from .._paths import admin_dir, opencode_dirs, project_dirs, system_skills_dir, user_roots
 from ._opencode import opencode_skill_paths
+from ._options import DiscoveryOptions
+
+_DEFAULT = DiscoveryOptions()
 
 REPO_SKILL_DIRS: tuple[str, ...] = (
     ".agents/skills",
@@ -41,7 +44,9 @@ def _repo_subdirs(repo_skills_dir: bool) -> tuple[tuple[str, RootKind], ...]:
     return tuple(subdirs)
 
 
-def noted_dirs(chain: Sequence[str], note_paths: Iterable[str]) -> list[tuple[str, int]]:
+def noted_dirs(
+    chain: Sequence[str], note_paths: Iterable[str | os.PathLike[str]]
+) -> list[tuple[str, int]]:
     """Folders between each noted path and the project root (`chain[-1]`) that are not
     on `chain`, each with its depth below the project root, deepest first.
 
@@ -52,7 +57,7 @@ def noted_dirs(chain: Sequence[str], note_paths: Iterable[str]) -> list[tuple[st
     on_chain = set(chain)
     depths: dict[str, int] = {}
     for noted in note_paths:
-        path = os.path.abspath(os.path.expanduser(noted))
+        path = os.path.abspath(os.path.expanduser(os.fspath(noted)))
         if not os.path.isdir(path):
             path = os.path.dirname(path)
         if not path.startswith(prefix):
@@ -64,15 +69,7 @@ def noted_dirs(chain: Sequence[str], note_paths: Iterable[str]) -> list[tuple[st
 
 
 def default_roots(
-    *,
-    cwd: str | None = None,
-    extra_roots: Sequence[str] = (),
-    include_user: bool = True,
-    include_system: bool = True,
-    include_repo: bool = True,
-    include_admin: bool = True,
-    repo_skills_dir: bool = False,
-    note_paths: Sequence[str] = (),
+    options: DiscoveryOptions | None = None, *, cwd: str | None = None
 ) -> tuple[Root, ...]:
     """The roots to discover, highest precedence first (design rules: discovery and precedence).
 
@@ -89,16 +86,14 @@ def default_roots(
     in two tool folders is *shadowed*, not ambiguous: a bare name still resolves.
 
     Args:
+        options: Which scopes, extra roots, noted paths and whether `skills/` counts
+            (`include_*`, `extra_roots`, `note_paths`, `repo_skills_dir`; its `roots`
+            is for `chosen_roots`); default: `DiscoveryOptions()`.
         cwd: Where repo discovery starts (default: the current directory).
-        extra_roots: Roots of scope `extra`, in precedence order.
-        include_user: Add the user roots (`~` is `$SKILLPACK_HOME` when set).
-        include_system: Add the skills bundled with skillpack.
-        include_repo: Add the repo roots from cwd up to the project root.
-        include_admin: Add `$SKILLPACK_ADMIN_DIR`, else `/etc/skillpack/skills`.
-        repo_skills_dir: Also treat `skills/` in each repo folder as a root.
-        note_paths: Paths the host works on: the folders between each and the
-            project root join the repo scope (nested packages of a monorepo).
     """
+    o = _DEFAULT if options is None else options
+    include_user, include_repo = o.include_user, o.include_repo
+    extra_roots = o.extra_roots
     roots: list[Root] = []
     seen: set[str] = set()
 
@@ -114,17 +109,17 @@ def default_roots(
 
     users = user_roots() if include_user else ()
     chain: tuple[str, ...] = ()
-    if include_admin:
+    if o.include_admin:
         add(admin_dir(), "admin", 0)
     if include_repo:
         user_paths = {os.path.abspath(path) for path, _kind in users}
         seen.update(user_paths)
-        subdirs = _repo_subdirs(repo_skills_dir)
+        subdirs = _repo_subdirs(bool(o.repo_skills_dir))
         chain = project_dirs(cwd or os.getcwd())
         for level, base in enumerate(chain):
             for index, (sub, kind) in enumerate(subdirs):
                 add(os.path.join(base, sub), "repo", level * len(subdirs) + index, kind=kind)
-        noted = noted_dirs(chain, note_paths)
+        noted = noted_dirs(chain, o.note_paths)
         if noted:
             deepest = noted[0][1]
             for base, depth in noted:
@@ -133,7 +128,7 @@ def default_roots(
                     add(os.path.join(base, sub), "repo", level * len(subdirs) + index, kind=kind)
         seen.difference_update(user_paths)
     for rank, extra in enumerate(extra_roots):
-        add(extra, "extra", rank, must_exist=False)
+        add(os.fspath(extra), "extra", rank, must_exist=False)
     configured = opencode_skill_paths(
         cwd or os.getcwd(), opencode_dirs() if include_user else (), chain
     )
@@ -141,6 +136,19 @@ def default_roots(
         add(path, "extra", rank)
     for rank, (user, kind) in enumerate(users):
         add(user, "user", rank, kind=kind)
-    if include_system:
+    if o.include_system:
         add(system_skills_dir(), "system", 0)
     return tuple(roots)
+
+
+def chosen_roots(options: DiscoveryOptions, *, cwd: str | None = None) -> tuple[Root, ...]:
+    """The roots a run over `options` searches: `options.roots` when given, followed by
+    its `extra_roots` (ranked after the given extra ones), else `default_roots`."""
+    given = options.root_values
+    if given is None:
+        return default_roots(options, cwd=cwd)
+    base = max((r.rank + 1 for r in given if r.scope == "extra"), default=0)
+    return given + tuple(
+        Root(path=os.path.abspath(os.path.expanduser(p)), scope="extra", rank=base + i)
+        for i, p in enumerate(options.extra_roots)
+    )

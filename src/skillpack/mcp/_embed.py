@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from typing import TYPE_CHECKING, Any
 
+from ..discovery._options import DiscoveryOptions
 from ..runtime._live import RefreshMode
 from ..runtime._session import Session
 
@@ -25,6 +26,7 @@ def open_server(
     refresh: RefreshMode = "watch",
     catalog_chars: int | None = None,
     catalog_instructions: bool = False,
+    options: DiscoveryOptions | None = None,
 ) -> Iterator[SkillServer]:
     """The server `skillpack mcp` runs, over a session it opens and closes.
 
@@ -44,17 +46,34 @@ def open_server(
         catalog_chars: Budget of the catalog in `skill_load`'s description (None:
             the session's budget; 0: none).
         catalog_instructions: Also put the catalog in the server's `instructions`.
+        options: All of discovery as one value (`skillpack.DiscoveryOptions`, its
+            `extra_roots` being `roots` here), as `Session.open` takes it: a keyword
+            left at its default defers to it.
+
+    Raises:
+        UsageError: a discovery keyword given differs from what `options` sets.
     """
+    from ..discovery._options import merge_keywords
     from ._server import SkillServer
 
-    with Session.open(
-        cwd=cwd,
-        roots=roots,
-        include_user=include_user,
-        include_system=include_system,
-        use_cache=use_cache,
-        refresh=refresh,
-    ) as session:
+    chosen = merge_keywords(
+        options,
+        where="open_server",
+        keywords={
+            "extra_roots": roots,
+            "include_user": include_user,
+            "include_system": include_system,
+            "use_cache": use_cache,
+        },
+        defaults={
+            "extra_roots": (),
+            "include_user": True,
+            "include_system": True,
+            "use_cache": True,
+        },
+        spelled={"extra_roots": "roots"},
+    )
+    with Session.open(cwd=cwd, options=chosen, refresh=refresh) as session:
         yield SkillServer(
             session,
             cwd=cwd,

@@ -16,11 +16,12 @@ import os
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from .._model import Catalog, Skill
 from ..config._schema import Config
+from ..discovery._options import DiscoveryOptions
 from ..runtime._session import Session
 from ..runtime._summary import summarizer
 from ..runtime._tools import SkillTools
@@ -46,15 +47,9 @@ class Discovery:
 
     cwd: str
     """The default working directory."""
-    roots: tuple[str, ...] = ()
-    """Extra roots of every workspace (`--root`)."""
-    include_user: bool = True
-    include_system: bool = True
-    use_cache: bool = True
-    max_depth: int | None = None
-    """The walk's depth bound (`--max-depth`; None: the config's)."""
-    max_dirs: int | None = None
-    """Folders walked per root at most (`--max-dirs`; None: the config's)."""
+    options: DiscoveryOptions = field(default_factory=DiscoveryOptions)
+    """What every workspace discovers (`--root`, `--no-user`, `--max-dirs`, ...); a
+    workspace's own extra roots are added after its `extra_roots`."""
     refresh: RefreshMode = "watch"
     """How workspaces stay current: `watch` (files watched), else `on_call`."""
 
@@ -171,16 +166,10 @@ class Live:
 
     def _open_workspace(self, cwd: str, extra_roots: tuple[str, ...]) -> Workspace:
         d = self.discovery
-        live = Session.open(
-            cwd=cwd,
-            roots=[*d.roots, *extra_roots],
-            include_user=d.include_user,
-            include_system=d.include_system,
-            use_cache=d.use_cache,
-            max_depth=d.max_depth,
-            max_dirs=d.max_dirs,
-            refresh=d.refresh,
-        )
+        options = d.options
+        if extra_roots:
+            options = replace(options, extra_roots=(*options.extra_roots, *extra_roots))
+        live = Session.open(cwd=cwd, options=options, refresh=d.refresh)
         workspace = Workspace(
             cwd=cwd,
             extra_roots=extra_roots,

@@ -77,7 +77,7 @@ class Methods:
             params["enabled"],
             scope=params["target"],
             cwd=workspace.cwd,
-            user=self.live.discovery.include_user,
+            user=self.live.discovery.options.include_user,
         )
         self.live.reconfigure()
         # Open sessions keep the config they opened with, but follow this one change:

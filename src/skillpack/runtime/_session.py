@@ -56,11 +56,22 @@ from ._turns import Invoker as Invoker
 from ._turns import Turn as Turn
 
 if TYPE_CHECKING:
+    from ..discovery._options import DiscoveryOptions
     from ._create import CreatedSkill
     from ._hooks import Hook, HookResult, HookState
     from ._shell import ShellPolicy
 
 ToolT = TypeVar("ToolT")
+
+_OPEN_DEFAULTS: dict[str, Any] = {
+    "extra_roots": (),
+    "include_user": True,
+    "include_system": True,
+    "use_cache": True,
+    "max_depth": None,
+    "max_dirs": None,
+}
+"""`Session.open`'s discovery keywords at their defaults: one left so defers to `options=`."""
 
 
 class Session:
@@ -211,26 +222,39 @@ class Session:
         use_cache: bool = True,
         max_depth: int | None = None,
         max_dirs: int | None = None,
+        options: DiscoveryOptions | None = None,
         **kwargs: Any,
     ) -> Session:
         """Discover skills the way the CLI does (config + every scope) and open a session.
 
         Other keywords go to `Session(...)`, e.g. `refresh="watch"`: refreshes then
         re-read the config files too, and a watcher also notices a new skill root in
-        the repo chain or the home folder. `max_depth`/`max_dirs` bound the walk of
-        every root (default: the config's `[discovery]` values).
+        the repo chain or the home folder. `roots` are extra roots (scope `extra`),
+        ranked before the config's; `max_depth`/`max_dirs` bound the walk of every
+        root (default: the config's `[discovery]` values). `options` gives all of
+        discovery as one value (`DiscoveryOptions`, its `extra_roots` being `roots`
+        here): a keyword left at its default defers to it, one given fills a field
+        it leaves at its default, and one that differs from a field it sets raises
+        `UsageError`.
         """
+        from ..discovery._options import merge_keywords
         from ._workspace import WorkspaceSource
 
-        source = WorkspaceSource(
-            cwd=os.path.abspath(cwd or os.getcwd()),
-            roots=tuple(roots),
-            include_user=include_user,
-            include_system=include_system,
-            use_cache=use_cache,
-            max_depth=max_depth,
-            max_dirs=max_dirs,
+        chosen = merge_keywords(
+            options,
+            where="Session.open",
+            keywords={
+                "extra_roots": roots,
+                "include_user": include_user,
+                "include_system": include_system,
+                "use_cache": use_cache,
+                "max_depth": max_depth,
+                "max_dirs": max_dirs,
+            },
+            defaults=_OPEN_DEFAULTS,
+            spelled={"extra_roots": "roots"},
         )
+        source = WorkspaceSource(options=chosen, cwd=os.path.abspath(cwd or os.getcwd()))
         ws = source.open()
         kwargs.setdefault("reader", source.reader())
         return cls(ws.catalog, config=ws.config, source=source, cwd=ws.cwd, **kwargs)

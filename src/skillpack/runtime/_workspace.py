@@ -18,11 +18,14 @@ from .._errors import AmbiguousSkillError, SkillNotFoundError
 from .._model import Catalog, Problem, Skill, best_of
 from ..config._files import load_config, project_config_path, user_config_path
 from ..config._schema import Config, ConfigScope, McpServerConfig
+from ..discovery._options import DiscoveryOptions
 from ._readers import FileSystemReader, SkillReader
 from ._sources import RoutingReader, SkillSource, with_sources
 
 if TYPE_CHECKING:
     from ..discovery._discover import Discovered, SkillDelta
+
+_DEFAULT = DiscoveryOptions()
 
 
 SourcesFor = Callable[[Config], Sequence[SkillSource]]
@@ -49,34 +52,22 @@ class Workspace:
 
 
 def open_workspace(
+    options: DiscoveryOptions | None = None,
     *,
     cwd: str | None = None,
-    roots: Sequence[str] = (),
-    include_user: bool = True,
-    include_system: bool = True,
-    include_repo: bool = True,
-    use_cache: bool = True,
-    strict: bool = False,
-    note_paths: Sequence[str] = (),
     previous: Discovered | None = None,
     touched: Collection[str] | None = None,
     sources: SourcesFor | None = None,
-    max_depth: int | None = None,
-    max_dirs: int | None = None,
 ) -> Workspace:
     """Load the user + project config, then discover every root they name, then add
     the skills of other sources (the MCP servers of `[[mcp_servers]]`).
 
     Args:
+        options: What to discover (default: `DiscoveryOptions()`). Its `extra_roots`
+            rank before the config's `roots`; a field it leaves to the config
+            (`max_depth`, `max_dirs`, `repo_skills_dir` at None) takes the config's
+            value; `include_user` also decides whether the user config is read.
         cwd: Where repo discovery starts (default: the current directory).
-        roots: Extra roots (scope `extra`), ranked before the config's `roots`.
-        include_user: Walk the user roots and read the user config.
-        include_system: Include the skills bundled with skillpack.
-        include_repo: Walk the repo roots from `cwd` up to the project root.
-        use_cache: Read and write the persistent index.
-        strict: Validate strictly (spec warnings become errors).
-        note_paths: Paths the host works on; the repo roots between each and the
-            project root join the repo scope (nested packages of a monorepo).
         previous: An earlier workspace's discovery (`Workspace.discovered`) to start
             from: roots no `touched` path is in are not scanned again.
         touched: Paths that changed since `previous` (see `discover_roots`); None:
@@ -84,31 +75,16 @@ def open_workspace(
         sources: The sources to add for a config (a live session keeps its
             connections open this way); default: the config's MCP servers, listed
             through connections closed again before this returns.
-        max_depth, max_dirs: The walk's bounds for every root (default: the
-            config's `[discovery]` values).
     """
-    from ..discovery._discover import default_roots, discover_roots
+    from ..discovery._discover import discover_roots
+    from ..discovery._roots import chosen_roots
 
     start = os.path.abspath(cwd or os.getcwd())
-    config, config_problems = load_config(cwd=start, user=include_user)
-    extra = [os.path.abspath(r) for r in roots] + [str(r) for r in config.roots]
-    chosen = default_roots(
-        cwd=start,
-        extra_roots=extra,
-        include_user=include_user,
-        include_system=include_system,
-        include_repo=include_repo,
-        repo_skills_dir=config.repo_skills_dir,
-        note_paths=note_paths,
-    )
+    given = _DEFAULT if options is None else options
+    config, config_problems = load_config(cwd=start, user=given.include_user)
+    resolved = with_config(given, config)
     discovered = discover_roots(
-        chosen,
-        previous=previous,
-        touched=touched,
-        strict=strict,
-        use_cache=use_cache,
-        max_depth=config.max_depth if max_depth is None else max_depth,
-        max_dirs=config.max_dirs if max_dirs is None else max_dirs,
+        chosen_roots(resolved, cwd=start), previous=previous, touched=touched, options=resolved
     )
     catalog = discovered.catalog
     if sources is None:
@@ -123,6 +99,24 @@ def open_workspace(
             roots=catalog.roots,
         )
     return Workspace(catalog=catalog, config=config, cwd=start, discovered=discovered)
+
+
+def with_config(options: DiscoveryOptions, config: Config) -> DiscoveryOptions:
+    """`options` with what the config decides: its `roots` after the given extra roots
+    (those made absolute), and its `[discovery]` bounds and `repo_skills_dir` where
+    `options` leaves them (None)."""
+    return replace(
+        options,
+        extra_roots=(
+            *(os.path.abspath(r) for r in options.extra_roots),
+            *(str(r) for r in config.roots),
+        ),
+        repo_skills_dir=(
+            config.repo_skills_dir if options.repo_skills_dir is None else options.repo_skills_dir
+        ),
+        max_depth=config.max_depth if options.max_depth is None else options.max_depth,
+        max_dirs=config.max_dirs if options.max_dirs is None else options.max_dirs,
+    )
 
 
 @contextlib.contextmanager
@@ -184,17 +178,11 @@ class WorkspaceSource:
     the home folder, and an edited config file.
     """
 
+    options: DiscoveryOptions = field(default_factory=DiscoveryOptions)
+    """What to discover; its `note_paths` are the first paths noted."""
     cwd: str | None = None
-    roots: tuple[str, ...] = ()
-    include_user: bool = True
-    include_system: bool = True
-    use_cache: bool = True
-    max_depth: int | None = None
-    """The walk's depth bound (None: the config's)."""
-    max_dirs: int | None = None
-    """Folders walked per root at most (None: the config's)."""
     noted: tuple[str, ...] = ()
-    """Paths the host reported (`note_paths`), in the order first seen."""
+    """Folders the host's paths (`note_paths`) brought in, in the order first seen."""
     _config: Config = field(default_factory=Config, init=False, repr=False)
     _last: Workspace | None = field(default=None, init=False, repr=False)
     """The workspace the last `open` returned: the next one starts from its discovery."""
@@ -208,6 +196,10 @@ class WorkspaceSource:
     """The reader of files `reader()` hands out (one, so its digests are shared)."""
     _mcp_servers: tuple[McpServerConfig, ...] = field(default=(), init=False, repr=False)
 
+    def __post_init__(self) -> None:
+        if self.options.note_paths:
+            self.note_paths(self.options.note_paths)
+
     def open(self, touched: Collection[str] | None = None) -> Workspace:
         """`open_workspace` with this source's options, starting from the last one's
         discovery: with `touched` (paths changed since), only the roots they touch
@@ -218,17 +210,11 @@ class WorkspaceSource:
         with self._lock:
             last = self._last
         ws = open_workspace(
+            replace(self.options, note_paths=self.noted),
             cwd=self.cwd,
-            roots=self.roots,
-            include_user=self.include_user,
-            include_system=self.include_system,
-            use_cache=self.use_cache,
-            note_paths=self.noted,
             previous=None if last is None else last.discovered,
             touched=touched,
             sources=self._sources_for,
-            max_depth=self.max_depth,
-            max_dirs=self.max_dirs,
         )
         known = None
         found = ws.discovered
@@ -248,7 +234,7 @@ class WorkspaceSource:
             self._known = known
         return ws
 
-    def note_paths(self, paths: Sequence[str]) -> bool:
+    def note_paths(self, paths: Sequence[str | os.PathLike[str]]) -> bool:
         """Remember paths the host works on; True when they bring in new folders.
 
         Cheap when they do not (a path in a folder already noted): no discovery.
@@ -258,7 +244,7 @@ class WorkspaceSource:
 
         with self._lock:
             known = self._folders
-            fresh = [p for p in paths if not _within(p, known)]
+            fresh = [os.fspath(p) for p in paths if not _within(os.fspath(p), known)]
         if not fresh:
             return False
         chain = project_dirs(os.path.abspath(self.cwd or os.getcwd()))
@@ -293,7 +279,7 @@ class WorkspaceSource:
         in the index, unless the source does not use it), or its MCP server."""
         with self._lock:
             if self._files is None:
-                self._files = FileSystemReader(persist=self.use_cache)
+                self._files = FileSystemReader(persist=self.options.use_cache)
             files = self._files
         return RoutingReader(files, self._sources)
 
@@ -334,15 +320,15 @@ class WorkspaceSource:
         with self._lock:
             config = self._config
         start = os.path.abspath(self.cwd or os.getcwd())
-        defaults = default_roots(
-            cwd=start,
-            include_user=self.include_user,
+        watched = replace(
+            with_config(self.options, config),
+            extra_roots=(),
             include_system=False,
-            repo_skills_dir=config.repo_skills_dir,
             note_paths=self.noted,
         )
+        defaults = default_roots(watched, cwd=start)
         files = [project_config_path(start)]
-        if self.include_user:
+        if self.options.include_user:
             files.append(user_config_path())
         return (
             tuple(root.path for root in defaults),
