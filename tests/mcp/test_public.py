@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from mcp.server import Server
 from skill_client import digest, read_bytes, skill_md, write
 
 import skillpack.mcp
+from skillpack import DiscoveryOptions, UsageError
 from skillpack._errors import SkillIOError
 from skillpack.mcp import (
     DirectoryEntry,
@@ -94,6 +96,35 @@ def test_open_server_and_connect_give_the_extension_typed(tmp_path: Path) -> Non
         ),
     )
     assert seen["tools"] == ["skill_search", "skill_load", "use_skill", "skill_read_file"]
+
+
+def test_open_server_discovers_with_one_options_value(tmp_path: Path) -> None:
+    root = write(tmp_path / "skills", {**TREE, "group/deep/SKILL.md": skill_md("deep")})
+    options = DiscoveryOptions(
+        extra_roots=[root], include_user=False, include_system=False, use_cache=False
+    )
+
+    async def listed(**kwargs: Any) -> list[str]:
+        with open_server(cwd=str(tmp_path), **kwargs) as server:
+            async with connect(server) as client:
+                return sorted(s.name for s in await list_skills(client))
+
+    assert anyio.run(lambda: listed(options=options)) == ["charts", "deep", "pdf-forms"]
+    shallow = replace(options, max_depth=1)
+    assert anyio.run(lambda: listed(options=shallow)) == ["charts", "pdf-forms"]
+    # The keywords open_server keeps fill what the options leave at their defaults.
+    assert anyio.run(
+        lambda: listed(roots=[str(root)], options=replace(options, extra_roots=()))
+    ) == ["charts", "deep", "pdf-forms"]
+
+
+def test_open_server_refuses_a_keyword_that_differs_from_its_options(tmp_path: Path) -> None:
+    options = DiscoveryOptions(extra_roots=[str(tmp_path / "a")], use_cache=False)
+    with (
+        pytest.raises(UsageError, match=r"open_server\(\) got roots=.* options\.extra_roots="),
+        open_server(cwd=str(tmp_path), roots=[str(tmp_path / "b")], options=options),
+    ):
+        pass
 
 
 def broken_server() -> Server[Any]:
