@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from .._limits import MAX_DEPTH, MAX_DIRS, MAX_SKILL_FILE_BYTES
 from .._model import SCOPE_RANK, Catalog, Problem, Root, Skill
 from ..select._collisions import resolve_collisions
-from ._options import DiscoveryOptions, merge_keywords
+from ._options import DEFAULT_OPTIONS, DiscoveryOptions, merge_keywords
 from ._replay import Limits
 from ._roots import chosen_roots
 from ._roots import default_roots as default_roots
@@ -43,8 +43,6 @@ from ._skill_files import read_skill_file as read_skill_file
 
 if TYPE_CHECKING:
     from ..index._cache import SkillCache
-
-_DEFAULT = DiscoveryOptions()
 
 
 def _ordered_roots(roots: Sequence[Root]) -> tuple[Root, ...]:
@@ -248,7 +246,7 @@ def discover_roots(
     Returns:
         The run, whose catalog equals what a fresh `discover` over `roots` returns.
     """
-    o = _DEFAULT if options is None else options
+    o = DEFAULT_OPTIONS if options is None else options
     ordered = _ordered_roots(roots)
     limits: Limits = o.limits
     strict, use_cache = o.strict, o.use_cache

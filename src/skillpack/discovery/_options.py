@@ -173,7 +173,8 @@ def _check_bound(name: str, value: int | None, least: int) -> None:
         )
 
 
-_DEFAULT = DiscoveryOptions()
+DEFAULT_OPTIONS = DiscoveryOptions()
+"""Every field at its default: what a call without `options=` discovers with."""
 
 
 def merge_keywords(
@@ -222,7 +223,7 @@ def merge_keywords(
         theirs = getattr(options, name)
         if theirs == mine:
             continue
-        if theirs != getattr(_DEFAULT, name):
+        if theirs != getattr(DEFAULT_OPTIONS, name):
             keyword = (spelled or {}).get(name, name)
             raise UsageError(
                 f"{where}() got {keyword}={keywords[name]!r} and options.{name}={theirs!r}; "

@@ -18,9 +18,7 @@ from collections.abc import Iterable, Sequence
 from .._model import Root, RootKind, Scope
 from .._paths import admin_dir, opencode_dirs, project_dirs, system_skills_dir, user_roots
 from ._opencode import opencode_skill_paths
-from ._options import DiscoveryOptions
-
-_DEFAULT = DiscoveryOptions()
+from ._options import DEFAULT_OPTIONS, DiscoveryOptions
 
 REPO_SKILL_DIRS: tuple[str, ...] = (
     ".agents/skills",
@@ -91,7 +89,7 @@ def default_roots(
             is for `chosen_roots`); default: `DiscoveryOptions()`.
         cwd: Where repo discovery starts (default: the current directory).
     """
-    o = _DEFAULT if options is None else options
+    o = DEFAULT_OPTIONS if options is None else options
     include_user, include_repo = o.include_user, o.include_repo
     extra_roots = o.extra_roots
     roots: list[Root] = []

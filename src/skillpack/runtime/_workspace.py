@@ -18,14 +18,12 @@ from .._errors import AmbiguousSkillError, SkillNotFoundError
 from .._model import Catalog, Problem, Skill, best_of
 from ..config._files import load_config, project_config_path, user_config_path
 from ..config._schema import Config, ConfigScope, McpServerConfig
-from ..discovery._options import DiscoveryOptions
+from ..discovery._options import DEFAULT_OPTIONS, DiscoveryOptions
 from ._readers import FileSystemReader, SkillReader
 from ._sources import RoutingReader, SkillSource, with_sources
 
 if TYPE_CHECKING:
     from ..discovery._discover import Discovered, SkillDelta
-
-_DEFAULT = DiscoveryOptions()
 
 
 SourcesFor = Callable[[Config], Sequence[SkillSource]]
@@ -80,7 +78,7 @@ def open_workspace(
     from ..discovery._roots import chosen_roots
 
     start = os.path.abspath(cwd or os.getcwd())
-    given = _DEFAULT if options is None else options
+    given = DEFAULT_OPTIONS if options is None else options
     config, config_problems = load_config(cwd=start, user=given.include_user)
     resolved = with_config(given, config)
     discovered = discover_roots(
