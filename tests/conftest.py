@@ -9,10 +9,13 @@ import subprocess
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+if TYPE_CHECKING:
+    from skillpack.runtime._session import Session
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 
@@ -143,7 +146,13 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return seen
 
 
-def root_session(root: Path, **kwargs: Any) -> Any:
+def unmeasured_env() -> dict[str, str]:
+    """This environment without coverage's subprocess hook (`[tool.coverage.run] patch`):
+    for a child whose own imports or file handles a test counts, which coverage adds to."""
+    return {k: v for k, v in os.environ.items() if k != "COVERAGE_PROCESS_CONFIG"}
+
+
+def root_session(root: Path, **kwargs: Any) -> Session:
     """A `Session` over the skills under `root` only (no user, system or cache)."""
     from skillpack.runtime._session import Session
 

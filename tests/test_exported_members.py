@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import skillpack
+from conftest import unmeasured_env
 
 
 def test_all_is_sorted_and_unique() -> None:
@@ -28,7 +29,13 @@ def test_import_is_cheap_and_loads_no_heavy_modules() -> None:
         "heavy = {'yaml', 'sqlite3', 'click', 'rich', 'skillpack.discovery._discover', 'tomllib'}; "
         "print(sorted(heavy & set(sys.modules)))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=unmeasured_env(),
+    )
     assert out.stdout.strip() == "[]"
 
 

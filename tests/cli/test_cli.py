@@ -12,9 +12,10 @@ from click.testing import CliRunner
 from skillpack import _errors as errors
 from skillpack._model import CodexMetadata, Skill
 from skillpack.cli._app import cli
-from skillpack.cli._catalog_cmds import skill_summaries_json, skill_summary
+from skillpack.cli._catalog_cmds import skill_summaries_json
 from skillpack.cli._errors import EXIT_CODES
 from skillpack.runtime._deps import missing_dependencies
+from skillpack.runtime._summary import skill_summary
 
 
 def run(*args: str, code: int = 0) -> Any:

@@ -11,7 +11,8 @@ from click.testing import CliRunner
 
 from skillpack._model import Skill
 from skillpack.cli._app import COMMANDS, cli
-from skillpack.cli._catalog_cmds import skill_summaries_json, skill_summary
+from skillpack.cli._catalog_cmds import skill_summaries_json
+from skillpack.runtime._summary import skill_summary
 
 
 def invoke(*args: str) -> Any:

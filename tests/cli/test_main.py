@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from conftest import unmeasured_env
+
 ENTRY = "from skillpack.cli import main; main()"
 
 
@@ -128,6 +130,7 @@ def test_a_warm_list_loads_no_parser_hasher_or_writer(tmp_path: Path, write_skil
             text=True,
             check=True,
             cwd=tmp_path,
+            env=unmeasured_env(),
         )
         assert len(json.loads(done.stdout)["skills"]) == 2
         line = next(x for x in done.stderr.splitlines() if x.startswith("LOADED "))

@@ -12,7 +12,7 @@ from conftest import WriteSkill
 from skillpack._model import Catalog, Root, Scope, Skill
 from skillpack._paths import project_dirs
 from skillpack._paths import system_skills_dir as system_root_path
-from skillpack.discovery import _load, _walk
+from skillpack.discovery import _load
 from skillpack.discovery._discover import discover
 from skillpack.discovery._options import DiscoveryOptions
 from skillpack.discovery._roots import default_roots
@@ -831,7 +831,7 @@ def test_a_permission_denied_folder_is_a_warning_and_the_rest_loads(
                     raise PermissionError(13, "Permission denied", str(path))
                 return real_scandir(path)
 
-            monkeypatch.setattr(_walk.os, "scandir", deny)
+            monkeypatch.setattr(os, "scandir", deny)  # the module the walker lists with
         catalog = run(tmp_path)
     finally:
         monkeypatch.undo()

@@ -16,7 +16,7 @@ import pytest
 
 from conftest import WriteSkill
 from skillpack._model import Catalog, Root
-from skillpack.discovery import _discover, _scan
+from skillpack.discovery import _discover, _replay, _scan, _walk
 from skillpack.discovery._discover import Discovered, SkillDelta, discover_roots
 from skillpack.discovery._options import DiscoveryOptions
 from skillpack.index._cache import SkillCache
@@ -46,7 +46,8 @@ class Scans:
 @pytest.fixture
 def scans(monkeypatch: pytest.MonkeyPatch) -> Scans:
     seen = Scans()
-    scan_root, walk_root, replay_root = _discover.scan_root, _scan.walk_root, _scan.replay_root
+    # The originals from their home modules; the spies replace the names their callers use.
+    scan_root, walk_root, replay_root = _scan.scan_root, _walk.walk_root, _replay.replay_root
 
     def spy_scan(root: Root, *args: Any, **kwargs: Any) -> Any:
         if not Scans.paused:

@@ -13,7 +13,7 @@ from typing import Any
 import anyio
 import pytest
 from agents import Agent, FunctionTool, Model, ModelResponse, RunConfig, Runner
-from agents.mcp import MCPServerStdio
+from agents.mcp import MCPServerStdio, MCPServerStdioParams
 from agents.usage import Usage
 from framework_task import (
     ANSWER,
@@ -78,12 +78,12 @@ class ScriptedModel(Model):
                 content=[text],
             )
         else:
-            name, args = step
+            name, arguments = step
             item = ResponseFunctionToolCall(
                 type="function_call",
                 call_id=f"c{self.calls}",
                 name=name,
-                arguments=json.dumps(args),
+                arguments=json.dumps(arguments),
             )
         return ModelResponse(output=[item], usage=Usage(), response_id=None)
 
@@ -110,7 +110,7 @@ def test_the_task_runs_through_skillpack_mcp(tmp_path: Path) -> None:
     script = TaskScript()
 
     async def run() -> Any:
-        params = {
+        params: MCPServerStdioParams = {
             "command": sys.executable,
             "args": ["-m", "skillpack", "mcp", "--root", str(root), "--cwd", str(tmp_path)],
             "env": dict(os.environ),

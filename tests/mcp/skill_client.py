@@ -15,14 +15,23 @@ from typing import Any, Literal, TypeVar
 import anyio
 import mcp.types as types
 from mcp import Client
-from pydantic import ConfigDict, TypeAdapter
+from pydantic import ConfigDict, RootModel
 
 from skillpack.mcp._client import GetSkillRequest, ReadDirectoryRequest, UriParams
 from skillpack.mcp._server import SkillServer
 from skillpack.runtime._session import Session
 
-RAW = TypeAdapter(dict[str, Any])
 T = TypeVar("T")
+
+
+class Raw(RootModel[dict[str, Any]]):
+    """A result kept as the JSON object the server sent: the SDK's `send_request` types
+    its result as a pydantic model, and the extension's methods have none."""
+
+
+async def send_raw(client: Client, request: types.Request[Any, Any]) -> dict[str, Any]:
+    """The result of a request the SDK's client has no method for."""
+    return (await client.session.send_request(request, Raw)).root
 
 
 class ListSkillsRequest(types.Request[types.PaginatedRequestParams, Literal["skills/list"]]):
@@ -94,8 +103,8 @@ async def list_skills(client: Client) -> list[dict[str, Any]]:
     cursor: str | None = None
     seen: set[str] = set()
     while True:
-        page = await client.session.send_request(
-            ListSkillsRequest(params=types.PaginatedRequestParams(cursor=cursor)), RAW
+        page = await send_raw(
+            client, ListSkillsRequest(params=types.PaginatedRequestParams(cursor=cursor))
         )
         assert page["cacheScope"] in ("public", "private") and page["ttlMs"] >= 0
         entries.extend(page["skills"])
@@ -107,15 +116,15 @@ async def list_skills(client: Client) -> list[dict[str, Any]]:
 
 
 async def get_skill(client: Client, uri: str) -> dict[str, Any]:
-    return await client.session.send_request(GetSkillRequest(params=UriParams(uri=uri)), RAW)
+    return await send_raw(client, GetSkillRequest(params=UriParams(uri=uri)))
 
 
 async def read_directory(client: Client, uri: str) -> list[dict[str, Any]]:
     children: list[dict[str, Any]] = []
     cursor: str | None = None
     while True:
-        page = await client.session.send_request(
-            ReadDirectoryRequest(params=UriParams(uri=uri, cursor=cursor)), RAW
+        page = await send_raw(
+            client, ReadDirectoryRequest(params=UriParams(uri=uri, cursor=cursor))
         )
         children.extend(page["resources"])
         cursor = page.get("nextCursor")

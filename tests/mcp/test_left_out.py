@@ -13,7 +13,15 @@ import mcp.types as types
 import pytest
 from click.testing import CliRunner
 from mcp import Client
-from skill_client import RAW, ListSkillsRequest, list_skills, open_session, run, skill_md, write
+from skill_client import (
+    ListSkillsRequest,
+    list_skills,
+    open_session,
+    run,
+    send_raw,
+    skill_md,
+    write,
+)
 
 from conftest import REAL_SKILLS
 from skillpack.cli._app import cli
@@ -51,9 +59,7 @@ def _folder(path: str) -> str:
 
 
 async def first_page(client: Client) -> dict[str, Any]:
-    return await client.session.send_request(
-        ListSkillsRequest(params=types.PaginatedRequestParams()), RAW
-    )
+    return await send_raw(client, ListSkillsRequest(params=types.PaginatedRequestParams()))
 
 
 async def problems(client: Client) -> dict[str, Any]:
@@ -141,8 +147,8 @@ def test_the_catalog_version_changes_on_an_edit_and_not_otherwise(tree: Path) ->
         seen = set()
         cursor = None
         while True:
-            page = await client.session.send_request(
-                ListSkillsRequest(params=types.PaginatedRequestParams(cursor=cursor)), RAW
+            page = await send_raw(
+                client, ListSkillsRequest(params=types.PaginatedRequestParams(cursor=cursor))
             )
             seen.add(page["_meta"][META_VERSION])
             cursor = page.get("nextCursor")

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from importlib import metadata
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from skillpack.cli._app import cli
-from skillpack.mcp import _extra
 
 
 def invoke(*args: str) -> tuple[int, str]:
@@ -53,16 +53,16 @@ def test_a_port_in_use_is_a_usage_error(tmp_path: Path) -> None:
 
 def test_without_the_sdk_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     def missing(name: str) -> str:
-        raise _extra.metadata.PackageNotFoundError(name)
+        raise metadata.PackageNotFoundError(name)
 
-    monkeypatch.setattr(_extra.metadata, "version", missing)
+    monkeypatch.setattr(metadata, "version", missing)  # the module `mcp._extra` asks
     code, output = invoke("--no-user")
     assert code == 2
     assert "pip install 'skillpack[mcp]'" in output
 
 
 def test_an_sdk_of_another_major_version_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_extra.metadata, "version", lambda name: "1.30.0")
+    monkeypatch.setattr(metadata, "version", lambda name: "1.30.0")
     code, output = invoke("--no-user")
     assert code == 2
     assert "mcp>=2.3,<3 (installed: 1.30.0)" in output

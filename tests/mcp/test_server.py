@@ -14,7 +14,6 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from skill_client import (
-    RAW,
     AnyRequest,
     LooseParams,
     all_resources,
@@ -25,6 +24,7 @@ from skill_client import (
     read_bytes,
     read_directory,
     run,
+    send_raw,
     skill_md,
     write,
 )
@@ -376,7 +376,7 @@ def test_unknown_methods_and_malformed_params_get_errors(server: SkillServer) ->
             ("resources/directory/read", {"uri": "skill://extra/alpha", "cursor": "e30="}),
         ):
             request = AnyRequest(method=method, params=LooseParams(**params))
-            codes.append((await error_of(client.session.send_request(request, RAW))).code)
+            codes.append((await error_of(send_raw(client, request))).code)
         await list_skills(client)  # still serving
         return codes
 
@@ -409,9 +409,10 @@ def test_digests_follow_a_file_that_changed_in_place(server: SkillServer, tree: 
         after = await get_skill(client, "skill://extra/alpha/SKILL.md")
 
         def guide_digest(entry: dict[str, Any]) -> str:
-            return next(
+            found: str = next(
                 r["digest"] for r in entry["skill"]["resources"] if r["uri"].endswith("guide.md")
             )
+            return found
 
         data = await read_bytes(client, "skill://extra/alpha/references/guide.md")
         return guide_digest(before), guide_digest(after), data

@@ -13,7 +13,7 @@ from typing import Any
 import mcp.types as types
 import pytest
 from mcp import Client
-from skill_client import RAW, ListSkillsRequest, list_skills, open_session, run
+from skill_client import ListSkillsRequest, list_skills, open_session, run, send_raw
 
 from skillpack.mcp._server import META_LEFT_OUT, PROBLEMS_URI, SkillServer
 
@@ -39,9 +39,7 @@ def big_root(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, 
 
 
 async def _told(client: Client) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
-    first = await client.session.send_request(
-        ListSkillsRequest(params=types.PaginatedRequestParams()), RAW
-    )
+    first = await send_raw(client, ListSkillsRequest(params=types.PaginatedRequestParams()))
     entries = await list_skills(client)
     result = await client.read_resource(PROBLEMS_URI)
     (content,) = result.contents
@@ -61,9 +59,7 @@ def test_at_ten_thousand_skills_every_valid_skill_is_served_or_the_client_is_tol
             logs.append(message.params.data)
 
     async def start(client: Client) -> dict[str, Any]:
-        return await client.session.send_request(
-            ListSkillsRequest(params=types.PaginatedRequestParams()), RAW
-        )
+        return await send_raw(client, ListSkillsRequest(params=types.PaginatedRequestParams()))
 
     # The default bound cuts the root short: the client hears it at once, with the fix.
     page = run(SkillServer(open_session(root)), start, on_message=on_message)

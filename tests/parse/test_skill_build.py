@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from skillpack._model import CodexMetadata, Skill
@@ -14,7 +16,7 @@ def test_the_fast_path_is_active() -> None:
 
 
 def testnew_skill_builds_what_the_dataclass_builds() -> None:
-    given = {
+    given: dict[str, Any] = {
         "name": "a",
         "description": "A.",
         "path": "/r/a/SKILL.md",

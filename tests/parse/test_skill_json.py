@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import json
+from typing import Any
 
 import pytest
 
@@ -44,12 +45,14 @@ def test_skill_round_trips_through_json() -> None:
 
 
 def test_skill_to_dict_stringifies_values_of_a_hand_built_skill() -> None:
+    # What a caller past the type hints may hand in: a date and a key that is not a str.
+    metadata: dict[Any, Any] = {"when": datetime.date(2024, 5, 6), 3: 4.5}
     skill = Skill(
         name="n",
         description="d",
         path="/p/n/SKILL.md",
         dir="/p/n",
-        metadata={"when": datetime.date(2024, 5, 6), 3: 4.5},
+        metadata=metadata,
         shadowed_by="/q/n/SKILL.md",
     )
     data = json.loads(json.dumps(skill_to_dict(skill)))

@@ -16,6 +16,7 @@ from rpc_support import SERVER_ARGS, CheckedClient, validate_notification, write
 from rpc_support import write_skill_md as write_skill
 
 from skillpack.rpc import RpcError
+from skillpack.rpc._types import Notification, WorkspaceListing
 
 TRANSPORTS = ("stdio", "http")
 NOTIFY_TIMEOUT = 20.0
@@ -37,7 +38,7 @@ def client(request: pytest.FixtureRequest, project: Path) -> Iterator[CheckedCli
         yield spawned
 
 
-def names(listing: dict) -> list[str]:
+def names(listing: WorkspaceListing) -> list[str]:
     return [s["name"] for s in listing["skills"]]
 
 
@@ -195,7 +196,7 @@ def test_a_skill_created_on_disk_is_announced_as_skills_changed(
 ) -> None:
     assert names(client.skills_list()["data"][0]) == ["alpha", "beta"]
     session = client.session_open()["session"]
-    heard: list[dict] = []
+    heard: list[Notification] = []
     client.on_notification(heard.append)
 
     write_skill(project / ".agents" / "skills" / "delta", "delta")
@@ -228,7 +229,7 @@ def test_skills_reload_reports_what_changed(client: CheckedClient, project: Path
 def test_bad_params_name_the_field_and_unknown_methods_are_refused(
     client: CheckedClient, tmp_path: Path
 ) -> None:
-    cases = [
+    cases: list[tuple[str, dict[str, object], str]] = [
         ("skills.list", {"cwds": ["ok", 3]}, "cwds[1]"),
         ("skills.search", {"query": "x", "colour": "red"}, "colour"),
         ("skills.config.write", {"ref": "a", "enabled": True, "target": "team"}, "target"),

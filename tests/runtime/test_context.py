@@ -6,6 +6,7 @@ import pytest
 
 from skillpack.discovery._memory import MemorySkills
 from skillpack.render._catalog import entry_chars, render_catalog
+from skillpack.render._formats import CatalogFormat
 from skillpack.runtime._context import context_report
 from skillpack.runtime._session import Session
 
@@ -53,16 +54,16 @@ def test_each_entry_costs_what_the_catalog_writes_for_it(session: Session) -> No
 
 
 @pytest.mark.parametrize("fmt", ["xml", "markdown", "json"])
-def test_entry_chars_match_each_format_entry_by_entry(session: Session, fmt: str) -> None:
+def test_entry_chars_match_each_format_entry_by_entry(session: Session, fmt: CatalogFormat) -> None:
     skills = session.model_skills()
-    sizes = entry_chars(skills, format=fmt, include_location=False)  # type: ignore[arg-type]
+    sizes = entry_chars(skills, format=fmt, include_location=False)
     alone = [
         len(
             render_catalog(
                 [s],
                 format=fmt,
                 budget_chars=100_000,
-                preamble=False,  # type: ignore[arg-type]
+                preamble=False,
                 include_location=False,
             ).text
         )

@@ -7,6 +7,7 @@ import json
 import logging
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -60,8 +61,8 @@ def files() -> MemorySkills:
     )
 
 
-def session_for(files: MemorySkills, **kwargs: object) -> Session:
-    return Session(files.catalog(), reader=files, session_id="s1", **kwargs)  # type: ignore[arg-type]
+def session_for(files: MemorySkills, **kwargs: Any) -> Session:
+    return Session(files.catalog(), reader=files, session_id="s1", **kwargs)
 
 
 def test_declared_dependencies_are_sorted_by_type_and_deduplicated() -> None:
@@ -224,7 +225,7 @@ def test_a_secret_never_appears_in_any_output(
 def test_a_prompt_that_returns_a_non_string_is_refused_without_echoing_it(
     files: MemorySkills,
 ) -> None:
-    session = session_for(files, env={}, env_prompt=lambda request: 12345)  # type: ignore[arg-type,return-value]
+    session = session_for(files, env={}, env_prompt=lambda request: 12345)
     with pytest.raises(UsageError, match="returned a int for API_TOKEN") as raised:
         session.load(name="deps")
     assert "12345" not in str(raised.value)

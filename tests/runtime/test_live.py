@@ -367,7 +367,8 @@ def test_a_manual_session_can_start_and_stop_watching_later(
         assert watcher_threads() == []
         session.set_refresh("watch")
         session.set_refresh("watch")  # already watching: still one watcher
-        assert session.refresh_mode == "watch" and len(watcher_threads()) == 1
+        # One tuple, so mypy does not narrow `refresh_mode` past the next `set_refresh`.
+        assert (session.refresh_mode, len(watcher_threads())) == ("watch", 1)
         write_skill("gamma", base=project / ".agents" / "skills")
         wait_for(changes, lambda c: any(s.name == "gamma" for s in c.added))
         session.set_refresh("on_call")

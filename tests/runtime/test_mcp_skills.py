@@ -277,9 +277,12 @@ def test_skillpack_mcp_serves_the_skills_it_hosts_under_the_server_label(
     import anyio
     import mcp.types as types
     from mcp.client.client import Client
-    from pydantic import TypeAdapter
+    from pydantic import RootModel
 
     from skillpack.mcp._server import SkillServer
+
+    class Raw(RootModel[dict[str, Any]]):
+        """The answer as sent: the SDK's `send_request` types a result as a model."""
 
     class UriParams(types.RequestParams):
         uri: str
@@ -291,9 +294,9 @@ def test_skillpack_mcp_serves_the_skills_it_hosts_under_the_server_label(
 
     async def scenario() -> tuple[dict[str, Any], str]:
         async with Client(SkillServer(session).server, mode="legacy") as client:
-            entry = await client.session.send_request(
-                GetSkill(params=UriParams(uri=uri)), TypeAdapter(dict[str, Any])
-            )
+            entry = (
+                await client.session.send_request(GetSkill(params=UriParams(uri=uri)), Raw)
+            ).root
             (content,) = (await client.read_resource(uri)).contents
             assert isinstance(content, types.TextResourceContents)
             return entry, content.text

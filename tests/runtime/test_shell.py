@@ -14,7 +14,7 @@ from conftest import WriteSkill, root_session
 from skillpack._errors import UsageError
 from skillpack._model import Skill
 from skillpack.config._schema import Config
-from skillpack.runtime._permissions import PermissionGate
+from skillpack.runtime._permissions import AskAnswer, PermissionGate
 from skillpack.runtime._session import Session
 from skillpack.runtime._shell import ShellPolicy, ShellRequest, run_declared, run_process
 from skillpack.select._rules import PermissionRules
@@ -136,10 +136,10 @@ def test_the_skill_folder_placeholder_is_filled_inside_one_word(
 
 def test_the_permission_gate_sees_each_command(tmp_path: Path, write_skill: WriteSkill) -> None:
     write_skill("skills/s", body="A !`echo one` B !`echo two`\n")
-    answers = ["allow", "allow", "deny"]
+    answers: list[AskAnswer] = ["allow", "allow", "deny"]
     asked: list[tuple[str, str]] = []
 
-    def ask(skill: Skill, action: str) -> str:
+    def ask(skill: Skill, action: str) -> AskAnswer:
         asked.append((skill.name, action))
         return answers[len(asked) - 1]
 
@@ -252,7 +252,7 @@ def test_hooks_and_preprocessing_share_the_gate_with_their_own_action() -> None:
     skill = Skill(name="h", description="d", path="/nowhere/h/SKILL.md", dir="/nowhere/h")
     actions: list[str] = []
 
-    def ask(skill: Skill, action: str) -> str:
+    def ask(skill: Skill, action: str) -> AskAnswer:
         actions.append(action)
         return "deny"
 

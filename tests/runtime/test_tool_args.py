@@ -194,7 +194,7 @@ def test_no_model_facing_text_tells_the_model_to_run_skillpack() -> None:
     )
     tools = SkillTools(session)
     memory.remove("/a/gone/SKILL.md")
-    calls = [
+    calls: list[tuple[str, dict[str, object]]] = [
         ("skill_load", {"name": "nope"}),
         ("skill_load", {"name": "pdff"}),
         ("skill_load", {"name": "dup"}),

@@ -10,6 +10,7 @@ snapshots do not depend on the temp folder.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from skillpack.runtime._session import Session
 
@@ -117,7 +118,7 @@ def fixed_length_dir(base: Path, length: int = FIXED_LENGTH) -> Path:
     return folder
 
 
-def open_session(project: Path, **kwargs: object) -> Session:
+def open_session(project: Path, **kwargs: Any) -> Session:
     """The session `skillpack ui` opens, without the bundled skills (they change)."""
     kwargs.setdefault("refresh", "manual")  # as `skillpack ui` opens it
-    return Session.open(cwd=str(project), include_system=False, **kwargs)  # type: ignore[arg-type]
+    return Session.open(cwd=str(project), include_system=False, **kwargs)

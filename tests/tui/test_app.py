@@ -17,6 +17,7 @@ pytest.importorskip("textual", reason="the picker is the `tui` extra")
 
 from picker_tree import build_tree, open_session  # noqa: E402
 from textual.pilot import Pilot  # noqa: E402
+from textual.screen import Screen  # noqa: E402
 from textual.widgets import DataTable, Static  # noqa: E402
 
 from skillpack.runtime._session import Session  # noqa: E402
@@ -52,15 +53,21 @@ def session(project: Path) -> Session:
     return open_session(project)
 
 
-def make_app(session: Session, project: Path, **kwargs: object) -> PickerApp:
-    return PickerApp(session, cwd=str(project), **kwargs)  # type: ignore[arg-type]
+def make_app(session: Session, project: Path, **kwargs: Any) -> PickerApp:
+    return PickerApp(session, cwd=str(project), **kwargs)
 
 
-async def settle(pilot: Pilot[object]) -> None:
+async def settle(pilot: Pilot[Any]) -> None:
     """Let the preview's delay pass and every worker (search sync, body) finish."""
     await pilot.pause(PREVIEW_DELAY + 0.05)
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
+
+
+def top(app: PickerApp) -> Screen[Any]:
+    """The screen on top now. A call, so that mypy does not carry what an earlier assert
+    said about `app.screen` past the keys pressed since (it would skip the rest)."""
+    return app.screen
 
 
 def names(app: PickerApp) -> list[str]:
@@ -178,9 +185,9 @@ async def test_enter_reads_the_preview_full_screen_and_escape_comes_back(
     app = make_app(session, project)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press(*"deploy", "enter")
-        assert app.screen.maximized is not None
+        assert top(app).maximized is not None
         await pilot.press("escape")
-        assert app.screen.maximized is None
+        assert top(app).maximized is None
         assert app.query_one(FilterInput).value == "deploy"
         await pilot.press("escape")
         assert app.query_one(FilterInput).value == ""
@@ -196,22 +203,22 @@ async def test_toggle_asks_which_config_when_none_decides_and_writes_it(
     app = make_app(session, project)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press(*"code-review", "ctrl+t")
-        assert isinstance(app.screen, ScopeScreen)
+        assert isinstance(top(app), ScopeScreen)
         await pilot.press("p")
         await pilot.pause()
         assert 'disabled = ["code-review"]' in project_config.read_text("utf-8")
-        assert app.flags_of(app.current) == ("disabled",)  # type: ignore[arg-type]
+        assert app.current is not None and app.flags_of(app.current) == ("disabled",)
         # the project file decides now: enabling writes there without asking
         await pilot.press("ctrl+t")
         await pilot.pause()
-        assert not isinstance(app.screen, ScopeScreen)
+        assert not isinstance(top(app), ScopeScreen)
         assert "code-review" not in project_config.read_text("utf-8")
-        assert app.flags_of(app.current) == ()  # type: ignore[arg-type]
+        assert app.current is not None and app.flags_of(app.current) == ()
         # the user's file decides old-helper: it is enabled there
         await pilot.press("ctrl+u", *"old-helper", "ctrl+t")
         await pilot.pause()
         assert "old-helper" not in user_config().read_text("utf-8")
-        assert app.flags_of(app.current) == ()  # type: ignore[arg-type]
+        assert app.current is not None and app.flags_of(app.current) == ()
         # cancelled: nothing written
         await pilot.press("ctrl+t", "escape")
         await pilot.pause()
@@ -233,7 +240,7 @@ async def test_toggle_outside_a_project_writes_the_user_config_without_asking(
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press(*"notes", "ctrl+t")
         await pilot.pause()
-        assert not isinstance(app.screen, ScopeScreen)
+        assert not isinstance(top(app), ScopeScreen)
         assert 'disabled = ["notes"]' in user_config().read_text("utf-8")
         # the list keys work too once the list has the focus
         await pilot.press("tab", "space")
@@ -294,7 +301,7 @@ async def test_catalog_view_shows_the_rendered_catalog_and_what_the_budget_cut(
     app = make_app(session, project)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+g")
-        assert isinstance(app.screen, CatalogScreen)
+        assert isinstance(top(app), CatalogScreen)
         report = text_of(app, "#catalog-report")
         assert "of 900 characters" in report
         assert "omitted" in report or "name only" in report or "shortened" in report
@@ -302,7 +309,7 @@ async def test_catalog_view_shows_the_rendered_catalog_and_what_the_budget_cut(
         assert "&lt;available_skills&gt;" in shown
         assert str(project) not in shown  # locations shown relative to the project
         await pilot.press("escape")
-        assert not isinstance(app.screen, CatalogScreen)
+        assert not isinstance(top(app), CatalogScreen)
 
 
 @sync
@@ -312,16 +319,16 @@ async def test_problems_view_lists_every_problem_and_goes_to_its_skill(
     app = make_app(session, project)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press(*"pdf", "ctrl+p")
-        assert isinstance(app.screen, ProblemsScreen)
+        assert isinstance(top(app), ProblemsScreen)
         table = app.screen.query_one(DataTable)
         assert table.row_count == len(session.catalog.problems)
         codes = [str(table.get_row_at(i)[1]) for i in range(table.row_count)]
         assert "yaml-invalid" in codes and "name-mismatch" in codes
         await pilot.press(*["down"] * codes.index("yaml-invalid"), "enter")
-        assert isinstance(app.screen, ProblemsScreen)  # the broken file is no skill
+        assert isinstance(top(app), ProblemsScreen)  # the broken file is no skill
         await pilot.press("home", *["down"] * codes.index("name-mismatch"), "enter")
         await pilot.pause()
-        assert not isinstance(app.screen, ProblemsScreen)
+        assert not isinstance(top(app), ProblemsScreen)
         assert app.current is not None and app.current.name == "charts"
         assert app.query_one(FilterInput).value == ""
 
@@ -382,11 +389,11 @@ async def test_help_opens_with_f1_and_with_question_mark_on_an_empty_filter(
     app = make_app(session, project)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f1")
-        assert isinstance(app.screen, HelpScreen)
+        assert isinstance(top(app), HelpScreen)
         await pilot.press("escape", "question_mark")
-        assert isinstance(app.screen, HelpScreen)
+        assert isinstance(top(app), HelpScreen)
         await pilot.press("escape", *"pdf", "question_mark")
-        assert not isinstance(app.screen, HelpScreen)
+        assert not isinstance(top(app), HelpScreen)
         assert app.query_one(FilterInput).value == "pdf?"
 
 

@@ -20,7 +20,7 @@ from ._extras import missing_extra
 from ._skills import Skills as _Skills
 
 try:
-    from agents import Agent, FunctionTool, RunContextWrapper
+    from agents import Agent, FunctionTool, RunContextWrapper, Tool
     from agents.tool_context import ToolContext
 except ImportError as exc:  # pragma: no cover - the extra is installed in tests
     raise missing_extra("openai-agents", exc) from exc
@@ -38,9 +38,10 @@ class Skills(_Skills):
         """The budgeted catalog, current: pass the method itself as `instructions=`."""
         return await self.acatalog()
 
-    def tools(self) -> list[FunctionTool]:
+    def tools(self) -> list[Tool]:
         """One `FunctionTool` per skill tool, for the catalog as it is now (the skill-id
-        enums are the current skills; a call for a newer one still resolves)."""
+        enums are the current skills; a call for a newer one still resolves). Typed as
+        the SDK's `Tool`, the item type of `Agent(tools=...)`, so the list passes as is."""
         return [
             FunctionTool(
                 name=d["name"],

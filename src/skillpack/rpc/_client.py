@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Self, cast
 
 from ._transport import (
     Deliver,
@@ -87,7 +87,7 @@ class Client:
         cwd: str | Path | None = None,
         env: Mapping[str, str] | None = None,
         timeout: float = DEFAULT_TIMEOUT,
-    ) -> Client:
+    ) -> Self:
         """Spawn `skillpack serve --stdio ARGS…` and talk to it over its stdin/stdout."""
         argv = [*(command or serve_command()), "--stdio", *args]
         return cls(
@@ -102,7 +102,7 @@ class Client:
         token: str | None = None,
         token_file: str | Path | None = None,
         timeout: float = DEFAULT_TIMEOUT,
-    ) -> Client:
+    ) -> Self:
         """Talk to a running HTTP server at `url` (`http://127.0.0.1:PORT`)."""
         if token is None:
             if token_file is None:
@@ -119,7 +119,7 @@ class Client:
         cwd: str | Path | None = None,
         env: Mapping[str, str] | None = None,
         timeout: float = DEFAULT_TIMEOUT,
-    ) -> Client:
+    ) -> Self:
         """Spawn `skillpack serve --http --port 0 --json ARGS…`; the client stops it on close."""
         argv = [*(command or serve_command()), "--http", "--port", "0", "--json", *args]
         process = subprocess.Popen(
@@ -139,7 +139,7 @@ class Client:
         cast(HttpTransport, client._transport).process = process
         return client
 
-    def __enter__(self) -> Client:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

@@ -97,10 +97,11 @@ class ShellPolicy:
     _patterns: tuple[ShellPattern, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if isinstance(self.allow, str):
+        allow: object = self.allow  # as given: a caller past the hints may pass one str
+        if isinstance(allow, str):
             raise UsageError(
                 "ShellPolicy(allow=...) takes a tuple of patterns, not one string; "
-                f"write allow=({self.allow!r},)."
+                f"write allow=({allow!r},)."
             )
         if not self.timeout > 0:
             raise UsageError(
