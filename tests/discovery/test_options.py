@@ -20,6 +20,12 @@ from skillpack.discovery._discover import discover_roots
 from skillpack.discovery._roots import chosen_roots, default_roots
 
 
+def _made_with(field: str, value: object) -> DiscoveryOptions:
+    """Make options with one field set to a value its annotation may not admit."""
+    arguments: dict[str, Any] = {field: value}
+    return DiscoveryOptions(**arguments)
+
+
 def test_one_class_is_public_from_skillpack_types_and_discovery() -> None:
     assert skillpack.types.DiscoveryOptions is DiscoveryOptions
     assert skillpack.discovery.DiscoveryOptions is DiscoveryOptions
@@ -34,7 +40,7 @@ def test_it_is_frozen_keyword_only_and_hashable() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         options.max_dirs = 5  # type: ignore[misc]
     with pytest.raises(TypeError):
-        DiscoveryOptions(["a"])  # type: ignore[misc]
+        DiscoveryOptions(["a"])  # type: ignore[call-arg]
 
 
 def test_equal_fields_make_equal_values_and_one_field_tells_them_apart() -> None:
@@ -78,13 +84,13 @@ def test_one_path_where_a_list_belongs_is_refused_with_the_list_to_write(
     field: str, one: str | Path
 ) -> None:
     with pytest.raises(UsageError, match=rf"{field}=\.\.\.\).*write {field}=\['skills'\]"):
-        DiscoveryOptions(**{field: one})
+        _made_with(field, one)
 
 
 @pytest.mark.parametrize("field", ["extra_roots", "note_paths"])
 def test_an_item_that_is_no_path_is_refused(field: str) -> None:
     with pytest.raises(UsageError, match=rf"{field}=\.\.\.\) got int 3 at index 1"):
-        DiscoveryOptions(**{field: ["ok", 3]})
+        _made_with(field, ["ok", 3])
 
 
 @pytest.mark.parametrize(
@@ -100,7 +106,7 @@ def test_a_bound_below_its_least_is_refused_naming_the_field(
     field: str, value: int, least: int
 ) -> None:
     with pytest.raises(UsageError, match=rf"{field}=\.\.\.\) got {value}.*{field}={least} or more"):
-        DiscoveryOptions(**{field: value})
+        _made_with(field, value)
 
 
 def test_the_least_bounds_are_accepted() -> None:
@@ -111,9 +117,9 @@ def test_the_least_bounds_are_accepted() -> None:
 @pytest.mark.parametrize("field", ["max_dirs", "max_depth", "max_file_bytes"])
 def test_a_bound_that_is_no_whole_number_is_refused(field: str) -> None:
     with pytest.raises(UsageError, match=rf"{field}=\.\.\.\) takes a whole number"):
-        DiscoveryOptions(**{field: "10"})
+        _made_with(field, "10")
     with pytest.raises(UsageError, match=rf"{field}=\.\.\.\) takes a whole number"):
-        DiscoveryOptions(**{field: True})
+        _made_with(field, True)
 
 
 def test_refusals_name_the_keyword_of_the_call_they_came_through() -> None:
