@@ -369,6 +369,18 @@ def test_skill_summaries_json_is_json_dumps_of_the_summaries(
     assert json.loads(fast)[0]["missing_dependencies"] == list(missing(skill))
 
 
+@pytest.mark.parametrize("field", ["name", "description", "path", "dir"])
+@pytest.mark.parametrize("char", ["\x00", "\x1f", " ", "~", "\x7f", '"', "\\", "é", "😀", "\ud800"])
+def test_skill_summaries_json_escapes_each_character_as_json_dumps(field: str, char: str) -> None:
+    # Text with nothing to escape is quoted without the escaper: every character on
+    # either side of that line must still come out as json.dumps writes it.
+    values = {"name": "a", "description": "A.", "path": "/r/a/SKILL.md", "dir": "/r/a"}
+    values[field] = f"x{char}y"
+    skills = [Skill(**values), Skill(name="b", description="B.", path="/b/SKILL.md", dir="/b")]
+    expected = json.dumps([skill_summary(s, enabled=True) for s in skills])
+    assert skill_summaries_json(skills) == expected
+
+
 def test_skill_summaries_json_without_a_predicate_marks_every_skill_enabled() -> None:
     skill = Skill(name="a", description="A.", path="/r/a/SKILL.md", dir="/r/a")
     assert json.loads(skill_summaries_json([skill]))[0]["enabled"] is True

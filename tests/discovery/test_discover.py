@@ -469,6 +469,31 @@ def test_nested_skills_are_found_but_resource_folders_are_reported_not_walked(
     assert "scripts/ folder of a skill" in next(p for p in skipped if "scripts" in p.path).message
 
 
+def test_leaf_resource_folders_are_probed_alike_with_and_without_the_index(
+    tmp_path: Path, write_skill: WriteSkill
+) -> None:
+    # With the index, a resource folder without subfolders is probed by one lstat of
+    # its SKILL.md rather than a listing: the answers must be those of a listing.
+    write_skill("parent")
+    (tmp_path / "parent" / "scripts").mkdir()
+    (tmp_path / "parent" / "scripts" / "SKILL.md").write_text("---\nname: x\n---\n")
+    (tmp_path / "parent" / "assets").mkdir()
+    (tmp_path / "parent" / "assets" / "SKILL.md").symlink_to(tmp_path / "nowhere")
+    (tmp_path / "parent" / "references").mkdir()
+    (tmp_path / "parent" / "references" / "notes.md").write_text("notes\n")
+    expected = [str(tmp_path / "parent" / r) for r in ("assets", "scripts")]
+
+    for use_cache in (False, True, True):  # walked, walked with the index, replayed
+        catalog = run(tmp_path, use_cache=use_cache)
+        skipped = sorted(p.path for p in catalog.problems if p.code == "folder-skipped")
+        assert (names(catalog), skipped) == (["parent"], expected)
+
+    write_skill("parent/references", name="inner")  # into the leaf folder probed empty
+
+    skipped = sorted(p.path for p in run(tmp_path, use_cache=True).problems)
+    assert skipped == sorted([*expected, str(tmp_path / "parent" / "references")])
+
+
 @pytest.mark.parametrize(
     ("root", "folder", "agents"),
     [

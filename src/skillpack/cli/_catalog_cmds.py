@@ -17,6 +17,19 @@ from ..runtime._summary import skill_summary
 from ._options import CatalogOptions, catalog_options
 from ._output import emit_json, emit_json_text, print_problems, print_table
 
+_KEPT = bytes(c for c in range(0x20, 0x7F) if c not in b'"\\')
+"""The bytes JSON writes as themselves in an ASCII-escaped string: printable ASCII but
+the quote and the backslash (`encode_basestring_ascii` escapes every other one)."""
+
+
+def _plain(text: str) -> bool:
+    """Whether `text` is its own JSON string body (nothing in it to escape).
+
+    Costs a copy and a table look-up per character, a few times less than escaping:
+    the description and paths of every skill are most of a listing's text.
+    """
+    return text.isascii() and not text.encode("ascii").translate(None, _KEPT)
+
 
 def skill_summaries_json(
     skills: Sequence[Skill],
@@ -28,7 +41,10 @@ def skill_summaries_json(
 
     Compact, ASCII-escaped JSON, written out per skill with the C string escaper:
     a `list --json` over thousands of skills spends more on building one dict per
-    skill and walking it in the encoder than on discovery's own hot spots.
+    skill and walking it in the encoder than on discovery's own hot spots. A skill
+    whose name, description and paths hold nothing to escape (`_plain`, checked on
+    them joined) is quoted without the escaper. (`orjson` cannot write these bytes:
+    it has neither `ensure_ascii` nor the `", "` and `": "` separators.)
     `is_enabled` None means every skill is enabled (no `disabled` entries); `missing`
     None means no skill lacks a dependency; `permission` None means every skill is
     allowed (no permission rules).
@@ -43,7 +59,13 @@ def skill_summaries_json(
             scope_json = scopes[scope] = enc(scope)
         plugin = s.plugin
         plugin_json = "null" if plugin is None else enc(plugin)
-        name_json = enc(s.name)
+        name, description, path, folder = s.name, s.description, s.path, s.dir
+        if _plain(name + description + path + folder):
+            name_json, description_json = f'"{name}"', f'"{description}"'
+            path_json, dir_json = f'"{path}"', f'"{folder}"'
+        else:
+            name_json, description_json = enc(name), enc(description)
+            path_json, dir_json = enc(path), enc(folder)
         # `qualified_name` is `<plugin or scope>:<name>`, and JSON escapes character by
         # character: its JSON is the two quoted parts joined, with no third escape.
         qualified_json = (scope_json if plugin is None else plugin_json)[:-1] + ":" + name_json[1:]
@@ -53,8 +75,8 @@ def skill_summaries_json(
         missing_json = json.dumps([dict(m) for m in lacking]) if lacking else "[]"
         decision = '"allow"' if permission is None else enc(permission(s))
         parts.append(
-            f'{{"name": {name_json}, "description": {enc(s.description)}, '
-            f'"path": {enc(s.path)}, "dir": {enc(s.dir)}, "scope": {scope_json}, '
+            f'{{"name": {name_json}, "description": {description_json}, '
+            f'"path": {path_json}, "dir": {dir_json}, "scope": {scope_json}, '
             f'"qualified_name": {qualified_json}, '
             f'"enabled": {"true" if enabled else "false"}, '
             f'"model_invocable": {"true" if s.model_invocable else "false"}, '

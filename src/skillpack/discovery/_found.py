@@ -60,12 +60,16 @@ class WalkRecord:
         self.items: list[tuple[Found, Skill | None, tuple[Problem, ...]]] = []
         self.reusable = True
 
-    def note_dir(self, folder: str) -> None:
-        """Keep `folder`'s (mtime, ctime) when timed. Called before listing it: a change
-        during the listing makes the stored times stale, so the next run lists it again."""
-        if self.timed:
-            st = os.stat(folder)
-            self.dirs.append((folder, st.st_mtime_ns, st.st_ctime_ns))
+    def note_dir(self, folder: str) -> os.stat_result | None:
+        """Keep `folder`'s (mtime, ctime) when timed, and return the `stat` taken for
+        them (None when not timed), so the caller need not take it again. Called before
+        listing it: a change during the listing makes the stored times stale, so the
+        next run lists it again."""
+        if not self.timed:
+            return None
+        st = os.stat(folder)
+        self.dirs.append((folder, st.st_mtime_ns, st.st_ctime_ns))
+        return st
 
     def freeze(self) -> tuple[Any, ...]:
         """The walk as an index snapshot (laid out as `index._snapshot.Snapshot`)."""

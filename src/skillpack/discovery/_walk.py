@@ -63,6 +63,12 @@ MAX_SKIPPED_PROBE = 64
 MAX_SKIPPED_DEPTH = 3
 """How far below a skipped folder a SKILL.md is looked for."""
 
+LEAF_LINKS = 2
+"""The link count of a folder without subfolders (its name in its parent, and its own
+`.`; each subfolder's `..` adds one) on the usual Linux and macOS file systems. Those
+that do not count links this way report 1 (btrfs, overlay, many network file
+systems), so a folder of theirs is always listed."""
+
 PLUGIN_MARKERS: tuple[str, ...] = (".claude-plugin", ".codex-plugin")
 """A folder with `<marker>/plugin.json` namespaces the skills below it."""
 
@@ -205,7 +211,9 @@ def _skipped_skill(folder: str, record: WalkRecord | None) -> str | None:
     """A SKILL.md in a skipped `folder` or below it, else None: breadth-first, at most
     `MAX_SKIPPED_PROBE` folders listed, `MAX_SKIPPED_DEPTH` levels below `folder`.
 
-    The folders listed join `record`, so a replay sees a skill added there.
+    The folders listed join `record`, so a replay sees a skill added there. A folder
+    whose link count says it has no subfolder (`LEAF_LINKS`) is answered by one
+    `lstat` of its SKILL.md instead of a listing: most resource folders are such leaves.
     """
     queue: deque[tuple[str, int]] = deque([(folder, 0)])
     listed = 0
@@ -213,8 +221,17 @@ def _skipped_skill(folder: str, record: WalkRecord | None) -> str | None:
         current, depth = queue.popleft()
         listed += 1
         try:
-            if record is not None:
-                record.note_dir(current)
+            st = None if record is None else record.note_dir(current)
+            if st is not None and st.st_nlink == LEAF_LINKS:
+                held = os.path.join(current, SKILL_FILE)
+                try:
+                    os.lstat(held)
+                except FileNotFoundError:
+                    continue  # no SKILL.md and no subfolder to look in
+                except OSError:
+                    pass  # cannot tell (a folder listable but not searchable): list it
+                else:
+                    return held
             with os.scandir(current) as entries:
                 subfolders = []
                 for entry in entries:

@@ -225,7 +225,8 @@ def _name(reader: Reader, raw: Any, value: Any, key: str, out: dict[str, Any]) -
 
 
 def _description(reader: Reader, raw: Any, value: Any, key: str, out: dict[str, Any]) -> None:
-    if isinstance(raw, (Mapping, list, tuple, set)):
+    # Almost always text: the type test spares every skill the `Mapping` ABC check.
+    if type(raw) is not str and isinstance(raw, (Mapping, list, tuple, set)):
         # Kept as is: `check_description` reports it as `description-invalid`.
         out["description"] = value
         return
