@@ -36,7 +36,15 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from .._version import __version__
-from ._pages import INSTRUCTIONS, LOGGER_NAME, SKILLS_EXTENSION, Pages, Told, decode_cursor
+from ._pages import (
+    INSTRUCTIONS,
+    LOGGER_NAME,
+    SKILLS_EXTENSION,
+    Pages,
+    Told,
+    decode_cursor,
+    left_out_news,
+)
 from ._pipes import is_stream
 
 if TYPE_CHECKING:
@@ -258,7 +266,7 @@ class Core:
 
     def _log_news(self) -> list[bytes]:
         """The log message naming what is left out, when that is news to the client."""
-        self.told, data = self.pages().left_out_news(self.told)
+        self.told, data = left_out_news(self.pages().view(), self.told)
         if data is None:
             return []
         params = {"level": "warning", "logger": LOGGER_NAME, "data": data}
@@ -365,10 +373,20 @@ def serve(core: Core, *, cwd: str | None) -> None:
         core.close()
 
 
+def _preload() -> None:
+    """What the first page needs beyond the catalog (libyaml for the frontmatter, as
+    YAML 1.2 reads it), loaded while discovery still runs."""
+    from ..parse import _frontmatter, _yaml12  # noqa: F401
+
+    with contextlib.suppress(ImportError):  # PyYAML without libyaml: the parser is Python
+        import yaml._yaml  # noqa: F401
+
+
 def _front_loop(core: Core, loader: _Loader, pending: bytearray) -> bytes | None:
     """Answer lines until the SDK must take over (the bytes it gets), or EOF (None)."""
-    import pydantic_core  # noqa: F401 - loaded while the client has not written yet
+    import pydantic_core  # noqa: F401 - the encoder of every reply
 
+    preloaded = False
     while True:
         while (end := pending.find(b"\n")) >= 0:
             line = bytes(pending[: end + 1])
@@ -381,6 +399,11 @@ def _front_loop(core: Core, loader: _Loader, pending: bytearray) -> bytes | None
                 if core.pages_answered and not loader.started:
                     loader.start()
             del pending[: end + 1]
+        if not preloaded and core.initialize_line is not None:
+            preloaded = True
+            if not core.ready:
+                _preload()
+            continue
         if loader.done.is_set():
             return bytes(pending)
         if len(pending) > MAX_PENDING_BYTES:

@@ -175,16 +175,6 @@ class Pages:
             ]
         return report
 
-    def left_out_news(self, told: Told | None) -> tuple[Told, dict[str, Any] | None]:
-        """(what is left out now, the log message's `data` when that is news to a
-        client last told `told`; None when it is not, or when nothing is left out)."""
-        view = self.view()
-        entries = view.left_out()
-        now = tuple((e.code, e.path) for e in entries)
-        if now == (told or ()) or not entries:
-            return now, None
-        return now, log_data(view, entries)
-
 
 def meta(view: ServedCatalog) -> dict[str, Any]:
     """`_meta` of a `skills/list` page: the catalog version (a host re-walks the pages
@@ -199,6 +189,16 @@ def meta(view: ServedCatalog) -> dict[str, Any]:
             "uri": PROBLEMS_URI,
         },
     }
+
+
+def left_out_news(view: ServedCatalog, told: Told | None) -> tuple[Told, dict[str, Any] | None]:
+    """(what `view` leaves out, the log message's `data` when that is news to a client
+    last told `told`; None when it is not, or when nothing is left out)."""
+    entries = view.left_out()
+    now = tuple((e.code, e.path) for e in entries)
+    if now == (told or ()) or not entries:
+        return now, None
+    return now, log_data(view, entries)
 
 
 def log_data(view: ServedCatalog, entries: tuple[LeftOut, ...]) -> dict[str, Any]:

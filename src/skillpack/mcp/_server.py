@@ -52,6 +52,7 @@ from ._pages import (
     SKILLS_EXTENSION,
     Pages,
     Told,
+    left_out_news,
     meta,
 )
 from ._pages import META_VERSION as META_VERSION
@@ -339,9 +340,12 @@ class SkillServer:
             return
         if "warning" not in allowed_log_levels(version, None):
             return
+        view = await self._run(self.view)
+        # From here to the state's update nothing awaits: two callers (a page and the
+        # notifier) must not both find the same news.
         told = state.get(_LOGGED, self.told_first)
         self.told_first = None  # the front spoke to the first connection only
-        now, data = await self._run(self.pages.left_out_news, told)
+        now, data = left_out_news(view, told)
         state[_LOGGED] = now
         if data is None:
             return
