@@ -15,14 +15,16 @@ import base64
 import binascii
 import json
 import threading
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from .. import _errors as errors
 from .._model import Catalog
-from ..runtime._left_out import LeftOut, counts
-from ..runtime._readers import SkillContent
-from ..runtime._session import Session
-from ._served import FrontmatterCache, ServedCatalog, build_served
+
+if TYPE_CHECKING:  # the runtime loads on the discovery thread, not before `initialize`
+    from ..runtime._left_out import LeftOut
+    from ..runtime._readers import SkillContent
+    from ..runtime._session import Session
+    from ._served import ServedCatalog
 
 SKILLS_EXTENSION: Final = "io.modelcontextprotocol/skills"
 CACHE_FIELDS: Final = {"ttlMs": 0, "cacheScope": "private"}
@@ -74,6 +76,9 @@ class Pages:
         Raises:
             UsageError: the session's reader cannot serve bytes.
         """
+        from ..runtime._readers import SkillContent
+        from ._served import FrontmatterCache
+
         reader = session.reader
         if not isinstance(reader, SkillContent):
             raise errors.UsageError(
@@ -107,6 +112,8 @@ class Pages:
             view = self._view
             if view is not None and view.catalog is catalog and self._view_config is config:
                 return view
+        from ._served import build_served
+
         view = build_served(
             catalog,
             model_skills=self.session.model_skills,
@@ -158,6 +165,8 @@ class Pages:
         `{catalogVersion, served, leftOut: [LeftOut...], counts: {kind: n}}`, and with
         `with_skills` the served skills as `skills: [{name, path, uri}]`. With
         `check_all`, every served skill's listing is built first (reads every tree)."""
+        from ..runtime._left_out import counts
+
         view = self.view()
         entries = view.left_out_all() if check_all else view.left_out()
         unlisted = {e.path for e in entries if e.kind == "not-listable"}
@@ -179,6 +188,8 @@ class Pages:
 def meta(view: ServedCatalog) -> dict[str, Any]:
     """`_meta` of a `skills/list` page: the catalog version (a host re-walks the pages
     only when it changed) and what is left out so far (the resource has every one)."""
+    from ..runtime._left_out import counts
+
     entries = view.left_out()
     return {
         META_VERSION: view.version,
@@ -203,6 +214,8 @@ def left_out_news(view: ServedCatalog, told: Told | None) -> tuple[Told, dict[st
 
 def log_data(view: ServedCatalog, entries: tuple[LeftOut, ...]) -> dict[str, Any]:
     """The `data` of the log message (warning) naming what is left out."""
+    from ..runtime._left_out import counts
+
     kinds = ", ".join(f"{n} {kind}" for kind, n in counts(entries).items())
     return {
         "message": f"skillpack leaves out {len(entries)} skill(s) or root(s) ({kinds}); "
