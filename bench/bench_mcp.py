@@ -4,6 +4,8 @@
     python bench/bench_mcp.py --sizes 1000 --calls 200
     python bench/bench_mcp.py --json
     python bench/bench_mcp.py --check           # exit 1 when the protocol adds > 2 ms p50
+    python bench/bench_mcp.py --peers --real DIR --sizes 10000 --check
+                                                # issue 26's first-listing targets
 
 For each corpus (gen_corpus.py), one `skillpack mcp` subprocess is driven over stdio
 by the official SDK client, and the server's own synchronous calls are timed in this
@@ -22,6 +24,11 @@ Target (issue 15): the protocol adds at most 2 ms p50 per call over stdio (first
 page, search, read). Walks are reported as ratios. CPU time per call is reported beside
 (this process's for in-process calls; the client's plus the server's, from /proc, for
 stdio): on a loaded machine wall time also counts waiting for a CPU, CPU time does not.
+
+Targets of `--peers` (issue 26), each printed PASS/FAIL and, with `--check`, the exit
+status: over stdio with the official client, the first `skills/list` page at most
+30 ms on the real corpus and 0.4 s at 10,000 skills with a warm index, 2 s with a cold
+one; start-up (spawn to the `initialize` result) at most 0.5 s at 10,000 skills.
 """
 
 from __future__ import annotations
@@ -295,6 +302,37 @@ def measure_peers(
     return results
 
 
+PEER_TARGETS_MS: tuple[tuple[str, str, str, float], ...] = (
+    ("real", "skillpack (warm index)", "first_page_ms", 30.0),
+    ("10,000", "skillpack (warm index)", "first_page_ms", 400.0),
+    ("10,000", "skillpack (cold index)", "first_page_ms", 2000.0),
+    ("10,000", "skillpack (cold index)", "start_ms", 500.0),
+    ("10,000", "skillpack (warm index)", "start_ms", 500.0),
+)
+"""Issue 26's targets: (corpus label prefix, server row, measure, most ms)."""
+_MEASURES = {"first_page_ms": "first page", "start_ms": "start-up"}
+
+
+def peer_targets(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each of `PEER_TARGETS_MS` that the run measured, with its value and PASS/FAIL
+    (a row that failed or was not measured fails)."""
+    checks = []
+    for prefix, server, measure, most in PEER_TARGETS_MS:
+        for label, servers in results["corpora"].items():
+            if not label.startswith(prefix) or server not in servers:
+                continue
+            value = servers[server][measure]
+            checks.append(
+                {
+                    "target": f"{label}, {server}: {_MEASURES[measure]}",
+                    "ms": value,
+                    "most_ms": most,
+                    "pass": value is not None and value <= most,
+                }
+            )
+    return checks
+
+
 def print_peers(results: dict[str, Any]) -> None:
     def cell(value: float | None) -> str:
         return "-" if value is None else f"{value:,.0f} ms" if value >= 10 else f"{value:.1f} ms"
@@ -318,6 +356,23 @@ def print_peers(results: dict[str, Any]) -> None:
     print(format_table([*headers, "failed"], rows))
     load = ", ".join(f"{x:.1f}" for x in results["loadavg"])
     print(f"load average at the end: {load} on {results['machine']['nproc']} CPUs")
+    checks = results.get("targets", [])
+    if checks:
+        print()
+        print(
+            format_table(
+                ["target", "measured", "most", "result"],
+                [
+                    [
+                        c["target"],
+                        "-" if c["ms"] is None else f"{c['ms']:,.0f} ms",
+                        f"{c['most_ms']:,.0f} ms",
+                        "PASS" if c["pass"] else "FAIL",
+                    ]
+                    for c in checks
+                ],
+            )
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -345,11 +400,13 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         with work_dir(options.work_dir) as work:
             found = measure_peers(work, options.sizes, options.real, peers_dir, options.timeout)
+        found["targets"] = peer_targets(found)
         if options.json:
             print(json.dumps(found, indent=2))
         else:
             print_peers(found)
-        return 0
+        passed = all(check["pass"] for check in found["targets"])
+        return 1 if options.check and not passed else 0
     with work_dir(options.work_dir) as work:
         results = measure(work, options.sizes, options.calls)
     ok = all(row["pass"] for size in results["sizes"].values() for row in size["calls"].values())

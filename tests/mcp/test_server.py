@@ -30,7 +30,7 @@ from skill_client import (
 )
 
 from skillpack import _errors
-from skillpack.mcp import _server
+from skillpack.mcp import _pages, _server
 from skillpack.mcp._errors import INTERNAL_ERROR, INVALID_PARAMS, JSONRPC_CODES, to_mcp_error
 from skillpack.mcp._server import SkillServer
 from skillpack.runtime._session import Session
@@ -194,8 +194,8 @@ def test_binary_files_are_blobs_and_text_is_served_unchanged(server: SkillServer
 def test_skills_list_pages_whole_entries_whose_digests_match_the_reads(
     server: SkillServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_server, "FIRST_PAGE_SKILLS", 1)
-    monkeypatch.setattr(_server, "PAGE_SKILLS", 2)
+    monkeypatch.setattr(_pages, "FIRST_PAGE_SKILLS", 1)
+    monkeypatch.setattr(_pages, "PAGE_SKILLS", 2)
 
     async def scenario(client: Client) -> tuple[list[dict[str, Any]], dict[str, bytes]]:
         entries = await list_skills(client)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 from typing import Any
 
@@ -117,6 +118,18 @@ def mcp_command(
             f"Listening on {host} reaches other machines; give --token-file so only "
             "clients with the token get in (or keep --host 127.0.0.1)."
         )
+    if transport == "stdio":
+        from ..mcp._front import serve_stdio
+
+        # The handshake and first pages before the SDK loads; the watcher after them.
+        front = functools.partial(catalog.session, refresh="manual")
+        if serve_stdio(
+            front,
+            cwd=catalog.cwd,
+            catalog_chars=catalog_chars,
+            catalog_instructions=catalog_instructions,
+        ):
+            return
     from ..mcp._server import SkillServer, run_stdio
 
     session = catalog.session(refresh="watch")

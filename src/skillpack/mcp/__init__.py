@@ -10,7 +10,9 @@ first use, so importing this package needs no MCP SDK):
   `read_directory`, `has_skills_extension`, and the values they return
   (`ListedSkill`, `ListedFile`, `DirectoryEntry`).
 
-Inside: `_server` (tools, resources, prompts, the skills extension), `_served` (what
+Inside: `_server` (tools, resources, prompts, the skills extension), `_pages` (its
+SDK-free half: the served view, `skills/list` pages), `_front` (stdio answered before
+the SDK loads, then handed to it), `_pipes`, `_served` (what
 one catalog serves), `_uris` (the `skill://` scheme), `_errors` (JSON-RPC errors, one
 place), `_http` (streamable HTTP behind Host/Origin/token checks), `_extra` (the
 extra's check), `_embed` and `_client` (the public helpers). Imports runtime and below;

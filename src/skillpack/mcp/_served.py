@@ -21,6 +21,7 @@ filtering, parsing or encoding it again.
 
 from __future__ import annotations
 
+import functools
 import json
 import mimetypes
 import re
@@ -168,11 +169,17 @@ class ServedCatalog:
         self.path_of = _uris.assign_paths(self.skills)
         self._key_at = {path: key for key, path in self.path_of.items()}
         self._withheld = _nested_folders(self.skills, withheld)
-        self.prompts = _prompt_names(user_invocable)
+        self._user_invocable = tuple(user_invocable)
         self._listings: dict[str, tuple[Manifest, Listing]] = {}
         self._listings_lock = threading.Lock()
         self._not_listable: dict[str, LeftOut] = {}
         """Served skills whose listing came out empty, by key (found as pages are made)."""
+
+    @functools.cached_property
+    def prompts(self) -> dict[str, Skill]:
+        """Prompt name -> skill, for every user-invocable skill (made when first asked:
+        a first `skills/list` page does not wait for it)."""
+        return _prompt_names(self._user_invocable)
 
     # -- lookups ----------------------------------------------------------------
 

@@ -17,7 +17,6 @@ When the live catalog changes, every connection is sent
 from __future__ import annotations
 
 import base64
-import binascii
 import functools
 import json
 import logging
@@ -38,43 +37,34 @@ from mcp.server.session import ServerSession
 from mcp.shared.exceptions import MCPError
 
 from .. import _errors as errors
-from .._model import SKILL_FILE, Catalog, Skill
+from .._model import SKILL_FILE, Skill
 from .._version import __version__
-from ..runtime._left_out import LeftOut, counts
 from ..runtime._readers import SkillContent
 from ..runtime._session import Session
 from ..runtime._tools import SkillTools, new_search
 from ._errors import internal_error, to_mcp_error
-from ._served import FrontmatterCache, ServedCatalog, build_served
+from ._pages import (
+    CACHE_FIELDS,
+    INSTRUCTIONS,
+    LOGGER_NAME,
+    META_LEFT_OUT,
+    PROBLEMS_URI,
+    SKILLS_EXTENSION,
+    Pages,
+    Told,
+    left_out_news,
+    meta,
+)
+from ._pages import META_VERSION as META_VERSION
+from ._pages import decode_cursor as _decode_cursor
+from ._pages import encode_cursor as _encode_cursor
+from ._served import ServedCatalog
 
 logger = logging.getLogger("skillpack.mcp")
 
-SKILLS_EXTENSION: Final = "io.modelcontextprotocol/skills"
-CACHE_FIELDS: Final = {"ttlMs": 0, "cacheScope": "private"}
-"""The listing is live (watched) and per machine: never cache it, never share it."""
-PROBLEMS_URI: Final = "skillpack://problems"
-"""The resource listing what is left out and why (JSON; see `problems_report`)."""
-META_VERSION: Final = "io.skillpack/catalogVersion"
-META_LEFT_OUT: Final = "io.skillpack/leftOut"
-LOGGER_NAME: Final = "skillpack"
-LOG_ENTRIES: Final = 50
-"""Left-out entries one log notification carries (the rest: read `PROBLEMS_URI`)."""
-FIRST_PAGE_SKILLS: Final = 25
-PAGE_SKILLS: Final = 200
-PAGE_SKILLS_BYTES: Final = 4 * 1024 * 1024
-"""A `skills/list` page ends after this many entries (the first page after fewer: a
-host sees skills at once, and a listing of 12,000 skills still fits in 64 pages, the
-MCP Inspector's bound) or about this many bytes."""
 PAGE_RESOURCES: Final = 500
 PAGE_PROMPTS: Final = 200
 PAGE_CHILDREN: Final = 500
-INSTRUCTIONS: Final = (
-    "skillpack serves Agent Skills (SKILL.md folders). The skill_load tool's description "
-    "lists the skills; call skill_search to find one for the task when that list does "
-    "not, then skill_load (or use_skill) to get its instructions before you follow "
-    "them; skill_read_file reads a file the instructions mention. Every file is also a "
-    "skill:// resource, and the skills extension lists them with digests."
-)
 T = TypeVar("T")
 
 
@@ -146,6 +136,8 @@ class SkillServer:
         offload: bool = True,
         catalog_chars: int | None = None,
         catalog_instructions: bool = False,
+        pages: Pages | None = None,
+        told: Told | None = None,
     ) -> None:
         """Args:
         session: The live session whose catalog, config and reader are served.
@@ -161,25 +153,29 @@ class SkillServer:
             lists nothing.
         catalog_instructions: Also put the catalog, within the same budget, in the
             server's `instructions` (for clients that pass those to the model).
+        pages: The served view and pages of `session` already built (the stdio
+            front's, `_front`); a new `Pages(session)` when None.
+        told: What the first client connection was already told is left out (by
+            the front, in its log message): not told again.
 
         Raises:
             UsageError: the session's reader cannot serve bytes, or the catalog's
                 budget is not a number of characters.
         """
-        reader = session.reader
-        if not isinstance(reader, SkillContent):
+        self.pages = pages if pages is not None else Pages(session)
+        if self.pages.session is not session:
             raise errors.UsageError(
-                f"The session's reader ({type(reader).__name__}) cannot serve skill files "
-                "as bytes; give it a reader with `manifest` and `read_bytes`."
+                "The pages given to SkillServer are of another session; build them with "
+                "Pages(session) for the session served."
             )
+        self.pages.catalog_chars = catalog_chars
+        self.pages.catalog_instructions = catalog_instructions
         self.session = session
-        self._reader: SkillContent = reader
+        self._reader: SkillContent = self.pages.reader
         self._cwd = cwd
         self.offload = offload
-        self._frontmatter = FrontmatterCache()
-        self._view: ServedCatalog | None = None
-        self._view_config: object = None
-        self._building = threading.Lock()
+        self.told_first = told
+        """What the first connection was told is left out (see `told`)."""
         self._lock = threading.Lock()
         self._hubs: list[_Hub] = []
         self._search: Any = None
@@ -193,34 +189,8 @@ class SkillServer:
     # -- state ------------------------------------------------------------------
 
     def view(self) -> ServedCatalog:
-        """The served view of the session's current catalog (rebuilt when it or the
-        config, which decides what is enabled and permitted, changes)."""
-        catalog, config = self.session.catalog, self.session.config
-        with self._lock:
-            view = self._view
-            current = self._view_config is config
-        if view is not None and view.catalog is catalog and current:
-            return view
-        with self._building:  # one build at a time: a second caller waits for it
-            return self._build_view(catalog, config)
-
-    def _build_view(self, catalog: Catalog, config: object) -> ServedCatalog:
-        with self._lock:
-            view = self._view
-            if view is not None and view.catalog is catalog and self._view_config is config:
-                return view
-        view = build_served(
-            catalog,
-            model_skills=self.session.model_skills,
-            is_enabled=self.session.is_enabled,
-            is_visible=self.session.is_visible,
-            reader=self._reader,
-            frontmatter=self._frontmatter,
-        )
-        with self._lock:
-            if self.session.catalog is catalog and self.session.config is config:
-                self._view, self._view_config = view, config
-        return view
+        """The served view of the session's current catalog (`Pages.view`)."""
+        return self.pages.view()
 
     def prepare(self) -> threading.Thread:
         """Build the served view on a thread of its own, so that it is ready (or under
@@ -236,14 +206,8 @@ class SkillServer:
             logger.debug("could not build the served view ahead", exc_info=True)
 
     def instructions(self) -> str:
-        """The `instructions` a client gets when it connects: the fixed usage note,
-        and the current catalog after it when `catalog_instructions` asks for it."""
-        if not self.catalog_instructions:
-            return INSTRUCTIONS
-        listed = self.session.render_catalog(
-            format="markdown", budget_chars=self.catalog_chars, include_location=False
-        ).text
-        return f"{INSTRUCTIONS}\n\n{listed}" if listed else INSTRUCTIONS
+        """The `instructions` a client gets when it connects (`Pages.instructions`)."""
+        return self.pages.instructions()
 
     def conversation(self, request_session: ServerSession) -> Conversation:
         """The conversation of a request's client connection: created on its first
@@ -377,18 +341,18 @@ class SkillServer:
         if "warning" not in allowed_log_levels(version, None):
             return
         view = await self._run(self.view)
-        entries = view.left_out()
-        told = (view.version, tuple((e.code, e.path) for e in entries))
-        if state.get(_LOGGED, ((), ()))[1] == told[1]:
-            state[_LOGGED] = told
-            return
-        state[_LOGGED] = told
-        if not entries:
+        # From here to the state's update nothing awaits: two callers (a page and the
+        # notifier) must not both find the same news.
+        told = state.get(_LOGGED, self.told_first)
+        self.told_first = None  # the front spoke to the first connection only
+        now, data = left_out_news(view, told)
+        state[_LOGGED] = now
+        if data is None:
             return
         await notifier.send_notification(
             types.LoggingMessageNotification(
                 params=types.LoggingMessageNotificationParams(
-                    level="warning", logger=LOGGER_NAME, data=_log_data(view, entries)
+                    level="warning", logger=LOGGER_NAME, data=data
                 )
             )
         )
@@ -599,49 +563,14 @@ class SkillServer:
         return page
 
     def skills_page(self, start: int) -> dict[str, Any]:
-        """One `skills/list` page from the served skill at `start`: whole entries only;
-        skills that cannot be listed are left out (`skills/get` says why)."""
-        view = self.view()
-        entries: list[dict[str, Any]] = []
-        size = 0
-        index = start
-        most = FIRST_PAGE_SKILLS if start == 0 else PAGE_SKILLS
-        while index < len(view.skills) and len(entries) < most:
-            if size >= PAGE_SKILLS_BYTES:
-                break
-            listing = view.listing(view.skills[index])
-            index += 1
-            if listing.entry is not None:
-                entries.append(listing.entry)
-                size += listing.size
-        result: dict[str, Any] = {"skills": entries, **CACHE_FIELDS, "_meta": _meta(view)}
-        if index < len(view.skills):
-            result["nextCursor"] = _encode_cursor(index)
-        return result
+        """One `skills/list` page from the served skill at `start` (`Pages.skills_page`)."""
+        return self.pages.skills_page(start)
 
     def problems_report(
         self, *, check_all: bool = True, with_skills: bool = False
     ) -> dict[str, Any]:
-        """What the server serves and leaves out (the problems resource, `mcp --check`):
-        `{catalogVersion, served, leftOut: [LeftOut...], counts: {kind: n}}`, and with
-        `with_skills` the served skills as `skills: [{name, path, uri}]`. With
-        `check_all`, every served skill's listing is built first (reads every tree)."""
-        view = self.view()
-        entries = view.left_out_all() if check_all else view.left_out()
-        unlisted = {e.path for e in entries if e.kind == "not-listable"}
-        report: dict[str, Any] = {
-            "catalogVersion": view.version,
-            "served": len(view.skills) - len(unlisted),
-            "leftOut": [e.to_dict() for e in entries],
-            "counts": counts(entries),
-        }
-        if with_skills:
-            report["skills"] = [
-                {"name": s.name, "path": s.path, "uri": view.skill_uri(s)}
-                for s in view.skills
-                if s.path not in unlisted
-            ]
-        return report
+        """What the server serves and leaves out (`Pages.problems_report`)."""
+        return self.pages.problems_report(check_all=check_all, with_skills=with_skills)
 
     async def _skills_get(
         self, _ctx: ServerRequestContext[Any], params: GetSkillParams
@@ -655,7 +584,7 @@ class SkillServer:
                     f"Skill '{skill.name}' is not served through the skills extension: "
                     f"{listing.reason}. Its files are still resources; use skill_load for it."
                 )
-            return {"skill": listing.entry, **CACHE_FIELDS, "_meta": _meta(view)}
+            return {"skill": listing.entry, **CACHE_FIELDS, "_meta": meta(view)}
 
         return await self._run(get)
 
@@ -714,33 +643,6 @@ def _advertise_extensions(server: Server[Any]) -> Any:
         return result
 
     return advertise
-
-
-def _meta(view: ServedCatalog) -> dict[str, Any]:
-    """`_meta` of a `skills/list` page: the catalog version (a host re-walks the pages
-    only when it changed) and what is left out so far (the resource has every one)."""
-    entries = view.left_out()
-    return {
-        META_VERSION: view.version,
-        META_LEFT_OUT: {
-            "count": len(entries),
-            "counts": counts(entries),
-            "notListable": sum(e.kind == "not-listable" for e in entries),
-            "uri": PROBLEMS_URI,
-        },
-    }
-
-
-def _log_data(view: ServedCatalog, entries: tuple[LeftOut, ...]) -> dict[str, Any]:
-    kinds = ", ".join(f"{n} {kind}" for kind, n in counts(entries).items())
-    return {
-        "message": f"skillpack leaves out {len(entries)} skill(s) or root(s) ({kinds}); "
-        f"read {PROBLEMS_URI} for each with its fix.",
-        "catalogVersion": view.version,
-        "leftOut": [e.to_dict() for e in entries[:LOG_ENTRIES]],
-        "more": max(0, len(entries) - LOG_ENTRIES),
-        "uri": PROBLEMS_URI,
-    }
 
 
 def _tool(definition: dict[str, Any]) -> types.Tool:
@@ -808,34 +710,20 @@ def _cursor(params: Any) -> int:
     return _decode_cursor(getattr(params, "cursor", None) if params is not None else None)
 
 
-def _encode_cursor(offset: int) -> str:
-    return base64.urlsafe_b64encode(json.dumps({"o": offset}).encode()).decode("ascii")
-
-
-def _decode_cursor(cursor: str | None) -> int:
-    if cursor is None:
-        return 0
-    try:
-        offset = json.loads(base64.urlsafe_b64decode(cursor.encode("ascii")))["o"]
-    except (ValueError, KeyError, TypeError, binascii.Error, UnicodeEncodeError):
-        offset = None
-    if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
-        raise errors.UsageError(
-            f"Invalid cursor {cursor[:100]!r}; pass back the nextCursor of the previous page."
-        )
-    return offset
-
-
-def run_stdio(server: SkillServer) -> None:
+def run_stdio(server: SkillServer, *, prefix: bytes = b"", drop_id: str | None = None) -> None:
     """Serve over stdin/stdout until the client closes them (one client: requests are
-    answered on the event loop's thread, see `SkillServer(offload=)`)."""
+    answered on the event loop's thread, see `SkillServer(offload=)`).
+
+    `prefix` is read before stdin and the reply to `drop_id` is not written: the
+    stdio front's hand-over (`_front`).
+    """
     from ._stdio import stdio_streams
 
     server.offload = False
     server.prepare()
 
     async def main() -> None:
-        async with stdio_streams() as (read, write):
+        async with stdio_streams(prefix, drop_id) as (read, write):
             sdk = server.server
             await sdk.run(read, write, sdk.create_initialization_options())
 

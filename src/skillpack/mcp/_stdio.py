@@ -20,11 +20,12 @@ import asyncio
 import contextlib
 import json
 import os
-import stat
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any, Final
+
+from ._pipes import is_stream
 
 MAX_LINE_BYTES: Final = 4 * 1024 * 1024
 """The longest request line read (the HTTP transport's body limit too)."""
@@ -101,32 +102,35 @@ def _refusal(line: bytes) -> tuple[Any, int, str] | None:
 
 
 class _Out:
-    """stdout as the `write`/`flush` pair `stdio_server` writes with."""
+    """stdout as the `write`/`flush` pair `stdio_server` writes with; the reply to
+    `drop_id` (the front's replayed `initialize`, see `_front`) is not written."""
 
-    def __init__(self, writer: asyncio.StreamWriter) -> None:
+    def __init__(self, writer: asyncio.StreamWriter, drop_id: str | None = None) -> None:
         self._writer = writer
+        self._drop = None if drop_id is None else f'"id":{json.dumps(drop_id)},'
 
     async def write(self, text: str) -> None:
+        if self._drop is not None and self._drop in text[:200]:
+            self._drop = None  # one reply: the SDK writes it before anything else
+            return
         self._writer.write(text.encode("utf-8"))
 
     async def flush(self) -> None:
         await self._writer.drain()
 
 
-def _is_stream(fd: int) -> bool:
-    try:
-        mode = os.fstat(fd).st_mode
-    except OSError:
-        return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
-
-
 @asynccontextmanager
-async def stdio_streams() -> AsyncIterator[tuple[Any, Any]]:
-    """`stdio_server`'s (read, write) stream pair over non-blocking stdin and stdout."""
+async def stdio_streams(
+    prefix: bytes = b"", drop_id: str | None = None
+) -> AsyncIterator[tuple[Any, Any]]:
+    """`stdio_server`'s (read, write) stream pair over non-blocking stdin and stdout.
+
+    `prefix` is read before stdin (the stdio front's replay, `_front`), and the
+    reply to `drop_id` is not written.
+    """
     from mcp.server.stdio import stdio_server
 
-    if not (_is_stream(0) and _is_stream(1)):
+    if not (is_stream(0) and is_stream(1)):
         async with stdio_server() as streams:
             yield streams
         return
@@ -140,6 +144,8 @@ async def stdio_streams() -> AsyncIterator[tuple[Any, Any]]:
     sys.stdout.flush()
     os.dup2(2, 1)
     reader = asyncio.StreamReader(limit=MAX_LINE_BYTES)
+    if prefix:
+        reader.feed_data(prefix)
     read_transport: Any = None
     write_transport: Any = None
     try:
@@ -150,7 +156,7 @@ async def stdio_streams() -> AsyncIterator[tuple[Any, Any]]:
             asyncio.streams.FlowControlMixin, os.fdopen(wire_out, "wb", buffering=0)
         )
         writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
-        out = _Out(writer)
+        out = _Out(writer, drop_id)
         async with stdio_server(_Lines(reader, out), out) as streams:  # type: ignore[arg-type]
             yield streams
         with contextlib.suppress(Exception):

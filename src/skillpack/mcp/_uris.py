@@ -44,17 +44,17 @@ Segments = tuple[str, ...]
 
 
 def _rel_parts(folder: str, base: str) -> list[str] | None:
-    """The folders from `base` down to `folder`, or None when `folder` is not below it."""
-    base = base.replace("\\", "/").rstrip("/")
-    folder = folder.replace("\\", "/")
+    """The folders from `base` down to `folder` (both with `/` separators, no trailing
+    `/`), or None when `folder` is not below it."""
     if not base or not folder.startswith(base + "/"):
         return None
     parts = [p for p in folder[len(base) + 1 :].split("/") if p not in ("", ".")]
     return None if ".." in parts else parts
 
 
-def _with_name(parts: list[str], name: str) -> list[str]:
-    return parts if parts and parts[-1] == name else [*parts, name]
+def _folder(path: str) -> str:
+    """`path` with `/` separators and no trailing `/`."""
+    return path.replace("\\", "/").rstrip("/")
 
 
 def assign_paths(skills: Iterable[Skill]) -> dict[str, Segments]:
@@ -65,53 +65,56 @@ def assign_paths(skills: Iterable[Skill]) -> dict[str, Segments]:
     keeps the plain path when two collide.
     """
     listed = list(skills)
-    ordered = sorted(enumerate(listed), key=lambda item: (_depth(item[1].dir), item[0]))
-    above = _folders_above(listed)
+    folders = [_folder(skill.dir) for skill in listed]
+    order = sorted(range(len(listed)), key=lambda i: (folders[i].count("/"), i))
+    above = _folders_above(listed, folders)
+    roots: dict[str, str] = {}
     taken: set[Segments] = set()
     by_dir: dict[tuple[str, str, str], Segments] = {}
     paths: dict[str, Segments] = {}
-    for _, skill in ordered:
-        enclosing = _enclosing(skill, above.get(id(skill)), by_dir)
-        base: Segments
-        if enclosing is None:
-            parts = _rel_parts(skill.dir, skill.root)
-            if not parts:
-                parts = [skill.dir.replace("\\", "/").rstrip("/").rpartition("/")[2]]
-            base = (skill.scope,)
+    for i in order:
+        skill, folder = listed[i], folders[i]
+        base: Segments = (skill.scope,)
+        outer = above.get(i)
+        placed = None if outer is None else by_dir.get((skill.scope, skill.root, outer))
+        parts = None if placed is None or outer is None else _rel_parts(folder, outer)
+        if placed is not None and parts:
+            base = placed
         else:
-            base, parts = enclosing
-        head = (*base, *_with_name(parts, skill.name)[:-1])
-        segments = (*head, skill.name)
+            root = roots.get(skill.root)
+            if root is None:
+                root = roots[skill.root] = _folder(skill.root)
+            parts = _rel_parts(folder, root) or [folder.rpartition("/")[2]]
+        name = skill.name
+        head = (*base, *parts) if parts[-1] == name else (*base, *parts, name)
+        segments = head
+        head = head[:-1]
         n = 1
         while segments in taken:
             n += 1
-            segments = (*head, f"~{n}", skill.name)
+            segments = (*head, f"~{n}", name)
         taken.add(segments)
         paths[skill.key] = segments
-        by_dir[(skill.scope, skill.root, skill.dir.replace("\\", "/").rstrip("/"))] = segments
+        by_dir[(skill.scope, skill.root, folder)] = segments
     return paths
 
 
-def _depth(folder: str) -> int:
-    return folder.replace("\\", "/").rstrip("/").count("/")
-
-
-def _folders_above(skills: list[Skill]) -> dict[int, str]:
-    """id(skill) -> the nearest other skill folder above its own (same scope and root).
+def _folders_above(skills: list[Skill], folders: list[str]) -> dict[int, str]:
+    """index -> the nearest other skill folder above the skill's own (same scope and
+    root); `folders` are the skills' folders (`_folder`).
 
     One sort instead of a walk up every skill's parents: with `/` appended, a folder's
     descendants sort right after it, so a stack of the folders being inside holds the
     enclosing ones.
     """
     groups: dict[tuple[str, str], list[tuple[str, int]]] = {}
-    for skill in skills:
-        folder = skill.dir.replace("\\", "/").rstrip("/") + "/"
-        groups.setdefault((skill.scope, skill.root), []).append((folder, id(skill)))
+    for index, skill in enumerate(skills):
+        groups.setdefault((skill.scope, skill.root), []).append((folders[index] + "/", index))
     found: dict[int, str] = {}
     for entries in groups.values():
         entries.sort()
         stack: list[str] = []
-        for folder, ident in entries:
+        for folder, index in entries:
             while stack and not folder.startswith(stack[-1]):
                 stack.pop()
             if stack and stack[-1] == folder:  # two skills in one folder
@@ -120,22 +123,8 @@ def _folders_above(skills: list[Skill]) -> dict[int, str]:
                 outer = stack[-1] if stack else None
                 stack.append(folder)
             if outer is not None:
-                found[ident] = outer[:-1]
+                found[index] = outer[:-1]
     return found
-
-
-def _enclosing(
-    skill: Skill, above: str | None, by_dir: Mapping[tuple[str, str, str], Segments]
-) -> tuple[Segments, list[str]] | None:
-    """(path of the nearest enclosing placed skill, folders from it down), if any;
-    `above` is the nearest skill folder above the skill's (`_folders_above`)."""
-    if above is None:
-        return None
-    placed = by_dir.get((skill.scope, skill.root, above))
-    if placed is None:
-        return None
-    parts = _rel_parts(skill.dir.replace("\\", "/").rstrip("/"), above)
-    return (placed, parts) if parts else None
 
 
 def _segment(text: str) -> str:

@@ -1,0 +1,450 @@
+"""The stdio front of `skillpack mcp`: the handshake and first pages before the SDK loads.
+
+Importing the MCP SDK takes longer than discovering 10,000 skills from a warm index, and
+a host waits for `initialize` before it asks anything. So over stdio a `Core` answers
+the start of the conversation itself, with no SDK: discovery starts on a thread as the
+process starts; `initialize` is answered at once (its result does not depend on the
+catalog unless `--catalog-instructions` puts the catalog in it); `ping`,
+`notifications/initialized` (with the log message naming what is left out) and
+`skills/list` pages are answered from `_pages`, the server's own SDK-free half, as
+soon as the catalog is there.
+
+The SDK is imported only after the first `skills/list` page has gone out, when a line
+comes that the front does not answer (any other method, a notification it does not
+know, anything malformed or unusual: the SDK's answer is the reference), or when the
+client has been idle for `IDLE_S` after the handshake. Then the stream is handed over:
+the client's `initialize` is replayed to the SDK server under a private id (its reply
+is dropped), then its `notifications/initialized` if it sent one, then every byte not
+yet answered, and the SDK serves from there (`_server.run_stdio`). The front answers
+each line before it reads the next, so answers keep the order of requests however the
+client pipelines them. What the front sends is byte for byte what the SDK server sends
+for the same lines, for every protocol version of the handshake era
+(`tests/mcp/test_front.py` runs both and compares).
+
+`SKILLPACK_MCP_FAST_START=0` turns the front off (the SDK serves from the start).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import sys
+import threading
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+from .._version import __version__
+from ._pages import (
+    INSTRUCTIONS,
+    LOGGER_NAME,
+    SKILLS_EXTENSION,
+    Pages,
+    Told,
+    decode_cursor,
+    left_out_news,
+)
+from ._pipes import is_stream
+
+if TYPE_CHECKING:
+    from ..runtime._session import Session
+    from ._server import SkillServer
+
+FAST_START_ENV: Final = "SKILLPACK_MCP_FAST_START"
+HANDSHAKE_VERSIONS: Final = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+"""The SDK's handshake-era protocol versions (its `HANDSHAKE_PROTOCOL_VERSIONS`; a
+test keeps the two equal): a client asking for another gets the latest."""
+LATEST_HANDSHAKE: Final = HANDSHAKE_VERSIONS[-1]
+MODERN_META_KEY: Final = "io.modelcontextprotocol/protocolVersion"
+"""In a request's `_meta`, the mark of the 2026 protocol era (the SDK's to serve)."""
+REPLAY_ID: Final = "skillpack-front/initialize"
+"""The id the client's `initialize` is replayed to the SDK under (its reply dropped)."""
+IDLE_S: Final = 0.25
+"""After the handshake, a client quiet this long gets the SDK loaded (so that catalog
+changes reach it as notifications) without waiting for its next request."""
+MAX_PENDING_BYTES: Final = 4 * 1024 * 1024
+"""A line longer than this goes to the SDK server, which refuses it (`_stdio`)."""
+_CAPABILITY_MAPS: Final = ("experimental", "extensions")
+_CAPABILITY_FLAGS: Final = ("sampling", "elicitation", "tasks")
+_IMPLEMENTATION_TEXT: Final = ("title", "description", "websiteUrl")
+
+
+def enabled(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether the front serves (`SKILLPACK_MCP_FAST_START` is not `0`)."""
+    env = os.environ if environ is None else environ
+    return env.get(FAST_START_ENV, "1").strip() != "0"
+
+
+def _dump(message: dict[str, Any]) -> bytes:
+    """One message as the SDK writes it on stdio: pydantic's compact JSON, a newline."""
+    import pydantic_core
+
+    return pydantic_core.to_json(message, inf_nan_mode="null") + b"\n"
+
+
+def initialize_result(version: str, instructions: str) -> dict[str, Any]:
+    """The `initialize` result the SDK server sends `skillpack mcp`'s clients."""
+    return {
+        "capabilities": {
+            "prompts": {"listChanged": True},
+            "resources": {"listChanged": True, "subscribe": False},
+            "tools": {"listChanged": True},
+            "extensions": {SKILLS_EXTENSION: {"directoryRead": True}},
+            "logging": {},
+        },
+        "instructions": instructions,
+        "protocolVersion": version,
+        "serverInfo": {"name": "skillpack", "version": __version__},
+    }
+
+
+def _plain_initialize(params: object) -> str | None:
+    """The protocol version an `initialize` asks for, when its params are plainly
+    valid (None: let the SDK judge them)."""
+    if not isinstance(params, dict) or "_meta" in params:
+        return None
+    version, capabilities, client = (
+        params.get("protocolVersion"),
+        params.get("capabilities"),
+        params.get("clientInfo"),
+    )
+    if not (isinstance(version, str) and isinstance(capabilities, dict)):
+        return None
+    if not isinstance(client, dict) or "icons" in client:
+        return None
+    if not (isinstance(client.get("name"), str) and isinstance(client.get("version"), str)):
+        return None
+    if any(not isinstance(client.get(key, ""), str) for key in _IMPLEMENTATION_TEXT):
+        return None
+    for key in _CAPABILITY_MAPS:
+        value = capabilities.get(key, {})
+        if not (isinstance(value, dict) and all(isinstance(v, dict) for v in value.values())):
+            return None
+    if any(capabilities.get(key, {}) != {} for key in _CAPABILITY_FLAGS):
+        return None
+    roots = capabilities.get("roots", {})
+    if not isinstance(roots, dict) or set(roots) - {"listChanged"}:
+        return None
+    if not isinstance(roots.get("listChanged", False), bool):
+        return None
+    return version
+
+
+def _plain_params(params: object, allowed: frozenset[str]) -> bool:
+    """Params absent, or an object of only `allowed` keys (no `_meta`)."""
+    return params is None or (isinstance(params, dict) and not set(params) - allowed)
+
+
+class Core:
+    """The front's state: the catalog being discovered, what was answered, what to replay.
+
+    `answer(line)` gives the reply lines for one client line, or None when the line is
+    the SDK server's to answer (it and all after it are handed over).
+    """
+
+    def __init__(
+        self,
+        open_session: Callable[[], Session],
+        *,
+        catalog_chars: int | None = None,
+        catalog_instructions: bool = False,
+    ) -> None:
+        """Args:
+        open_session: Opens the session to serve (discovery; run on a thread).
+        catalog_chars: `skillpack mcp --catalog-chars`.
+        catalog_instructions: `skillpack mcp --catalog-instructions`.
+        """
+        self._open_session = open_session
+        self._catalog_chars = catalog_chars
+        self._catalog_instructions = catalog_instructions
+        self._pages: Pages | None = None
+        self._failure: BaseException | None = None
+        self._ready = threading.Event()
+        self.initialize_line: bytes | None = None
+        """The client's `initialize`, re-addressed to `REPLAY_ID`."""
+        self.initialized_line: bytes | None = None
+        self.told: Told | None = None
+        """What the client was told is left out (the SDK server must not repeat it)."""
+        self.pages_answered = 0
+        self._thread = threading.Thread(target=self._discover, name="skillpack-mcp-front")
+        self._thread.daemon = True
+        self._thread.start()
+
+    def _discover(self) -> None:
+        try:
+            session = self._open_session()
+            try:
+                pages = Pages(
+                    session,
+                    catalog_chars=self._catalog_chars,
+                    catalog_instructions=self._catalog_instructions,
+                )
+                pages.view()
+            except BaseException:
+                session.close()
+                raise
+            self._pages = pages
+        except BaseException as exc:  # noqa: BLE001 - raised again where it is needed
+            self._failure = exc
+        finally:
+            self._ready.set()
+
+    @property
+    def ready(self) -> bool:
+        """Whether discovery is over (successfully or not)."""
+        return self._ready.is_set()
+
+    def pages(self) -> Pages:
+        """The served pages, once discovery is done; discovery's error, raised here."""
+        self._ready.wait()
+        if self._failure is not None:
+            raise self._failure
+        assert self._pages is not None
+        return self._pages
+
+    def close(self) -> None:
+        """Close the session when the front served the whole conversation."""
+        self._ready.wait()
+        if self._pages is not None:
+            self._pages.session.close()
+
+    # -- lines ------------------------------------------------------------------
+
+    def answer(self, line: bytes) -> list[bytes] | None:
+        """The reply lines to one client line; None when the SDK server must answer it."""
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return None
+        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+            return None
+        method, params = message.get("method"), message.get("params")
+        if "id" not in message:
+            if (
+                method == "notifications/initialized"
+                and self.initialize_line is not None
+                and _plain_params(params, frozenset())
+            ):
+                return self._initialized(line)
+            return None
+        request_id = message["id"]
+        if isinstance(request_id, bool) or not isinstance(request_id, int | str):
+            return None
+        if set(message) - {"jsonrpc", "id", "method", "params"}:
+            return None
+        if method == "initialize":
+            return self._initialize(message, request_id)
+        if self.initialize_line is None:
+            return None
+        if method == "ping" and _plain_params(params, frozenset()):
+            return [_dump({"jsonrpc": "2.0", "id": request_id, "result": {}})]
+        if method == "skills/list" and _plain_params(params, frozenset({"cursor"})):
+            return self._skills_list(request_id, (params or {}).get("cursor"))
+        return None
+
+    def _initialize(self, message: dict[str, Any], request_id: int | str) -> list[bytes] | None:
+        if self.initialize_line is not None:
+            return None  # a second one: what the SDK says to that is its own
+        asked = _plain_initialize(message.get("params"))
+        if asked is None:
+            return None
+        version = asked if asked in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE
+        instructions = self.pages().instructions() if self._catalog_instructions else INSTRUCTIONS
+        reply = {
+            "jsonrpc": "2.0",
+            "id": request_id,
+            "result": initialize_result(version, instructions),
+        }
+        self.initialize_line = json.dumps({**message, "id": REPLAY_ID}).encode() + b"\n"
+        return [_dump(reply)]
+
+    def _initialized(self, line: bytes) -> list[bytes]:
+        if self.initialized_line is None:
+            self.initialized_line = line.rstrip(b"\r\n") + b"\n"
+        return self._log_news()
+
+    def _log_news(self) -> list[bytes]:
+        """The log message naming what is left out, when that is news to the client."""
+        self.told, data = left_out_news(self.pages().view(), self.told)
+        if data is None:
+            return []
+        params = {"level": "warning", "logger": LOGGER_NAME, "data": data}
+        return [_dump({"jsonrpc": "2.0", "method": "notifications/message", "params": params})]
+
+    def _skills_list(self, request_id: int | str, cursor: object) -> list[bytes] | None:
+        if cursor is not None and not isinstance(cursor, str):
+            return None
+        try:
+            start = decode_cursor(cursor)
+        except Exception:  # noqa: BLE001 - the SDK server words the error
+            return None
+        pages = self.pages()
+        try:
+            page = pages.skills_page(start)
+        except Exception:  # noqa: BLE001 - the SDK server reports it as it always does
+            return None
+        replies = self._log_news() if page["_meta"]["io.skillpack/leftOut"]["notListable"] else []
+        self.pages_answered += 1
+        return [*replies, _dump({"jsonrpc": "2.0", "id": request_id, "result": page})]
+
+    def replay(self, rest: bytes) -> bytes:
+        """What the SDK server reads first: the handshake again, then `rest`."""
+        return b"".join((self.initialize_line or b"", self.initialized_line or b"", rest))
+
+
+class _Loader:
+    """The SDK and the `SkillServer` built on a thread while the front keeps serving."""
+
+    def __init__(self, core: Core, *, cwd: str | None) -> None:
+        self._core = core
+        self._cwd = cwd
+        self.server: SkillServer | None = None
+        self.failure: BaseException | None = None
+        self.done = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def started(self) -> bool:
+        return self._thread is not None
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._load, name="skillpack-mcp-sdk")
+            self._thread.daemon = True
+            self._thread.start()
+
+    def _load(self) -> None:
+        try:
+            pages = self._core.pages()
+            from ._server import SkillServer
+
+            self.server = SkillServer(
+                pages.session,
+                cwd=self._cwd,
+                catalog_chars=pages.catalog_chars,
+                catalog_instructions=pages.catalog_instructions,
+                pages=pages,
+            )
+        except BaseException as exc:  # noqa: BLE001 - raised again on the main thread
+            self.failure = exc
+        finally:
+            self.done.set()
+
+    def wait(self) -> SkillServer:
+        self.start()
+        self.done.wait()
+        if self.failure is not None:
+            raise self.failure
+        assert self.server is not None
+        return self.server
+
+
+def _write(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def serve(core: Core, *, cwd: str | None) -> None:
+    """Serve stdin/stdout: the front first, then the SDK server over the same stream
+    (`_server.run_stdio`) until the client closes it."""
+    loader = _Loader(core, cwd=cwd)
+    pending = bytearray()
+    sys.stdout.flush()
+    try:
+        rest = _front_loop(core, loader, pending)
+    except BaseException:
+        core.close()
+        raise
+    if rest is None:  # the client closed stdin: the conversation is over
+        core.close()
+        return
+    server = loader.wait()
+    server.told_first = core.told
+    from ._server import run_stdio
+
+    try:
+        core.pages().session.set_refresh("watch")
+        run_stdio(server, prefix=core.replay(rest), drop_id=REPLAY_ID)
+    finally:
+        server.close()
+        core.close()
+
+
+def _preload() -> None:
+    """What the first page needs beyond the catalog (libyaml for the frontmatter, as
+    YAML 1.2 reads it), loaded while discovery still runs."""
+    from ..parse import _frontmatter, _yaml12  # noqa: F401
+
+    with contextlib.suppress(ImportError):  # PyYAML without libyaml: the parser is Python
+        import yaml._yaml  # noqa: F401
+
+
+def _front_loop(core: Core, loader: _Loader, pending: bytearray) -> bytes | None:
+    """Answer lines until the SDK must take over (the bytes it gets), or EOF (None)."""
+    import pydantic_core  # noqa: F401 - the encoder of every reply
+
+    preloaded = False
+    while True:
+        while (end := pending.find(b"\n")) >= 0:
+            line = bytes(pending[: end + 1])
+            if line.strip():
+                replies = core.answer(line)
+                if replies is None:
+                    return bytes(pending)
+                for reply in replies:
+                    _write(1, reply)
+                if core.pages_answered and not loader.started:
+                    loader.start()
+            del pending[: end + 1]
+        if not preloaded and core.initialize_line is not None:
+            preloaded = True
+            if not core.ready:
+                _preload()
+            continue
+        if loader.done.is_set():
+            return bytes(pending)
+        if len(pending) > MAX_PENDING_BYTES:
+            return bytes(pending)
+        if loader.started:
+            timeout: float | None = 0.05
+        elif core.initialize_line is not None and core.ready:
+            timeout = IDLE_S
+        else:
+            timeout = None if core.initialize_line is None else 0.05
+        readable, _, _ = select.select([0], [], [], timeout)
+        if not readable:
+            if core.initialize_line is not None and core.ready and not loader.started:
+                loader.start()
+            continue
+        data = os.read(0, 65536)
+        if not data:
+            if pending.strip():  # a last line without its newline
+                replies = core.answer(bytes(pending))
+                if replies is None:
+                    return bytes(pending)
+                for reply in replies:
+                    _write(1, reply)
+            return None
+        pending += data
+
+
+def serve_stdio(
+    open_session: Callable[[], Session],
+    *,
+    cwd: str | None,
+    catalog_chars: int | None,
+    catalog_instructions: bool,
+) -> bool:
+    """`skillpack mcp` over stdio through the front; False (nothing done) when the
+    front is off (`SKILLPACK_MCP_FAST_START=0`) or stdin/stdout are not pipes."""
+    if not enabled() or not (is_stream(0) and is_stream(1)):
+        return False
+    core = Core(
+        open_session, catalog_chars=catalog_chars, catalog_instructions=catalog_instructions
+    )
+    with contextlib.suppress(BrokenPipeError):
+        serve(core, cwd=cwd)
+    return True

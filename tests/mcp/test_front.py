@@ -1,0 +1,308 @@
+"""The stdio front of `skillpack mcp` (`mcp/_front.py`): the same bytes as the SDK server.
+
+Every conversation here runs twice through `skillpack mcp` over pipes, with the front
+(`SKILLPACK_MCP_FAST_START` unset) and without it (`=0`: the SDK serves from the
+first line), and the two transcripts must be equal byte for byte: the SDK's answers
+are the reference.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp", reason="the MCP server needs the mcp extra")
+
+from skillpack.mcp import _front  # noqa: E402
+
+SERVE = [sys.executable, "-c", "from skillpack.cli import main; main()", "mcp"]
+DEADLINE_S = 90.0
+"""How long a test waits for an answer before it fails (a hang, not a speed check)."""
+
+
+def request(ident: int | str, method: str, params: Any = None) -> dict[str, Any]:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": ident, "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def initialize(version: str = "2025-11-25", ident: int | str = 1, **extra: Any) -> dict[str, Any]:
+    params = {
+        "protocolVersion": version,
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"},
+        **extra,
+    }
+    return request(ident, "initialize", params)
+
+
+INITIALIZED: dict[str, Any] = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+@pytest.fixture
+def tree(tmp_path: Path, write_skill: Any) -> Path:
+    """Skills the listing serves, one it cannot list (a YAML 1.2 name) and an invalid one,
+    so the log message about what is left out is part of the conversation."""
+    root = tmp_path / "skills"
+    for index in range(30):
+        write_skill(f"s{index:02d}", base=root, files={"notes.md": f"note {index} é\n"})
+    write_skill(
+        "floats",
+        base=root,
+        frontmatter="name: floats\ndescription: Numbers é ✓ and </script>.\n"
+        "metadata:\n  big: 1e100\n  inf: .inf\n  half: 0.5\n  huge: 123456789012345678901234",
+    )
+    write_skill("yes", base=root, frontmatter="name: yes\ndescription: A YAML 1.2 boolean name.")
+    write_skill("broken", base=root, text="no frontmatter here\n")
+    return root
+
+
+def spawn(
+    root: Path, *, fast: bool, args: tuple[str, ...] = (), **env_vars: str
+) -> subprocess.Popen[bytes]:
+    env = dict(os.environ, SKILLPACK_MCP_FAST_START="1" if fast else "0", **env_vars)
+    command = [*SERVE, "--no-user", "--no-system", "--cwd", str(root), "--root", str(root), *args]
+    return subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    )
+
+
+class Reader:
+    """A server's stdout as lines, read with a deadline (no buffering hides a line)."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        assert process.stdout is not None
+        self._process = process
+        self._fd = process.stdout.fileno()
+        self._buffer = b""
+
+    def line(self) -> bytes:
+        while b"\n" not in self._buffer:
+            ready, _, _ = select.select([self._fd], [], [], DEADLINE_S)
+            assert ready, "the server did not answer"
+            data = os.read(self._fd, 65536)
+            assert data, f"the server ended: {self._process.stderr.read().decode()}"  # type: ignore[union-attr]
+            self._buffer += data
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line + b"\n"
+
+    def rest(self) -> list[bytes]:
+        """What is left once the server has exited."""
+        data = self._buffer + b"".join(iter(lambda: os.read(self._fd, 65536), b""))
+        return data.splitlines(keepends=True)
+
+
+def converse(
+    root: Path, lines: list[Any], *, fast: bool, args: tuple[str, ...] = ()
+) -> list[bytes]:
+    """Write every line at once (a pipelining client), read until each request with an
+    id has its answer, then close stdin; the transcript of what came back, in order."""
+    process = spawn(root, fast=fast, args=args)
+    assert process.stdin is not None
+    data = b"".join(
+        line if isinstance(line, bytes) else json.dumps(line).encode() + b"\n" for line in lines
+    )
+    process.stdin.write(data)
+    process.stdin.flush()
+    waiting = {  # every request a server answers (one with a float id gets no answer)
+        line["id"]
+        for line in lines
+        if isinstance(line, dict) and isinstance(line.get("id"), int | str) and "method" in line
+    }
+    transcript = []
+    reader = Reader(process)
+    try:
+        while waiting:
+            line = reader.line()
+            transcript.append(line)
+            ident = json.loads(line).get("id")
+            waiting.discard(ident)
+    finally:
+        process.stdin.close()
+        process.wait(timeout=DEADLINE_S)
+        assert process.stdout is not None and process.stderr is not None
+        transcript.extend(reader.rest())
+        process.stdout.close()
+        process.stderr.close()
+    return transcript
+
+
+def same_bytes(
+    root: Path, lines: list[Any], args: tuple[str, ...] = (), *, ordered: bool = True
+) -> list[bytes]:
+    """The transcript, equal with and without the front (`ordered=False`: the same
+    lines, for a conversation where the SDK server's own order is not fixed)."""
+    fast = converse(root, lines, fast=True, args=args)
+    slow = converse(root, lines, fast=False, args=args)
+    assert fast == slow if ordered else sorted(fast) == sorted(slow)
+    return fast
+
+
+@pytest.mark.parametrize("version", [*_front.HANDSHAKE_VERSIONS, "1999-01-01"])
+def test_a_pipelined_conversation_gets_the_sdk_servers_bytes(tree: Path, version: str) -> None:
+    first = request(2, "skills/list")
+    lines = [initialize(version), INITIALIZED, first, request("p", "ping")]
+    transcript = same_bytes(tree, lines)
+    answers = [json.loads(line) for line in transcript]
+    assert answers[0]["result"]["protocolVersion"] == (
+        version if version in _front.HANDSHAKE_VERSIONS else _front.LATEST_HANDSHAKE
+    )
+    assert [a.get("id", a.get("method")) for a in answers] == [
+        1,
+        "notifications/message",  # what is left out, on `initialized`
+        "notifications/message",  # and again when the page finds one it cannot list
+        2,
+        "p",
+    ]
+    page = answers[3]["result"]
+    assert len(page["skills"]) == 25 and "nextCursor" in page
+
+
+def test_after_the_first_page_the_sdk_serves_the_rest_in_order(tree: Path) -> None:
+    lines: list[Any] = [
+        initialize(),
+        INITIALIZED,
+        request(2, "skills/list"),
+        request(3, "tools/list"),  # the front hands over here
+        request(4, "skills/list", {"cursor": "eyJvIjogMjV9"}),
+        request(5, "ping"),
+    ]
+    transcript = same_bytes(tree, lines)
+    ids = [json.loads(line).get("id") for line in transcript]
+    assert [i for i in ids if i is not None] == [1, 2, 3, 4, 5]
+    assert b'"id":"skillpack-front/initialize"' not in b"".join(transcript)
+
+
+def test_the_catalog_in_the_instructions_waits_for_discovery(tree: Path) -> None:
+    args = ("--catalog-instructions",)
+    transcript = same_bytes(tree, [initialize(), INITIALIZED, request(2, "skills/list")], args)
+    assert "s00" in json.loads(transcript[0])["result"]["instructions"]
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        pytest.param([request(1, "tools/list"), initialize(ident=2)], id="tools-first"),
+        pytest.param([request(1, "skills/list"), initialize(ident=2)], id="list-first"),
+        pytest.param([initialize(_meta={"progressToken": 1})], id="init-meta"),
+        pytest.param(
+            [initialize(capabilities={"roots": {"listChanged": "yes"}})], id="bad-capability"
+        ),
+        pytest.param(
+            [{**initialize(), "params": {"protocolVersion": 2025, "capabilities": {}}}],
+            id="bad-params",
+        ),
+        pytest.param([initialize(), initialize(ident=2)], id="twice"),
+        pytest.param(
+            [initialize(), request(2, "skills/list", {"cursor": "nonsense"})], id="bad-cursor"
+        ),
+        pytest.param(
+            [initialize(), request(2, "skills/list", {"_meta": {"progressToken": 7}})],
+            id="list-meta",
+        ),
+        pytest.param([initialize(), request(2.5, "ping"), request(3, "ping")], id="float-id"),
+    ],
+)
+def test_what_the_front_does_not_answer_the_sdk_does(tree: Path, lines: list[Any]) -> None:
+    same_bytes(tree, lines)
+
+
+def test_a_line_that_is_not_json_gets_the_sdk_servers_error(tree: Path) -> None:
+    """The SDK's reader refuses such a line as it reads it, ahead of requests still being
+    answered: only the order of the two is not fixed."""
+    transcript = same_bytes(tree, [initialize(), b"{not json\n", request(2, "ping")], ordered=False)
+    assert any(b"-32700" in line for line in transcript)
+
+
+def test_a_last_line_without_a_newline_is_answered_before_exit(tree: Path) -> None:
+    """At the end of input the front answers what it read, where the SDK server ends
+    the request it was answering with a "connection closed" error."""
+    lines = [initialize(), INITIALIZED, json.dumps(request(2, "skills/list")).encode()]
+    fast = converse(tree, lines, fast=True)
+    slow = converse(tree, lines, fast=False)
+    assert fast[:2] == slow[:2]  # `initialize`, and what is left out on `initialized`
+    assert "skills" in json.loads(fast[-1])["result"]
+
+
+def test_a_client_that_leaves_after_initialize_ends_the_server(tree: Path) -> None:
+    process = spawn(tree, fast=True)
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(json.dumps(initialize()).encode() + b"\n")
+    process.stdin.flush()
+    reader = Reader(process)
+    assert json.loads(reader.line())["id"] == 1
+    process.stdin.close()
+    assert process.wait(timeout=DEADLINE_S) == 0
+    assert reader.rest() == []
+    process.stdout.close()
+    assert process.stderr is not None
+    process.stderr.close()
+
+
+def test_a_catalog_change_after_the_hand_over_reaches_the_client(
+    tree: Path, write_skill: Any
+) -> None:
+    """The watcher starts after the first page; the SDK server tells of changes."""
+    process = spawn(tree, fast=True)
+    assert process.stdin is not None
+    for line in (initialize(), INITIALIZED, request(2, "skills/list"), request(3, "tools/list")):
+        process.stdin.write(json.dumps(line).encode() + b"\n")
+    process.stdin.flush()
+    reader = Reader(process)
+    try:
+        seen: list[dict[str, Any]] = []
+        while not any(m.get("id") == 3 for m in seen):
+            seen.append(json.loads(reader.line()))
+        time.sleep(0.5)  # not a speed check: lets the watcher's first scan settle
+        write_skill("added", base=tree)
+        methods = set()
+        while "notifications/resources/list_changed" not in methods:
+            methods.add(json.loads(reader.line()).get("method"))
+    finally:
+        process.stdin.close()
+        process.wait(timeout=DEADLINE_S)
+        for stream in (process.stdout, process.stderr):
+            assert stream is not None
+            stream.close()
+
+
+def test_a_server_that_cannot_start_stops_with_the_commands_error(tree: Path) -> None:
+    """A budget that is no number stops `skillpack mcp` with its message and status,
+    with the front as without it (the front's client has had its first page)."""
+    outcomes = []
+    for fast in (True, False):
+        process = spawn(tree, fast=fast, SKILLS_PROMPT_CHAR_BUDGET="lots")
+        assert process.stdin is not None
+        for line in (initialize(), INITIALIZED, request(2, "skills/list")):
+            process.stdin.write(json.dumps(line).encode() + b"\n")
+        process.stdin.flush()
+        code = process.wait(timeout=DEADLINE_S)
+        process.stdin.close()
+        assert process.stderr is not None and process.stdout is not None
+        outcomes.append((code, process.stderr.read()))
+        process.stdout.close()
+        process.stderr.close()
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][0] != 0 and b"SKILLS_PROMPT_CHAR_BUDGET='lots'" in outcomes[0][1]
+
+
+def test_the_front_is_on_unless_the_environment_turns_it_off() -> None:
+    assert _front.enabled({})
+    assert _front.enabled({_front.FAST_START_ENV: "1"})
+    assert not _front.enabled({_front.FAST_START_ENV: "0"})
+
+
+def test_the_handshake_versions_are_the_sdks() -> None:
+    from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
+
+    assert tuple(HANDSHAKE_PROTOCOL_VERSIONS) == _front.HANDSHAKE_VERSIONS
+    assert _front.LATEST_HANDSHAKE == LATEST_HANDSHAKE_VERSION
