@@ -374,7 +374,12 @@ def test_skill_summaries_json_is_json_dumps_of_the_summaries(
 def test_skill_summaries_json_escapes_each_character_as_json_dumps(field: str, char: str) -> None:
     # Text with nothing to escape is quoted without the escaper: every character on
     # either side of that line must still come out as json.dumps writes it.
-    values = {"name": "a", "description": "A.", "path": "/r/a/SKILL.md", "dir": "/r/a"}
+    values: dict[str, Any] = {
+        "name": "a",
+        "description": "A.",
+        "path": "/r/a/SKILL.md",
+        "dir": "/r/a",
+    }
     values[field] = f"x{char}y"
     skills = [Skill(**values), Skill(name="b", description="B.", path="/b/SKILL.md", dir="/b")]
     expected = json.dumps([skill_summary(s, enabled=True) for s in skills])

@@ -28,7 +28,7 @@ DEADLINE_S = 90.0
 """How long a test waits for an answer before it fails (a hang, not a speed check)."""
 
 
-def request(ident: int | str, method: str, params: Any = None) -> dict[str, Any]:
+def request(ident: float | str, method: str, params: Any = None) -> dict[str, Any]:
     message: dict[str, Any] = {"jsonrpc": "2.0", "id": ident, "method": method}
     if params is not None:
         message["params"] = params

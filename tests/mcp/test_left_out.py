@@ -25,7 +25,8 @@ from skill_client import (
 
 from conftest import REAL_SKILLS
 from skillpack.cli._app import cli
-from skillpack.mcp._server import META_LEFT_OUT, META_VERSION, PROBLEMS_URI, SkillServer
+from skillpack.mcp._pages import META_LEFT_OUT, META_VERSION, PROBLEMS_URI
+from skillpack.mcp._server import SkillServer
 
 TREE: dict[str, str | bytes] = {
     "alpha/SKILL.md": skill_md("alpha"),

@@ -166,7 +166,7 @@ def test_every_served_file_is_a_resource_once_with_the_bytes_on_disk(
         return resources, {str(r.uri): await read_bytes(client, str(r.uri)) for r in resources}
 
     resources, contents = run(server, scenario)
-    assert str(resources[0].uri) == _server.PROBLEMS_URI  # first, and once
+    assert str(resources[0].uri) == _pages.PROBLEMS_URI  # first, and once
     resources = resources[1:]
     uris = [str(r.uri) for r in resources]
     assert sorted(uris) == sorted(SERVED_FILES)  # once each; hidden, noise, withheld out

@@ -15,7 +15,8 @@ import pytest
 from mcp import Client
 from skill_client import ListSkillsRequest, list_skills, open_session, run, send_raw
 
-from skillpack.mcp._server import META_LEFT_OUT, PROBLEMS_URI, SkillServer
+from skillpack.mcp._pages import META_LEFT_OUT, PROBLEMS_URI
+from skillpack.mcp._server import SkillServer
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 SKILLS = 10_000

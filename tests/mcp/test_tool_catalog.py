@@ -18,7 +18,8 @@ from mcp.client.stdio import StdioServerParameters
 from skill_client import open_session, run, skill_md, write
 
 from skillpack._errors import UsageError
-from skillpack.mcp._server import INSTRUCTIONS, SkillServer
+from skillpack.mcp._pages import INSTRUCTIONS
+from skillpack.mcp._server import SkillServer
 from skillpack.runtime._tools import SkillTools
 
 PDF = "Fill and merge PDF forms. Use when the user hands you a PDF to fill."
