@@ -3,7 +3,8 @@ skills extension, lists skills with names no folder could have, a look-alike nam
 a file listed as 5 bytes, then answers that file's read with `HUGE` bytes, or answers
 `skills/list` itself with `HUGE` bytes (mode `huge-list`).
 
-Run: python hostile_upstream.py MODE   (MODE: names | huge-read | huge-list)
+Run: python hostile_upstream.py MODE   (MODE: names | huge-read | huge-file | huge-list;
+`huge-file` answers only the reads of `notes.txt` with `HUGE` bytes)
 """
 
 from __future__ import annotations
@@ -18,9 +19,14 @@ CHUNK = 1024 * 1024
 FILE = b"hello"
 
 
+SKILL_MDS: dict[str, bytes] = {}
+"""Each listed SKILL.md by its URI: what a read of it answers."""
+
+
 def entry(name: str, segment: str | None = None) -> dict[str, object]:
     base = f"skill://{segment or name}"
     skill_md = f"---\nname: {name}\ndescription: A skill named {name!r}.\n---\nBody\n".encode()
+    SKILL_MDS[f"{base}/SKILL.md"] = skill_md
     return {
         "uri": f"{base}/SKILL.md",
         "frontmatter": {"name": name, "description": f"A skill named {name!r}."},
@@ -63,6 +69,11 @@ def send_huge(request_id: object, key: str) -> None:
     out.flush()
 
 
+def huge_read(mode: str, uri: str) -> bool:
+    """Whether a read of `uri` is answered with `HUGE` bytes in `mode`."""
+    return mode == "huge-read" or (mode == "huge-file" and uri.endswith("/notes.txt"))
+
+
 def main() -> None:
     mode = sys.argv[1]
     for line in sys.stdin.buffer:
@@ -89,11 +100,12 @@ def main() -> None:
             send_huge(request_id, "nextCursor")
         elif method == "skills/list":
             send({"jsonrpc": "2.0", "id": request_id, "result": {"skills": SKILLS}})
-        elif method == "resources/read" and mode == "huge-read":
+        elif method == "resources/read" and huge_read(mode, request["params"]["uri"]):
             send_huge(request_id, "padding")
         elif method == "resources/read":
             uri = request["params"]["uri"]
-            contents = [{"uri": uri, "mimeType": "text/plain", "text": FILE.decode()}]
+            text = SKILL_MDS.get(uri, FILE).decode()
+            contents = [{"uri": uri, "mimeType": "text/plain", "text": text}]
             send({"jsonrpc": "2.0", "id": request_id, "result": {"contents": contents}})
         else:
             send({"jsonrpc": "2.0", "id": request_id, "result": {}})

@@ -274,3 +274,24 @@ def test_a_connection_that_sends_no_request_head_is_closed(token_server: Server)
         sock.sendall(b"POST /mcp HTTP/1.1\r\n")
         # Closed by the server (HEADER_SECONDS), well before this socket's own timeout.
         assert sock.recv(1024) == b""
+
+
+def test_a_request_whose_body_never_comes_is_closed(server: Server) -> None:
+    with socket.create_connection(("127.0.0.1", server.port), timeout=60) as sock:
+        sock.sendall(
+            (
+                f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+                "Content-Type: application/json\r\n"
+                "Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n"
+            ).encode()
+        )
+        # Closed by the server (BODY_SECONDS after the head); before, it waited forever.
+        assert sock.recv(1024) == b""
+    assert server.search(server.open_session())
+
+
+def test_a_request_head_drip_fed_a_byte_a_second_is_closed(
+    server: Server, drip_until_closed: Callable[[int, str], int]
+) -> None:
+    # The head's own deadline (HEADER_SECONDS, from the connection's start) closes it.
+    assert drip_until_closed(server.port, "/mcp") < 60
