@@ -285,20 +285,22 @@ class ServedCatalog:
         """
         try:
             manifest = self._manifest(skill, digests=True)
+            with self._listings_lock:
+                kept = self._listings.get(skill.key)
+            if kept is not None and kept[0] == manifest:
+                return kept[1]
+            listing = self._listing(skill, self._served_files(skill, manifest))
         except SkillIOError as exc:
             # One skill whose files cannot be read now (an upstream that fails or sends
             # too much) is left out of the page; it is tried again on the next listing.
-            listing = Listing(entry=None, reason=f"its files cannot be read now: {exc}")
+            listing = Listing(
+                entry=None, reason=f"its files cannot be read now: {str(exc).rstrip('.')}"
+            )
             with self._listings_lock:
                 self._not_listable[skill.key] = left_out_entry(
                     skill, code="not-listable", reason=listing.reason
                 )
             return listing
-        with self._listings_lock:
-            kept = self._listings.get(skill.key)
-        if kept is not None and kept[0] == manifest:
-            return kept[1]
-        listing = self._listing(skill, self._served_files(skill, manifest))
         with self._listings_lock:
             self._listings[skill.key] = (manifest, listing)
             if listing.entry is None:
