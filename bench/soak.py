@@ -27,8 +27,9 @@ For `--seconds`, after `--warmup` seconds of the same traffic, it gets:
 RSS (`VmRSS` of /proc/PID/status) and open files (entries of /proc/PID/fd) are read at
 the start (after the warm-up) and at the end, each time with the traffic paused and the
 hostile connections closed, once the server's open-file count stopped moving. The
-warm-up of `mcp-http` first fills its session table (`MAX_SESSIONS`) with sessions
-that never close, so the start is the steady state a server left running reaches.
+warm-up of `mcp-http` first fills its session table (`MAX_SESSIONS`, or `--sessions`)
+with sessions that never close, so the start is the steady state a server left running
+reaches.
 
 Exit 1 when a well-formed request failed, RSS grew by `RSS_GROWTH_LIMIT` (10%) or more
 from start to end, or open files at the end exceed the start by more than
@@ -694,9 +695,7 @@ def soak(
         loops = [well_formed(running, i, load, gate, tally) for i in range(options.clients)]
         loops += Hostile(running, gate, tally, held).loops()
         if name == "mcp-http":
-            from skillpack.mcp._http import MAX_SESSIONS
-
-            for _ in range(MAX_SESSIONS):  # the table full of sessions that never close
+            for _ in range(options.sessions):  # the table full of sessions never closed
                 McpHttp(running.port or 0).post(_initialize(1))
         threads = [threading.Thread(target=loop, daemon=True) for loop in loops]
         for thread in threads:
@@ -760,6 +759,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--clients", type=int, default=4, help="Concurrent well-formed clients.")
     parser.add_argument("--skills", type=int, default=1000)
+    parser.add_argument(
+        "--sessions",
+        type=int,
+        default=None,
+        help="Sessions that never close opened first on mcp-http (default: its MAX_SESSIONS).",
+    )
     parser.add_argument("--work-dir", type=Path, default=None)
     parser.add_argument("--json", action="store_true")
     options = parser.parse_args(argv)
@@ -767,6 +772,10 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [s for s in servers if s not in SERVERS]
     if unknown:
         parser.error(f"unknown server(s) {', '.join(unknown)}; choose from {', '.join(SERVERS)}")
+    if options.sessions is None:
+        from skillpack.mcp._http import MAX_SESSIONS
+
+        options.sessions = MAX_SESSIONS
     if options.warmup is None:
         options.warmup = min(60.0, max(5.0, options.seconds / 10))
     results = []
