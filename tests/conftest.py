@@ -223,3 +223,30 @@ def rewrite_keeping_mtime_and_size(path: Path, text: str) -> None:
         before.st_ino,
     )
     assert after.st_ctime_ns != before.st_ctime_ns
+
+
+def _drip_until_closed(port: int, path: str) -> int:
+    """Seconds a request head sent a byte a second to 127.0.0.1:`port` lasted before
+    the server closed the connection (each byte comes well within any per-read
+    timeout); 60 when it was still open after a minute."""
+    import socket
+
+    head = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n" + "X-Pad: a\r\n" * 20).encode()
+    with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
+        sock.settimeout(1.0)
+        for second in range(min(60, len(head))):
+            try:
+                sock.sendall(head[second : second + 1])
+                if sock.recv(1024) == b"":
+                    return second
+            except TimeoutError:
+                continue  # still open: the next byte
+            except OSError:
+                return second  # reset: closed
+    return 60
+
+
+@pytest.fixture
+def drip_until_closed() -> Callable[[int, str], int]:
+    """Drip-feed a request head to a local server (`_drip_until_closed`)."""
+    return _drip_until_closed

@@ -1,5 +1,5 @@
 """The one HTTP guard both servers use: loopback, Host, Origin, token, the waiting
-connections, one log line per episode."""
+connections, the head and body deadlines, one log line per episode."""
 
 from __future__ import annotations
 
@@ -9,6 +9,9 @@ import logging
 import pytest
 
 from skillpack._httpguard import (
+    BODY_SECONDS,
+    HEADER_SECONDS,
+    Deadlines,
     EpisodeLog,
     HostGuard,
     PendingConnections,
@@ -89,6 +92,31 @@ def test_waiting_connections_past_the_bound_close_the_oldest() -> None:
     pending.add(5, lambda: closed.append(5))
     assert closed == [0, 1]
     assert len(pending) == 3
+
+
+def test_a_connection_past_its_deadline_is_closed_once_and_a_cleared_one_never() -> None:
+    now = [0.0]
+    closed: list[str] = []
+    deadlines = Deadlines(clock=lambda: now[0])
+    deadlines.set("head", HEADER_SECONDS, lambda: closed.append("head"))
+    deadlines.set("body", BODY_SECONDS, lambda: closed.append("body"))
+    deadlines.set("done", 1.0, lambda: closed.append("done"))
+    deadlines.clear("done")  # what it had to send arrived
+    deadlines.set("head", HEADER_SECONDS, lambda: closed.append("head"))  # replaced, not added
+    now[0] = min(HEADER_SECONDS, BODY_SECONDS) - 0.01
+    assert deadlines.expire() == 0
+    now[0] = max(HEADER_SECONDS, BODY_SECONDS)
+    assert deadlines.expire() == 2
+    assert sorted(closed) == ["body", "head"]
+    assert deadlines.expire() == 0 and len(deadlines) == 0
+
+
+def test_the_deadline_thread_closes_late_connections_by_itself() -> None:
+    import threading
+
+    closed = threading.Event()
+    Deadlines(tick=0.01).set("slow", 0.0, closed.set)
+    assert closed.wait(30)
 
 
 def _record(message: str, exc: BaseException | None = None) -> logging.LogRecord:

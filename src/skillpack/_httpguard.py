@@ -10,9 +10,11 @@ Both servers answer the same way, in this order:
 3. **Bearer token**, when the server has one, compared in constant time: else **401**.
 
 Connections: a connection that has not yet sent a whole request head within
-`HEADER_SECONDS` is closed; at most `PENDING_MAX` such connections are kept, and a new
-one closes the oldest waiting one, so idle or slow connections without a request
-cannot take the places of clients that send one; the connection limit never exceeds
+`HEADER_SECONDS` is closed (however it drip-feeds it), and so is a request whose body
+has not all arrived `BODY_SECONDS` after its head (`Deadlines`); at most `PENDING_MAX`
+connections waiting for a head are kept, and a new one closes the oldest waiting one,
+so idle or slow connections without a request cannot take the places of clients that
+send one; the connection limit never exceeds
 what the process's open-file limit leaves after `RESERVED_FILES`.
 
 `is_loopback` is the one loopback test: `localhost` (any case) and IP literals of the
@@ -41,6 +43,9 @@ from urllib.parse import urlsplit
 LOOPBACK_NAMES: Final = ("127.0.0.1", "localhost", "::1")
 HEADER_SECONDS: Final = 10.0
 """A connection has this long to send a request head (and again after each reply)."""
+BODY_SECONDS: Final = 10.0
+"""A request has this long after its head to send its whole body (the Content-Length
+it promised); then its connection is closed."""
 PENDING_MAX: Final = 64
 """Connections waiting for their request head; one more closes the oldest of them."""
 RESERVED_FILES: Final = 64
@@ -204,6 +209,54 @@ class PendingConnections:
 
     def __len__(self) -> int:
         return len(self._waiting)
+
+
+class Deadlines:
+    """Connections that must send something (a head, a body) by a time, each closed
+    when its time passes; one daemon thread watches all of them (thread-safe).
+
+    `set` gives a connection a deadline (replacing any it had) and the function that
+    closes it; `clear` removes it (what it had to send arrived, or it closed).
+    """
+
+    def __init__(self, *, tick: float = 0.25, clock: Callable[[], float] = time.monotonic) -> None:
+        self.tick = tick
+        self.clock = clock
+        self._due: dict[object, tuple[float, Callable[[], None]]] = {}
+        self._lock = threading.Lock()
+        self._watcher: threading.Thread | None = None
+
+    def set(self, key: object, seconds: float, close: Callable[[], None]) -> None:
+        with self._lock:
+            self._due[key] = (self.clock() + seconds, close)
+            if self._watcher is None:
+                self._watcher = threading.Thread(
+                    target=self._watch, name="skillpack-deadlines", daemon=True
+                )
+                self._watcher.start()
+
+    def clear(self, key: object) -> None:
+        with self._lock:
+            self._due.pop(key, None)
+
+    def expire(self) -> int:
+        """Close every connection past its deadline now; how many were closed."""
+        now = self.clock()
+        with self._lock:
+            late = [key for key, (when, _close) in self._due.items() if when <= now]
+            closes = [self._due.pop(key)[1] for key in late]
+        for close in closes:
+            with contextlib.suppress(Exception):
+                close()
+        return len(closes)
+
+    def __len__(self) -> int:
+        return len(self._due)
+
+    def _watch(self) -> None:
+        while True:
+            time.sleep(self.tick)
+            self.expire()
 
 
 NO_HANDLES: Final = (errno.EMFILE, errno.ENFILE)

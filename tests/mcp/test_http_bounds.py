@@ -89,6 +89,24 @@ class Server:
         reply = json.loads(data[-1] if data else body)
         return bool(reply["result"]["structuredContent"]["ok"])
 
+    def open_stream(self, session: str) -> socket.socket:
+        """A socket holding `session`'s event stream (GET /mcp), its head read."""
+        sock = socket.create_connection(("127.0.0.1", self.port), timeout=30)
+        sock.sendall(
+            (
+                f"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n"
+                f"Accept: text/event-stream\r\nMcp-Session-Id: {session}\r\n"
+                "Mcp-Protocol-Version: 2025-06-18\r\n\r\n"
+            ).encode()
+        )
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = sock.recv(4096)
+            assert chunk, head
+            head += chunk
+        assert head.startswith(b"HTTP/1.1 200"), head
+        return sock
+
     def usage(self) -> tuple[int, int]:
         """(RSS in KB, open files) of the server process."""
         with open(f"/proc/{self.process.pid}/status", encoding="ascii") as status:
@@ -180,6 +198,12 @@ def test_2000_sessions_that_never_close_hold_rss_and_open_files_bounded(
     assert "Traceback" not in refusals
 
 
+STREAMS = 180
+"""Event streams held open in the file-handle test: with the server's own files (about
+25) and the connections waiting for a head (`PENDING_MAX`, 64) more than 256, yet under
+uvicorn's connection limit there (192)."""
+
+
 def test_out_of_file_handles_is_one_line_and_the_server_answers_after(
     small_server: Server,
 ) -> None:
@@ -189,29 +213,21 @@ def test_out_of_file_handles_is_one_line_and_the_server_answers_after(
     index = server.cache / "index.sqlite3"
     assert index.is_file()
 
-    # Requests whose body never comes hold their connections (in flight, not idle),
-    # and idle connections come on top: more than `ulimit -n 256` leaves the server.
-    stalled = (
-        f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
-        "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
-        "Content-Length: 100\r\n\r\n"
-    ).encode()
+    # A session's event stream (GET /mcp) stays open as long as its client keeps it:
+    # no deadline closes it, so the server's files run out for certain once the
+    # connections waiting for a head come on top, however slowly the machine runs.
     held: list[socket.socket] = []
     try:
-        for n in range(320):
+        for _ in range(STREAMS):
+            held.append(server.open_stream(server.open_session()))
+        for _ in range(300):
+            if "out of file handles" in server.stderr.read_text(encoding="utf-8"):
+                break
             try:
-                sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+                held.append(socket.create_connection(("127.0.0.1", server.port), timeout=10))
             except OSError:
-                break  # the server takes no more: the saturation this test is after
-            held.append(sock)
-            if n < 220:
-                sock.sendall(stalled)
-        # Usually reached within seconds; on a loaded machine the server may take the
-        # connections more slowly than the limit runs out, which the asserts allow.
-        _wait_for(
-            lambda: "out of file handles" in server.stderr.read_text(encoding="utf-8"),
-            required=False,
-        )
+                time.sleep(0.2)  # the backlog is full while the server cannot accept
+        _wait_for(lambda: "out of file handles" in server.stderr.read_text(encoding="utf-8"))
     finally:
         for sock in held:
             sock.close()
@@ -219,7 +235,7 @@ def test_out_of_file_handles_is_one_line_and_the_server_answers_after(
     _wait_for(lambda: _answers(server, session))
     assert server.open_session()
     log = server.stderr.read_text(encoding="utf-8")
-    assert log.count("out of file handles") <= 1, log[:2000]
+    assert log.count("out of file handles") == 1, log[:2000]
     assert "Traceback" not in log
     assert len(log) < 2000
     assert index.is_file()
@@ -276,3 +292,24 @@ def test_a_connection_that_sends_no_request_head_is_closed(token_server: Server)
         sock.sendall(b"POST /mcp HTTP/1.1\r\n")
         # Closed by the server (HEADER_SECONDS), well before this socket's own timeout.
         assert sock.recv(1024) == b""
+
+
+def test_a_request_whose_body_never_comes_is_closed(server: Server) -> None:
+    with socket.create_connection(("127.0.0.1", server.port), timeout=60) as sock:
+        sock.sendall(
+            (
+                f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+                "Content-Type: application/json\r\n"
+                "Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n"
+            ).encode()
+        )
+        # Closed by the server (BODY_SECONDS after the head); before, it waited forever.
+        assert sock.recv(1024) == b""
+    assert server.search(server.open_session())
+
+
+def test_a_request_head_drip_fed_a_byte_a_second_is_closed(
+    server: Server, drip_until_closed: Callable[[int, str], int]
+) -> None:
+    # The head's own deadline (HEADER_SECONDS, from the connection's start) closes it.
+    assert drip_until_closed(server.port, "/mcp") < 60

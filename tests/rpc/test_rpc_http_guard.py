@@ -10,7 +10,7 @@ import socket
 import stat
 import subprocess
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, cast
@@ -241,6 +241,29 @@ def test_a_connection_that_sends_no_request_head_is_closed(served: Served) -> No
         sock.sendall(b"POST /rpc HTTP/1.1\r\n")
         # Closed by the server (HEADER_SECONDS), well before this socket's own timeout.
         assert sock.recv(1024) == b""
+
+
+def test_a_request_whose_body_never_comes_is_closed(served: Served) -> None:
+    with socket.create_connection(("127.0.0.1", served.port), timeout=60) as sock:
+        sock.sendall(
+            (
+                f"POST /rpc HTTP/1.1\r\nHost: 127.0.0.1:{served.port}\r\n"
+                f"Authorization: Bearer {served.token}\r\n"
+                "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+            ).encode()
+        )
+        # Closed by the server (BODY_SECONDS after the head): the admitted connection's
+        # own read timeout (IDLE_SECONDS, 120 s) is past this socket's 60 s.
+        assert sock.recv(1024) == b""
+    assert served.request()[0] == 200
+
+
+def test_a_request_head_drip_fed_a_byte_a_second_is_closed(
+    served: Served, drip_until_closed: Callable[[int, str], int]
+) -> None:
+    # Each byte comes within the server's per-read timeout; the head's own deadline
+    # (HEADER_SECONDS) closes it.
+    assert drip_until_closed(served.port, "/rpc") < 60
 
 
 def test_a_client_leaving_mid_request_does_not_disturb_the_others(served: Served) -> None:

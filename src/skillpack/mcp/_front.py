@@ -215,7 +215,7 @@ class Core:
         """The reply lines to one client line; None when the SDK server must answer it."""
         try:
             message = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # the SDK server words the refusal
             return None
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             return None

@@ -2,9 +2,10 @@
 
 Every request passes `_httpguard.HostGuard` (Host 421, Origin 403, bearer token 401,
 the same answers as `skillpack serve --http`); a refusal closes the connection. The
-connections are bounded as `_httpguard` says (a head within `HEADER_SECONDS`, at most
-`PENDING_MAX` waiting for one, the oldest closed first; the limit kept under the
-open-file limit), and so are the client sessions (`MAX_SESSIONS`, closed after
+connections are bounded as `_httpguard` says (a whole head within `HEADER_SECONDS`
+however it is drip-fed, a whole body within `BODY_SECONDS` of it, at most `PENDING_MAX`
+waiting for a head, the oldest closed first; the limit kept under the open-file
+limit), and so are the client sessions (`MAX_SESSIONS`, closed after
 `SESSION_IDLE_SECONDS` idle or on DELETE). Running out of file handles, or of
 sessions, is one log line per episode (`_httpguard.EpisodeLog`).
 
@@ -23,6 +24,7 @@ from typing import Any, Final
 
 from .._errors import UsageError
 from .._httpguard import (
+    BODY_SECONDS,
     HEADER_SECONDS,
     EpisodeLog,
     HostGuard,
@@ -211,13 +213,15 @@ def episode_log() -> EpisodeLog:
 
 
 def guarded_protocol(pending: PendingConnections) -> Any:
-    """uvicorn's h11 protocol with the header timeout and the bound on connections
-    waiting for a request head (`_httpguard`): those that send none are closed,
-    oldest first, and never hold the places of clients that do."""
+    """uvicorn's h11 protocol with the head and body deadlines and the bound on
+    connections waiting for a request head (`_httpguard`): those that send none are
+    closed, oldest first, and never hold the places of clients that do; a request
+    whose body stops coming is closed `BODY_SECONDS` after its head."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     class GuardedProtocol(H11Protocol):
         _head_timer: asyncio.TimerHandle | None = None
+        _body_timer: asyncio.TimerHandle | None = None
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
@@ -225,6 +229,7 @@ def guarded_protocol(pending: PendingConnections) -> Any:
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._head_arrived()
+            self._body_arrived()
             super().connection_lost(exc)
 
         def handle_events(self) -> None:
@@ -232,6 +237,11 @@ def guarded_protocol(pending: PendingConnections) -> Any:
             super().handle_events()
             if self.cycle is not before:
                 self._head_arrived()
+                self._body_arrived()
+                if self.cycle is not None and self.cycle.more_body:
+                    self._body_timer = self.loop.call_later(BODY_SECONDS, self._drop)
+            if self.cycle is None or not self.cycle.more_body:
+                self._body_arrived()
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
@@ -251,8 +261,14 @@ def guarded_protocol(pending: PendingConnections) -> Any:
                 self._head_timer.cancel()
                 self._head_timer = None
 
+        def _body_arrived(self) -> None:
+            if self._body_timer is not None:
+                self._body_timer.cancel()
+                self._body_timer = None
+
         def _drop(self) -> None:
             self._head_arrived()
+            self._body_arrived()
             if not self.transport.is_closing():
                 self.transport.close()
 

@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from .._errors import SkillNotFoundError, UsageError
+from .._errors import SkillIOError, SkillNotFoundError, UsageError
 from .._limits import MCP_SKILL_MAX_BYTES, MCP_SKILL_MAX_FILES
 from .._model import SKILL_FILE, Catalog, Skill, SkillFile, sha256_digest
 from ..runtime._left_out import LeftOut, catalog_version, left_out, left_out_entry
@@ -290,12 +290,24 @@ class ServedCatalog:
         The tree is walked on every call; the entry is built again only when the walk
         returns a different manifest (a file added, removed, resized or rewritten).
         """
-        manifest = self._manifest(skill, digests=True)
-        with self._listings_lock:
-            kept = self._listings.get(skill.key)
-        if kept is not None and kept[0] == manifest:
-            return kept[1]
-        listing = self._listing(skill, self._served_files(skill, manifest))
+        try:
+            manifest = self._manifest(skill, digests=True)
+            with self._listings_lock:
+                kept = self._listings.get(skill.key)
+            if kept is not None and kept[0] == manifest:
+                return kept[1]
+            listing = self._listing(skill, self._served_files(skill, manifest))
+        except SkillIOError as exc:
+            # One skill whose files cannot be read now (an upstream that fails or sends
+            # too much) is left out of the page; it is tried again on the next listing.
+            listing = Listing(
+                entry=None, reason=f"its files cannot be read now: {str(exc).rstrip('.')}"
+            )
+            with self._listings_lock:
+                self._not_listable[skill.key] = left_out_entry(
+                    skill, code="not-listable", reason=listing.reason
+                )
+            return listing
         with self._listings_lock:
             self._listings[skill.key] = (manifest, listing)
             if listing.entry is None:

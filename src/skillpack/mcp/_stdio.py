@@ -90,6 +90,8 @@ def _refusal(line: bytes) -> tuple[Any, int, str] | None:
         message = json.loads(line)
     except ValueError as exc:
         return None, -32700, f"Parse error: {exc}"
+    except RecursionError:  # 100,000 nested brackets: the parser's stack, not the line
+        return None, -32700, "Parse error: nested too deeply"
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
         return None, -32600, "Invalid request: not a JSON-RPC 2.0 message"
     if "method" not in message and "id" not in message:

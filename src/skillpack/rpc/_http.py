@@ -12,9 +12,12 @@ Each connection has its own thread for its I/O and hands each request to a fixed
 of workers. A connection takes one of the `max_connections` slots only once a request
 on it passed the guard (more are answered 503): before that it is one of at most
 `PENDING_MAX` waiting connections, the oldest closed when another arrives, with
-`HEADER_SECONDS` to send each read of its head. So connections without the token
-cannot take the places of clients that have it. A socket timeout frees the thread of a
-client that stalls or leaves mid-request; nothing a client sends stops the server.
+`HEADER_SECONDS` to send its whole head, however it drip-feeds it. So connections
+without the token cannot take the places of clients that have it. A request's body must
+all arrive within `BODY_SECONDS` of its head, and a kept-alive connection's next head
+within `IDLE_SECONDS`; past a deadline the connection is closed (`_httpguard.Deadlines`).
+A socket timeout frees the thread of a client that stalls or leaves mid-request;
+nothing a client sends stops the server.
 
 The standard library suffices: the server is small, loopback-only by default, and the
 `rpc` extra stays free of dependencies (decision recorded in docs/design.md).
@@ -37,7 +40,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from .._httpguard import HEADER_SECONDS, HostGuard, PendingConnections, connection_limit
+from .._httpguard import (
+    BODY_SECONDS,
+    HEADER_SECONDS,
+    Deadlines,
+    HostGuard,
+    PendingConnections,
+    connection_limit,
+)
 from ._codes import RPC_CODES
 from ._dispatch import Dispatcher, Hub
 from ._frame import MAX_MESSAGE_BYTES, error_frame
@@ -48,7 +58,8 @@ EVENT_QUEUE = 1000
 """Notifications buffered per `/events` client; a client that falls further behind is
 disconnected (it reconnects and calls `skills.list`) rather than grow memory."""
 IDLE_SECONDS = 120.0
-"""A connection that sends nothing for this long is closed."""
+"""A connection that sends nothing for this long is closed, and a kept-alive one has
+this long after a reply to send its next whole request head."""
 
 
 def write_token_file(path: Path | None) -> tuple[str, Path]:
@@ -104,6 +115,7 @@ class RpcHTTPServer(ThreadingHTTPServer):
         host, port = self.server_address[:2]
         self.guard = HostGuard(str(host), token=token, port=int(port), allow_origins=allow_origins)
         self.pending = PendingConnections()
+        self.deadlines = Deadlines()
         self._slots = threading.BoundedSemaphore(connection_limit(max_connections))
 
     def server_close(self) -> None:
@@ -156,6 +168,23 @@ class RpcHandler(BaseHTTPRequestHandler):
 
     admitted = False
 
+    def _deadline(self, seconds: float) -> None:
+        """Close this connection unless what it must send now arrives within `seconds`."""
+        request = self.request
+        self.server.deadlines.set(request, seconds, lambda: _hang_up(request))
+
+    def handle_one_request(self) -> None:
+        # A whole head in time, however slowly it comes: a first one within
+        # HEADER_SECONDS, a kept-alive connection's next one within its idle time.
+        self._deadline(self.server.idle if self.admitted else HEADER_SECONDS)
+        super().handle_one_request()
+
+    def parse_request(self) -> bool:
+        try:
+            return super().parse_request()  # reads the header lines
+        finally:
+            self.server.deadlines.clear(self.request)  # the head is in
+
     def setup(self) -> None:
         super().setup()
         self.connection.settimeout(HEADER_SECONDS)  # the idle timeout once admitted
@@ -165,6 +194,7 @@ class RpcHandler(BaseHTTPRequestHandler):
             self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def finish(self) -> None:
+        self.server.deadlines.clear(self.request)
         try:
             super().finish()
         finally:
@@ -248,7 +278,13 @@ class RpcHandler(BaseHTTPRequestHandler):
             )
             self._send(413, frame, close=True)
             return
-        body = self.rfile.read(length)
+        self._deadline(BODY_SECONDS)
+        try:
+            body = self.rfile.read(length)
+        except OSError:
+            body = b""  # a socket timeout, or hung up at the deadline
+        finally:
+            self.server.deadlines.clear(self.request)
         if len(body) < length:
             self.close_connection = True  # the client left mid-request
             return

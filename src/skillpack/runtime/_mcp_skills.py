@@ -54,7 +54,12 @@ from .._model import (
     sha256_digest,
 )
 from ..config._schema import McpServerConfig
-from ._mcp_wire import bounded_http_client, bounded_stdio
+from ._mcp_wire import (
+    MESSAGE_MAX_BYTES,
+    bounded_http_client,
+    bounded_stdio,
+    too_large_reason,
+)
 
 SKILLS_EXTENSION: Final = "io.modelcontextprotocol/skills"
 ROOT: Final = "mcp://"
@@ -508,7 +513,12 @@ async def _sdk_client(server: McpServerConfig) -> AsyncIterator[Any]:
     http = bounded_http_client(headers)
     async with (
         http,
-        Client(streamable_http_client(server.url or "", http_client=http), mode="legacy") as client,
+        Client(
+            streamable_http_client(
+                server.url or "", http_client=http, max_sse_event_size=MESSAGE_MAX_BYTES
+            ),
+            mode="legacy",
+        ) as client,
     ):
         yield client
 
@@ -533,6 +543,9 @@ def _reason(exc: BaseException) -> str:
         return "no answer within its timeout"
     if isinstance(exc, BaseExceptionGroup):
         return "; ".join(_reason(e) for e in exc.exceptions)
+    bound = too_large_reason(str(exc))
+    if bound is not None:
+        return bound.rstrip(".")
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 

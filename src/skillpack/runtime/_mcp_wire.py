@@ -11,7 +11,12 @@ at most a few times that, whatever it sends.
   buffers a line of any length); a line past the bound is an error for the request it
   answers, and ends the connection (the next call reconnects).
 - **HTTP**: the SDK's own transport, over an HTTP client whose responses count their
-  bytes per server-sent event (or per body, for a JSON answer) and fail past the bound.
+  bytes per server-sent event (or per body, for a JSON answer) and fail past the bound
+  with an error the SDK turns into an error answer for the request (any other
+  exception there only says "Connection closed" or "SSE stream ended without a
+  response"); the SDK's own limit on one event is set to the same bound
+  (`max_sse_event_size`), not its default 1 MiB, which refused files well under the
+  read limit.
 """
 
 from __future__ import annotations
@@ -34,11 +39,22 @@ _ID_WINDOW: Final = 256
 _ID: Final = re.compile(rb'"id"\s*:\s*(-?\d{1,18}|"[^"\\]{0,100}")')
 
 
+TOO_LARGE: Final = "The server sent a message over"
+
+
 def too_large(limit: int) -> SkillIOError:
     return SkillIOError(
-        f"The server sent a message over {limit} bytes, the most skillpack reads in one; "
+        f"{TOO_LARGE} {limit} bytes, the most skillpack reads in one; "
         "the connection was closed (check what the server publishes)"
     )
+
+
+def too_large_reason(text: str) -> str | None:
+    """The too-large sentence inside an error's text (the SDK wraps it in its own words,
+    which differ by transport: "Failed to parse JSON response: ", "SSE stream failed:
+    "), so every transport reports it alike; None when it is not there."""
+    at = text.find(TOO_LARGE)
+    return text[at:] if at >= 0 else None
 
 
 @asynccontextmanager
@@ -156,6 +172,11 @@ def bounded_http_client(headers: dict[str, str], *, limit: int = MESSAGE_MAX_BYT
     import httpx2
     from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
 
+    class TooLarge(httpx2.StreamError, httpx2.SSEError):
+        """Past the bound: the SDK answers the request with an error naming it (it
+        catches a stream error while reading a JSON body, an SSE error in an event
+        stream)."""
+
     class Bounded(httpx2.AsyncByteStream):
         def __init__(self, inner: Any, events: bool) -> None:
             self.inner = inner
@@ -174,8 +195,8 @@ def bounded_http_client(headers: dict[str, str], *, limit: int = MESSAGE_MAX_BYT
                     if end >= 0:
                         count = len(seen) - end
                     tail = seen[-2:]
-                if count > limit:
-                    raise too_large(limit)
+                if count > limit:  # checked before the SDK sees the chunk: its own
+                    raise TooLarge(str(too_large(limit)))  # count never passes the bound
                 yield chunk
 
         async def aclose(self) -> None:
