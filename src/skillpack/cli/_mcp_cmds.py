@@ -98,11 +98,10 @@ def mcp_command(
       {"catalogVersion": "...", "served": 358, "skills": [{"name", "path", "uri"}],
        "leftOut": [{"kind", "code", "path", "name", "message"}], "counts": {kind: n}}
     """
-    import gc
-
     from ..mcp._extra import require_mcp
+    from ._process import settle_for_a_long_run
 
-    gc.enable()  # a long-running server: the CLI's short-run switch must not stay on
+    settle_for_a_long_run()  # the CLI's short-run settings must not stay on in a server
     require_mcp()
     if check:
         _check(catalog, as_json=as_json)

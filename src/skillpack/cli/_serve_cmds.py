@@ -83,7 +83,9 @@ def serve_command(
     from .._httpguard import is_loopback
     from ..rpc._live import Discovery, default_refresh
     from ..rpc._server import ServeOptions, serve_http, serve_stdio
+    from ._process import settle_for_a_long_run
 
+    settle_for_a_long_run()
     options = ServeOptions(
         discovery=Discovery(
             cwd=os.path.abspath(catalog.cwd or os.getcwd()),
