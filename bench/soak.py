@@ -330,13 +330,13 @@ class Workload:
 
 def workload(work: Path, corpus_roots: list[str], project: Path) -> Workload:
     """The local skills' names and their `references/` files (upstream ones left out)."""
+    from skillpack.discovery import DiscoveryOptions
     from skillpack.discovery._skill_files import list_skill_files
     from skillpack.rpc._live import Discovery, Live
 
+    options = DiscoveryOptions(roots=corpus_roots, include_user=False, include_system=False)
     live = Live(
-        Discovery(
-            cwd=str(project), roots=tuple(corpus_roots), include_user=False, include_system=False
-        ),
+        Discovery(cwd=str(project), options=options),
         notify=lambda method, params: None,
     )
     try:
