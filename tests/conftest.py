@@ -146,12 +146,6 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return seen
 
 
-def unmeasured_env() -> dict[str, str]:
-    """This environment without coverage's subprocess hook (`[tool.coverage.run] patch`):
-    for a child whose own imports or file handles a test counts, which coverage adds to."""
-    return {k: v for k, v in os.environ.items() if k != "COVERAGE_PROCESS_CONFIG"}
-
-
 def root_session(root: Path, **kwargs: Any) -> Session:
     """A `Session` over the skills under `root` only (no user, system or cache)."""
     from skillpack.runtime._session import Session

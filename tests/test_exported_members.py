@@ -6,7 +6,6 @@ import subprocess
 import sys
 
 import skillpack
-from conftest import unmeasured_env
 
 
 def test_all_is_sorted_and_unique() -> None:
@@ -34,7 +33,6 @@ def test_import_is_cheap_and_loads_no_heavy_modules() -> None:
         capture_output=True,
         text=True,
         check=True,
-        env=unmeasured_env(),
     )
     assert out.stdout.strip() == "[]"
 

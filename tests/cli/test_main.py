@@ -10,8 +10,6 @@ from typing import Any
 
 import pytest
 
-from conftest import unmeasured_env
-
 ENTRY = "from skillpack.cli import main; main()"
 
 
@@ -130,7 +128,6 @@ def test_a_warm_list_loads_no_parser_hasher_or_writer(tmp_path: Path, write_skil
             text=True,
             check=True,
             cwd=tmp_path,
-            env=unmeasured_env(),
         )
         assert len(json.loads(done.stdout)["skills"]) == 2
         line = next(x for x in done.stderr.splitlines() if x.startswith("LOADED "))

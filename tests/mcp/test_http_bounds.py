@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 from skill_client import skill_md, write
 
-from conftest import unmeasured_env
 from skillpack.mcp._http import MAX_SESSIONS
 
 SERVE = [sys.executable, "-c", "from skillpack.cli import main; main()", "mcp"]
@@ -143,7 +142,6 @@ def start(tmp_path: Path, *, files: int | None = None, token: bool = False) -> I
             stderr=stderr,
             text=True,
             preexec_fn=limit,  # noqa: PLW1509 - only setrlimit, before exec
-            env=unmeasured_env() if files is not None else None,  # it counts file handles
         ) as process,
     ):
         try:
