@@ -55,6 +55,12 @@ QUERIES = ("deploy", "review code", "pdf forms", "database migration", "testing"
 Request = tuple[str, dict[str, Any]]
 
 
+def search_query(rng: random.Random, names: list[str]) -> str:
+    """A search as users type one: two words of a skill's name, or a stock phrase."""
+    words = rng.choice(names).split("-")[:2]
+    return " ".join(words) if rng.random() < 0.7 else rng.choice(QUERIES)
+
+
 def plan(seed: int, count: int, names: list[str], files: list[tuple[str, str]]) -> list[Request]:
     """`count` seeded requests (session-bound ones get the session id filled in later)."""
     rng = random.Random(seed)
@@ -63,9 +69,7 @@ def plan(seed: int, count: int, names: list[str], files: list[tuple[str, str]]) 
     for _ in range(count):
         method = rng.choice(methods)
         if method == "skills.search":
-            words = rng.choice(names).split("-")[:2]
-            query = " ".join(words) if rng.random() < 0.7 else rng.choice(QUERIES)
-            requests.append((method, {"query": query, "limit": 8}))
+            requests.append((method, {"query": search_query(rng, names), "limit": 8}))
         elif method == "skills.load":
             requests.append((method, {"name": rng.choice(names)}))
         elif method == "turn.prepare":

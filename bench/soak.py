@@ -62,9 +62,9 @@ from _common import (
     machine_info,
     work_dir,
 )
+from bench_rpc import Call, Request, rss_kib, search_query
 from bench_rpc import failed as serve_failed
 from bench_rpc import plan as serve_plan
-from bench_rpc import rss_kib
 
 SERVERS = ("mcp-http", "mcp-stdio", "serve-http", "serve-stdio")
 RSS_GROWTH_LIMIT = 0.10
@@ -86,10 +86,6 @@ MCP_MIX = (
     ("resources/read", 15),
     ("skills/list", 10),
 )
-QUERIES = ("deploy", "review code", "pdf forms", "database migration", "testing", "docs")
-
-Call = Callable[[str, dict[str, Any]], Any]
-Request = tuple[str, dict[str, Any]]
 
 
 class CallFailed(RuntimeError):
@@ -361,8 +357,7 @@ def mcp_plan(
     for _ in range(count):
         method = rng.choice(methods)
         if method == "skill_search":
-            words = rng.choice(load.names).split("-")[:2]
-            query = " ".join(words) if rng.random() < 0.7 else rng.choice(QUERIES)
+            query = search_query(rng, load.names)
             requests.append(("tools/call", {"name": method, "arguments": {"query": query}}))
         elif method == "skill_load":
             requests.append(
