@@ -25,7 +25,13 @@ from skill_client import (
 
 from conftest import REAL_SKILLS
 from skillpack.cli._app import cli
-from skillpack.mcp._pages import META_LEFT_OUT, META_VERSION, PROBLEMS_URI
+from skillpack.mcp._pages import (
+    META_LEFT_OUT,
+    META_VERSION,
+    PROBLEMS_URI,
+    Pages,
+    left_out_news,
+)
 from skillpack.mcp._server import SkillServer
 
 TREE: dict[str, str | bytes] = {
@@ -138,6 +144,33 @@ def test_a_client_is_logged_to_only_when_what_is_left_out_changes(tree: Path) ->
         assert any(e["path"].endswith("late/SKILL.md") for e in logs[-1]["leftOut"])
 
     run(server, scenario, on_message=on_message)
+
+
+def test_a_catalog_change_told_before_the_next_page_is_one_message_not_two(tree: Path) -> None:
+    # The order the notifier and a page may take after a change: the notifier asks the
+    # new view first, before any page found again the skill it cannot list.
+    session = open_session(tree)
+    pages = Pages(session)
+    pages.skills_page(0)
+    told, first = left_out_news(pages.view(), None)
+    assert first is not None and ("not-listable", str(tree / "Bad_Name" / "SKILL.md")) in told
+    write(tree, {"late/SKILL.md": "no frontmatter\n"})
+    session.refresh()
+    told, change = left_out_news(pages.view(), told)
+    assert change is not None
+    told_paths = {e["path"] for e in change["leftOut"]}
+    assert str(tree / "late" / "SKILL.md") in told_paths
+    pages.skills_page(0)  # finds Bad_Name unlistable again: nothing new to say
+    told, again = left_out_news(pages.view(), told)
+    assert again is None
+    # A skill that becomes listable is news once its new view has listed it.
+    write(tree, {"Bad_Name/SKILL.md": skill_md("bad-name")})
+    (tree / "Bad_Name").rename(tree / "bad-name")
+    session.refresh()
+    pages.skills_page(0)
+    told, fixed = left_out_news(pages.view(), told)
+    assert fixed is not None
+    assert not any(e["code"] == "not-listable" for e in fixed["leftOut"])
 
 
 def test_the_catalog_version_changes_on_an_edit_and_not_otherwise(tree: Path) -> None:

@@ -207,7 +207,16 @@ def left_out_news(view: ServedCatalog, told: Told | None) -> tuple[Told, dict[st
     last told `told`; None when it is not, or when nothing is left out)."""
     entries = view.left_out()
     now = tuple((e.code, e.path) for e in entries)
-    if now == (told or ()) or not entries:
+    if told:
+        # A new view finds the skills it cannot list only as its pages are made: one
+        # the client was told of stays told until this view lists it, so a catalog
+        # change does not take it back in one message and add it again in the next.
+        now += tuple(
+            entry
+            for entry in told
+            if entry[0] == "not-listable" and entry not in now and view.not_yet_listed(entry[1])
+        )
+    if set(now) == set(told or ()) or not entries:
         return now, None
     return now, log_data(view, entries)
 

@@ -165,6 +165,7 @@ class ServedCatalog:
         self._reader = reader
         self._frontmatter = frontmatter
         self._by_key = {s.key: s for s in self.skills}
+        self._key_of_path = {s.path: s.key for s in self.skills}
         self._order = {key: index for index, key in enumerate(self._by_key)}
         self.path_of = _uris.assign_paths(self.skills)
         self._key_at = {path: key for key, path in self.path_of.items()}
@@ -326,6 +327,15 @@ class ServedCatalog:
         with self._listings_lock:
             found = sorted(self._not_listable.items(), key=lambda item: self._order[item[0]])
         return (*self.discovery_left_out, *(entry for _key, entry in found))
+
+    def not_yet_listed(self, path: str) -> bool:
+        """Whether `path` is the SKILL.md of a served skill whose entry this view has
+        not built yet (so whether it can be listed is not known here)."""
+        key = self._key_of_path.get(path)
+        if key is None:
+            return False
+        with self._listings_lock:
+            return key not in self._listings and key not in self._not_listable
 
     def left_out_all(self) -> tuple[LeftOut, ...]:
         """`left_out()` after building every served skill's listing (reads every tree)."""
