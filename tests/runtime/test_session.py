@@ -94,6 +94,38 @@ def test_catalog_lists_only_model_invocable_enabled_permitted_skills(files: Memo
     assert "deploy" not in text and "helper" not in text and "git-only" not in text
 
 
+@pytest.mark.parametrize(
+    "config",
+    [
+        Config(disabled=("git-only",)),
+        Config(skills_enabled=False),
+        Config(permissions=PermissionRules(deny=("help*",))),
+        Config(permissions=PermissionRules(ask=("nothing-matches",))),
+        None,  # a session override
+    ],
+    ids=["disabled-entry", "skills-off", "deny-rule", "ask-rule", "session-override"],
+)
+def test_a_session_sets_skills_apart_only_through_config_rules_or_overrides(
+    files: MemorySkills, config: Config | None
+) -> None:
+    plain = Session(files.catalog(), reader=files, config=Config())
+    assert plain.sets_none_apart()
+    session = Session(files.catalog(), reader=files, config=config or Config())
+    if config is None:
+        session.set_enabled(session.catalog.skills[0], True)  # even one that changes nothing
+    assert not session.sets_none_apart()
+    # Either way the skills the model sees are the ones asked one by one.
+    for each in (plain, session):
+        assert each.model_skills() == tuple(
+            s
+            for s in each.catalog.skills
+            if s.model_invocable
+            and s.shadowed_by is None
+            and each.is_enabled(s)
+            and each.is_visible(s)
+        )
+
+
 def test_denied_skill_cannot_be_loaded_and_is_absent_from_resolution(files: MemorySkills) -> None:
     session = Session(
         files.catalog(), reader=files, config=Config(permissions=PermissionRules(deny=("pdf-*",)))

@@ -111,7 +111,7 @@ def list_command(catalog: CatalogOptions, as_json: bool) -> None:
         return missing_dependencies(skill, os.environ, servers)
 
     rules = ws.config.permissions
-    permission = rules.decide if (rules.allow or rules.deny or rules.ask) else None
+    permission = rules.decide if rules.has_rules else None
 
     if as_json:
         problems = [p.to_dict() for p in skills.problems]
@@ -134,7 +134,7 @@ def list_command(catalog: CatalogOptions, as_json: bool) -> None:
             )
             return
         # Same bytes as `emit_json` would write for a pipe, built faster.
-        all_on = ws.config.skills_enabled and not ws.config.disabled
+        all_on = ws.config.enables_all
         is_enabled = None if all_on else ws.is_enabled
         listed = skill_summaries_json(skills.skills, is_enabled, missing, permission)
         emit_json_text(

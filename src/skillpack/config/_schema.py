@@ -166,6 +166,11 @@ class Config:
         object.__setattr__(self, "_disabled_refs", SkillRefs.of(self.disabled, self.path_aliases))
         object.__setattr__(self, "_enabled_refs", SkillRefs.of(self.enabled, self.path_aliases))
 
+    @property
+    def enables_all(self) -> bool:
+        """Whether every skill is enabled: skills are on and no `disabled` entry is set."""
+        return self.skills_enabled and not self.disabled
+
     def is_enabled(self, skill: Skill) -> bool:
         """False when skills are turned off (`[skills] enabled = false`), or when a
         `disabled` entry names the skill and no `enabled` entry does.

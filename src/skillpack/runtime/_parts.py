@@ -49,9 +49,19 @@ class SessionParts:
     def is_visible(self, skill: Skill) -> bool:
         return self.gate.visible(skill)
 
+    def sets_none_apart(self) -> bool:
+        """Whether `is_enabled` and `is_visible` hold for every skill: no session
+        override, a config that disables nothing, and no permission rule."""
+        with self.lock:
+            if self.enabled:
+                return False
+        return self.live.config.enables_all and not self.gate.rules.has_rules
+
     def model_skills(self, catalog: Catalog | None = None) -> tuple[Skill, ...]:
         """Skills the model may see: enabled, permitted, model-invocable, not shadowed."""
         catalog = catalog or self.live.catalog
+        if self.sets_none_apart():
+            return tuple(s for s in catalog.skills if s.model_invocable and s.shadowed_by is None)
         return tuple(
             s
             for s in catalog.skills

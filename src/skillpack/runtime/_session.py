@@ -381,6 +381,12 @@ class Session:
         """False when a permission rule denies the skill: it is then absent everywhere."""
         return self._parts.is_visible(skill)
 
+    def sets_none_apart(self) -> bool:
+        """Whether every skill is enabled and visible: no session override, nothing
+        disabled in the config, no permission rule (a view of thousands of skills then
+        asks no skill one by one)."""
+        return self._parts.sets_none_apart()
+
     def model_skills(self, catalog: Catalog | None = None) -> tuple[Skill, ...]:
         """Skills the model may see: enabled, permitted, model-invocable, not shadowed."""
         return self._parts.model_skills(catalog)

@@ -54,7 +54,7 @@ def summarizer(
     env = os.environ if environment is None else environment
     servers = [server["name"] for server in config.mcp_servers]
     rules = config.permissions
-    decide = rules.decide if (rules.allow or rules.deny or rules.ask) else None
+    decide = rules.decide if rules.has_rules else None
 
     def summary(skill: Skill) -> dict[str, Any]:
         return skill_summary(

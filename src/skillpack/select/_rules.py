@@ -41,6 +41,11 @@ class PermissionRules:
     )
     """Where each `(decision, glob)` came from (a config file path), for messages."""
 
+    @property
+    def has_rules(self) -> bool:
+        """Whether any glob is listed (with none, every skill is allowed)."""
+        return bool(self.allow or self.deny or self.ask)
+
     def globs(self, decision: Decision) -> tuple[str, ...]:
         """The globs listed under one decision."""
         if decision == "allow":
