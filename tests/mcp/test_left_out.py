@@ -32,6 +32,7 @@ from skillpack.mcp._pages import (
     Pages,
     left_out_news,
 )
+from skillpack.mcp._served import FrontmatterCache, build_served
 from skillpack.mcp._server import SkillServer
 
 TREE: dict[str, str | bytes] = {
@@ -171,6 +172,31 @@ def test_a_catalog_change_told_before_the_next_page_is_one_message_not_two(tree:
     told, fixed = left_out_news(pages.view(), told)
     assert fixed is not None
     assert not any(e["code"] == "not-listable" for e in fixed["leftOut"])
+
+
+def test_a_view_of_a_session_that_sets_none_apart_is_the_view_asked_skill_by_skill(
+    tmp_path: Path,
+) -> None:
+    session = open_session(write(tmp_path / "skills", TREE))
+    assert session.sets_none_apart()
+    pages = Pages(session)
+    views = [
+        build_served(
+            session.catalog,
+            model_skills=session.model_skills,
+            is_enabled=session.is_enabled,
+            is_visible=session.is_visible,
+            reader=pages.reader,
+            frontmatter=FrontmatterCache(),
+            everyone=everyone,
+        )
+        for everyone in (True, False)
+    ]
+    fast, slow = views
+    assert fast.version == slow.version
+    assert fast.skills == slow.skills and fast.path_of == slow.path_of
+    assert fast.left_out_all() == slow.left_out_all()
+    assert fast.prompts == slow.prompts
 
 
 def test_the_catalog_version_changes_on_an_edit_and_not_otherwise(tree: Path) -> None:

@@ -117,6 +117,7 @@ class Pages:
         view = build_served(
             catalog,
             model_skills=self.session.model_skills,
+            everyone=self.session.sets_none_apart(),
             is_enabled=self.session.is_enabled,
             is_visible=self.session.is_visible,
             reader=self.reader,
@@ -157,6 +158,12 @@ class Pages:
         if index < len(view.skills):
             result["nextCursor"] = encode_cursor(index)
         return result
+
+    def prepare_first_page(self) -> None:
+        """Build the entries of the first `skills/list` page ahead of the request (the
+        page itself, with what it leaves out, is made when it is asked for)."""
+        view = self.view()
+        view.prepare(view.skills[:FIRST_PAGE_SKILLS])
 
     def problems_report(
         self, *, check_all: bool = True, with_skills: bool = False

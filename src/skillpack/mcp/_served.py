@@ -21,6 +21,7 @@ filtering, parsing or encoding it again.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import mimetypes
@@ -292,12 +293,7 @@ class ServedCatalog:
         returns a different manifest (a file added, removed, resized or rewritten).
         """
         try:
-            manifest = self._manifest(skill, digests=True)
-            with self._listings_lock:
-                kept = self._listings.get(skill.key)
-            if kept is not None and kept[0] == manifest:
-                return kept[1]
-            listing = self._listing(skill, self._served_files(skill, manifest))
+            listing = self._built_listing(skill)
         except SkillIOError as exc:
             # One skill whose files cannot be read now (an upstream that fails or sends
             # too much) is left out of the page; it is tried again on the next listing.
@@ -310,7 +306,6 @@ class ServedCatalog:
                 )
             return listing
         with self._listings_lock:
-            self._listings[skill.key] = (manifest, listing)
             if listing.entry is None:
                 self._not_listable[skill.key] = left_out_entry(
                     skill, code="not-listable", reason=listing.reason
@@ -318,6 +313,27 @@ class ServedCatalog:
             else:
                 self._not_listable.pop(skill.key, None)
         return listing
+
+    def _built_listing(self, skill: Skill) -> Listing:
+        """The skill's entry for its tree as walked now, built when the walk differs
+        from the one it was last built for (kept, but not yet counted as left out)."""
+        manifest = self._manifest(skill, digests=True)
+        with self._listings_lock:
+            kept = self._listings.get(skill.key)
+        if kept is not None and kept[0] == manifest:
+            return kept[1]
+        listing = self._listing(skill, self._served_files(skill, manifest))
+        with self._listings_lock:
+            self._listings[skill.key] = (manifest, listing)
+        return listing
+
+    def prepare(self, skills: Sequence[Skill]) -> None:
+        """Build the entries of `skills` ahead of the page that lists them. What cannot
+        be listed is left for that page to find and report: until then no client is
+        told of it, as if nothing had been built."""
+        for skill in skills:
+            with contextlib.suppress(SkillIOError):
+                self._built_listing(skill)
 
     # -- what is left out ---------------------------------------------------------
 
@@ -329,13 +345,17 @@ class ServedCatalog:
         return (*self.discovery_left_out, *(entry for _key, entry in found))
 
     def not_yet_listed(self, path: str) -> bool:
-        """Whether `path` is the SKILL.md of a served skill whose entry this view has
-        not built yet (so whether it can be listed is not known here)."""
+        """Whether `path` is the SKILL.md of a served skill this view has not yet found
+        listable or not (an entry built ahead of its page that came out empty is not
+        found yet: no page has reported it)."""
         key = self._key_of_path.get(path)
         if key is None:
             return False
         with self._listings_lock:
-            return key not in self._listings and key not in self._not_listable
+            if key in self._not_listable:
+                return False
+            kept = self._listings.get(key)
+        return kept is None or kept[1].entry is None
 
     def left_out_all(self) -> tuple[LeftOut, ...]:
         """`left_out()` after building every served skill's listing (reads every tree)."""
@@ -491,6 +511,11 @@ def _prompt_names(skills: Sequence[Skill]) -> dict[str, Skill]:
     return names
 
 
+def _everyone(_skill: Skill) -> bool:
+    """The standing of every skill when the session sets none apart."""
+    return True
+
+
 def _once(predicate: Callable[[Skill], bool]) -> Callable[[Skill], bool]:
     """`predicate`, answered once per skill (for one view's build, while the catalog
     holds every skill: identity is the key)."""
@@ -513,16 +538,23 @@ def build_served(
     is_visible: Callable[[Skill], bool],
     reader: SkillContent,
     frontmatter: FrontmatterCache,
+    everyone: bool = False,
 ) -> ServedCatalog:
-    """The served view of `catalog` under a session's enable state and permissions."""
-    # Each skill's standing is asked once (five passes below would ask 50,000 times
-    # at 10,000 skills, each through the config and the permission rules).
-    is_enabled = _once(is_enabled)
-    is_visible = _once(is_visible)
+    """The served view of `catalog` under a session's enable state and permissions;
+    `everyone`: the session sets no skill apart (`Session.sets_none_apart`)."""
+    if everyone:
+        is_enabled = is_visible = _everyone
+    else:
+        # Each skill's standing is asked once (five passes below would ask 50,000 times
+        # at 10,000 skills, each through the config and the permission rules).
+        is_enabled = _once(is_enabled)
+        is_visible = _once(is_visible)
     # A legacy command file has no folder of its own: it is a tool and a prompt, not
     # a tree of resources.
     served = [s for s in model_skills(catalog) if not s.legacy_command]
-    withheld = [s for s in catalog.skills if not (is_enabled(s) and is_visible(s))]
+    withheld = (
+        [] if everyone else [s for s in catalog.skills if not (is_enabled(s) and is_visible(s))]
+    )
     user_invocable = [
         s
         for s in catalog.skills

@@ -48,7 +48,9 @@ def _rel_parts(folder: str, base: str) -> list[str] | None:
     `/`), or None when `folder` is not below it."""
     if not base or not folder.startswith(base + "/"):
         return None
-    parts = [p for p in folder[len(base) + 1 :].split("/") if p not in ("", ".")]
+    parts = folder[len(base) + 1 :].split("/")
+    if "" in parts or "." in parts:  # rare: `//` or `/./` in a path
+        parts = [p for p in parts if p not in ("", ".")]
     return None if ".." in parts else parts
 
 
