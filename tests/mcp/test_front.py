@@ -143,7 +143,10 @@ def same_bytes(
     lines, for a conversation where the SDK server's own order is not fixed)."""
     fast = converse(root, lines, fast=True, args=args)
     slow = converse(root, lines, fast=False, args=args)
-    assert fast == slow if ordered else sorted(fast) == sorted(slow)
+    if ordered:
+        assert fast == slow
+    else:
+        assert sorted(fast) == sorted(slow)
     return fast
 
 
@@ -302,6 +305,30 @@ def test_a_server_that_cannot_start_stops_with_the_commands_error(tree: Path) ->
         process.stderr.close()
     assert outcomes[0] == outcomes[1]
     assert outcomes[0][0] != 0 and b"SKILLS_PROMPT_CHAR_BUDGET='lots'" in outcomes[0][1]
+
+
+def test_an_sdk_of_another_major_version_stops_the_server_before_it_answers(
+    tree: Path, tmp_path: Path
+) -> None:
+    """The front starts discovery before checking the SDK's version; a failed check
+    still ends the server with the extra's message, and nothing is answered."""
+    shadow = tmp_path / "old-sdk"
+    dist = shadow / "mcp-1.30.0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: mcp\nVersion: 1.30.0\n")
+    path = os.pathsep.join(filter(None, (str(shadow), os.environ.get("PYTHONPATH"))))
+    outcomes = []
+    for fast in (True, False):
+        process = spawn(tree, fast=fast, PYTHONPATH=path)
+        out, err = process.communicate(
+            b"".join(json.dumps(line).encode() + b"\n" for line in (initialize(), INITIALIZED)),
+            timeout=DEADLINE_S,
+        )
+        outcomes.append((process.returncode, out, err))
+    assert outcomes[0] == outcomes[1]
+    code, out, err = outcomes[0]
+    assert code == 2 and out == b""
+    assert b"mcp>=2.3,<3 (installed: 1.30.0)" in err and b"skillpack[mcp]" in err
 
 
 def test_the_front_is_on_unless_the_environment_turns_it_off() -> None:

@@ -102,33 +102,39 @@ def mcp_command(
     from ._process import settle_for_a_long_run
 
     settle_for_a_long_run()  # the CLI's short-run settings must not stay on in a server
-    require_mcp()
     if check:
+        require_mcp()
         _check(catalog, as_json=as_json)
         return
-    from .._httpguard import is_loopback
-    from ..mcp._http import read_token
+    token = None
+    if transport == "http" or token_file:  # the HTTP modules stay out of a stdio start
+        from .._httpguard import is_loopback
+        from ..mcp._http import read_token
 
-    token = read_token(token_file) if token_file else None
-    if transport == "http" and token is None and not is_loopback(host):
-        from .. import _errors
+        token = read_token(token_file) if token_file else None
+        if transport == "http" and token is None and not is_loopback(host):
+            from .. import _errors
 
-        raise _errors.UsageError(
-            f"Listening on {host} reaches other machines; give --token-file so only "
-            "clients with the token get in (or keep --host 127.0.0.1)."
-        )
+            raise _errors.UsageError(
+                f"Listening on {host} reaches other machines; give --token-file so only "
+                "clients with the token get in (or keep --host 127.0.0.1)."
+            )
     if transport == "stdio":
         from ..mcp._front import serve_stdio
 
         # The handshake and first pages before the SDK loads; the watcher after them.
+        # Discovery starts before the SDK's version is checked (reading the installed
+        # packages' metadata), and nothing is answered until the check has passed.
         front = functools.partial(catalog.session, refresh="manual")
         if serve_stdio(
             front,
             cwd=catalog.cwd,
             catalog_chars=catalog_chars,
             catalog_instructions=catalog_instructions,
+            before_serving=require_mcp,
         ):
             return
+    require_mcp()
     from ..mcp._server import SkillServer, run_stdio
 
     session = catalog.session(refresh="watch")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from importlib import metadata
 from typing import Final
 
 from .._errors import UsageError
@@ -14,6 +13,10 @@ INSTALL: Final = "pip install 'skillpack[mcp]'"
 def require_mcp() -> None:
     """Raise a `UsageError` naming `pip install 'skillpack[mcp]'` unless the official MCP
     SDK (2.3 or later, before 3) and uvicorn are installed."""
+    # Imported here: reading package metadata costs a stdio server's start some 30 ms,
+    # which `skillpack mcp` spends while discovery already runs.
+    from importlib import metadata
+
     try:
         found = metadata.version("mcp")
         metadata.version("uvicorn")

@@ -7,7 +7,8 @@ process starts; `initialize` is answered at once (its result does not depend on 
 catalog unless `--catalog-instructions` puts the catalog in it); `ping`,
 `notifications/initialized` (with the log message naming what is left out) and
 `skills/list` pages are answered from `_pages`, the server's own SDK-free half, as
-soon as the catalog is there.
+soon as the catalog is there. The discovery thread goes on to build the first page's
+entries, so a host asking for it right after the handshake does not wait for them.
 
 The SDK is imported only after the first `skills/list` page has gone out, when a line
 comes that the front does not answer (any other method, a notification it does not
@@ -180,7 +181,7 @@ class Core:
                     catalog_chars=self._catalog_chars,
                     catalog_instructions=self._catalog_instructions,
                 )
-                pages.view()
+                pages.prepare_first_page()
             except BaseException:
                 session.close()
                 raise
@@ -373,20 +374,10 @@ def serve(core: Core, *, cwd: str | None) -> None:
         core.close()
 
 
-def _preload() -> None:
-    """What the first page needs beyond the catalog (libyaml for the frontmatter, as
-    YAML 1.2 reads it), loaded while discovery still runs."""
-    from ..parse import _frontmatter, _yaml12  # noqa: F401
-
-    with contextlib.suppress(ImportError):  # PyYAML without libyaml: the parser is Python
-        import yaml._yaml  # noqa: F401
-
-
 def _front_loop(core: Core, loader: _Loader, pending: bytearray) -> bytes | None:
     """Answer lines until the SDK must take over (the bytes it gets), or EOF (None)."""
     import pydantic_core  # noqa: F401 - the encoder of every reply
 
-    preloaded = False
     while True:
         while (end := pending.find(b"\n")) >= 0:
             line = bytes(pending[: end + 1])
@@ -399,11 +390,6 @@ def _front_loop(core: Core, loader: _Loader, pending: bytearray) -> bytes | None
                 if core.pages_answered and not loader.started:
                     loader.start()
             del pending[: end + 1]
-        if not preloaded and core.initialize_line is not None:
-            preloaded = True
-            if not core.ready:
-                _preload()
-            continue
         if loader.done.is_set():
             return bytes(pending)
         if len(pending) > MAX_PENDING_BYTES:
@@ -437,14 +423,19 @@ def serve_stdio(
     cwd: str | None,
     catalog_chars: int | None,
     catalog_instructions: bool,
+    before_serving: Callable[[], None] = lambda: None,
 ) -> bool:
     """`skillpack mcp` over stdio through the front; False (nothing done) when the
-    front is off (`SKILLPACK_MCP_FAST_START=0`) or stdin/stdout are not pipes."""
+    front is off (`SKILLPACK_MCP_FAST_START=0`) or stdin/stdout are not pipes.
+
+    `before_serving` runs once discovery has started and before anything is read or
+    answered; what it raises ends the server (discovery's thread dies with it)."""
     if not enabled() or not (is_stream(0) and is_stream(1)):
         return False
     core = Core(
         open_session, catalog_chars=catalog_chars, catalog_instructions=catalog_instructions
     )
+    before_serving()
     with contextlib.suppress(BrokenPipeError):
         serve(core, cwd=cwd)
     return True
