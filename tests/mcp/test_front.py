@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 pytest.importorskip("mcp", reason="the MCP server needs the mcp extra")
 
@@ -329,6 +331,25 @@ def test_an_sdk_of_another_major_version_stops_the_server_before_it_answers(
     code, out, err = outcomes[0]
     assert code == 2 and out == b""
     assert b"mcp>=2.3,<3 (installed: 1.30.0)" in err and b"skillpack[mcp]" in err
+
+
+_JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.text(st.characters(exclude_categories=["Cs"]))
+    | st.floats(allow_nan=True, allow_infinity=True),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(_JSON_VALUES)
+def test_a_reply_is_written_as_the_sdk_writes_it(value: Any) -> None:
+    import pydantic_core
+
+    message = {"jsonrpc": "2.0", "id": 1, "result": {"value": value}}
+    assert _front._dump(message) == pydantic_core.to_json(message, inf_nan_mode="null") + b"\n"
 
 
 def test_the_front_is_on_unless_the_environment_turns_it_off() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from importlib import metadata
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from skillpack.cli._app import cli
+from skillpack.mcp import _extra
 
 
 def invoke(*args: str) -> tuple[int, str]:
@@ -52,17 +54,40 @@ def test_a_port_in_use_is_a_usage_error(tmp_path: Path) -> None:
 
 
 def test_without_the_sdk_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    def missing(name: str) -> str:
-        raise metadata.PackageNotFoundError(name)
-
-    monkeypatch.setattr(metadata, "version", missing)  # the module `mcp._extra` asks
+    monkeypatch.setattr(_extra, "installed_version", lambda name: None)
     code, output = invoke("--no-user")
     assert code == 2
     assert "pip install 'skillpack[mcp]'" in output
 
 
 def test_an_sdk_of_another_major_version_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(metadata, "version", lambda name: "1.30.0")
+    monkeypatch.setattr(_extra, "installed_version", lambda name: "1.30.0")
     code, output = invoke("--no-user")
     assert code == 2
     assert "mcp>=2.3,<3 (installed: 1.30.0)" in output
+
+
+@pytest.mark.parametrize("name", ["mcp", "uvicorn", "click", "no-such-distribution"])
+def test_the_installed_version_is_the_one_importlib_metadata_gives(name: str) -> None:
+    try:
+        expected: str | None = metadata.version(name)
+    except metadata.PackageNotFoundError:
+        expected = None
+    assert _extra.installed_version(name) == expected
+
+
+def test_the_first_installed_copy_on_the_path_counts(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    dist = tmp_path / "mcp-1.30.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: mcp\nVersion: 1.30.0\n")
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
+    assert _extra.installed_version("mcp") == metadata.version("mcp") == "1.30.0"
+    egg = tmp_path / "eggs"
+    (egg / "mcp.egg-info").mkdir(parents=True)
+    (egg / "mcp.egg-info" / "PKG-INFO").write_text(
+        "Metadata-Version: 1.2\nName: mcp\nVersion: 0.9\n"
+    )
+    monkeypatch.setattr(sys, "path", [str(egg), *sys.path])
+    assert _extra.installed_version("mcp") == metadata.version("mcp") == "0.9"

@@ -78,10 +78,32 @@ def enabled(environ: Mapping[str, str] | None = None) -> bool:
 
 
 def _dump(message: dict[str, Any]) -> bytes:
-    """One message as the SDK writes it on stdio: pydantic's compact JSON, a newline."""
+    """One message as the SDK writes it on stdio: pydantic's compact JSON, a newline.
+
+    A message without a float (`_floatless`) is written by `json`, whose bytes are then
+    the same (a property test checks): pydantic_core takes some 80 ms to import, which
+    would hold the GIL from discovery as the server starts. Floats (a frontmatter
+    number like `1e-7`, which the two write differently) and text `json` cannot encode
+    go to pydantic."""
+    if _floatless(message):
+        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        with contextlib.suppress(UnicodeEncodeError):  # a lone surrogate: pydantic's error
+            return text.encode("utf-8") + b"\n"
     import pydantic_core
 
     return pydantic_core.to_json(message, inf_nan_mode="null") + b"\n"
+
+
+def _floatless(value: object) -> bool:
+    """Whether `value` is JSON made of objects with text keys, arrays, text, integers,
+    booleans and null only."""
+    if value is None or isinstance(value, str | int):  # bool is an int
+        return True
+    if isinstance(value, dict):
+        return all(type(k) is str and _floatless(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_floatless(item) for item in value)
+    return False
 
 
 def initialize_result(version: str, instructions: str) -> dict[str, Any]:
@@ -376,8 +398,6 @@ def serve(core: Core, *, cwd: str | None) -> None:
 
 def _front_loop(core: Core, loader: _Loader, pending: bytearray) -> bytes | None:
     """Answer lines until the SDK must take over (the bytes it gets), or EOF (None)."""
-    import pydantic_core  # noqa: F401 - the encoder of every reply
-
     while True:
         while (end := pending.find(b"\n")) >= 0:
             line = bytes(pending[: end + 1])
