@@ -4,13 +4,16 @@ listed as 5 bytes, then answers that file's read with `HUGE` bytes, or answers
 `skills/list` itself with `HUGE` bytes (mode `huge-list`).
 
     python hostile_upstream.py MODE                # over stdio
+    python hostile_upstream.py huge-file-late MARK # over stdio, see below
     python hostile_upstream.py MODE --http json    # streamable HTTP, JSON answers
     python hostile_upstream.py MODE --http sse     # streamable HTTP, each answer an event
 
 MODE: names | huge-read | huge-file (only the reads of `notes.txt` are huge) |
-huge-list | big-file (a 2 MiB `notes.txt`, listed as such). Over HTTP it listens on
-127.0.0.1 (a free port) and prints its URL, then streams each huge answer as it makes
-it (no Content-Length).
+huge-list | big-file (a 2 MiB `notes.txt`, listed as such) | huge-file-late (stdio
+only: as huge-file, but a read of `notes.txt` touches the file MARK and is answered
+only once the next request has come, so that request is in flight when the huge
+answer cuts the connection). Over HTTP it listens on 127.0.0.1 (a free port) and
+prints its URL, then streams each huge answer as it makes it (no Content-Length).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 HUGE = 300 * 1024 * 1024
@@ -67,7 +71,8 @@ SKILLS = [
 
 def huge_read(mode: str, uri: str) -> bool:
     """Whether a read of `uri` is answered with `HUGE` bytes in `mode`."""
-    return mode == "huge-read" or (mode == "huge-file" and uri.endswith("/notes.txt"))
+    notes = mode in ("huge-file", "huge-file-late") and uri.endswith("/notes.txt")
+    return mode == "huge-read" or notes
 
 
 def answer(mode: str, request: dict[str, Any]) -> Iterator[bytes] | None:
@@ -110,16 +115,31 @@ def huge(request_id: object, key: str) -> Iterator[bytes]:
     yield b'"}}'
 
 
-def serve_stdio(mode: str) -> None:
+def serve_stdio(mode: str, mark: str | None = None) -> None:
     out = sys.stdout.buffer
-    for line in sys.stdin.buffer:
-        chunks = answer(mode, json.loads(line))
-        if chunks is None:
-            continue
-        for chunk in chunks:
-            out.write(chunk)
-        out.write(b"\n")
-        out.flush()
+    lines = iter(sys.stdin.buffer)
+    for line in lines:
+        requests = [json.loads(line)]
+        if mode == "huge-file-late" and mark and is_huge_read(mode, requests[0]):
+            Path(mark).touch()
+            following = next(lines, None)
+            if following is not None:
+                requests.append(json.loads(following))
+        for request in requests:
+            chunks = answer(mode, request)
+            if chunks is None:
+                continue
+            for chunk in chunks:
+                out.write(chunk)
+            out.write(b"\n")
+            out.flush()
+
+
+def is_huge_read(mode: str, request: dict[str, Any]) -> bool:
+    """Whether `request` is a read `mode` answers with `HUGE` bytes."""
+    if request.get("method") != "resources/read":
+        return False
+    return huge_read(mode, str(request.get("params", {}).get("uri", "")))
 
 
 def http_handler(mode: str, events: bool) -> type[BaseHTTPRequestHandler]:
@@ -179,7 +199,7 @@ def main() -> None:
     if sys.argv[2:3] == ["--http"]:
         serve_http(mode, events=sys.argv[3] == "sse")
     else:
-        serve_stdio(mode)
+        serve_stdio(mode, sys.argv[2] if len(sys.argv) > 2 else None)
 
 
 if __name__ == "__main__":

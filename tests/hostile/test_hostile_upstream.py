@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -168,3 +170,52 @@ def test_skills_an_upstream_floods_are_left_out_of_the_listing_not_the_whole_of_
     assert left_out["plain"]["kind"] == "not-listable"
     assert "cannot be read now" in left_out["plain"]["message"]
     assert "over" in left_out["plain"]["message"] and ".." not in left_out["plain"]["message"]
+
+
+def test_serve_keeps_an_upstreams_skills_when_a_flood_cuts_the_listing_of_a_refresh(
+    tmp_path: Path,
+) -> None:
+    """`bench/soak.py`, serve-http: requests for the upstream's `plain` got "No skill
+    named 'plain'" for the rest of the run. A refresh had listed the upstream while a
+    flood's answer was cutting the connection; the listing failed with it and the
+    upstream's skills left the catalog until some later refresh. Here the upstream
+    holds the flood's answer until the refresh's listing is in flight (mode
+    `huge-file-late`): the listing is asked again on a new connection, nothing leaves."""
+    from skillpack.rpc import Client
+    from skillpack.rpc._types import Notification
+
+    mark = tmp_path / "flood-arrived"
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / ".skillpack").mkdir()
+    (project / ".skillpack" / "config.toml").write_text(
+        f'[[mcp_servers]]\nname = "up"\ncommand = {json.dumps(sys.executable)}\n'
+        f"args = {json.dumps([str(UPSTREAM), 'huge-file-late', str(mark)])}\ntimeout = 60\n",
+        encoding="utf-8",
+    )
+    args = ("--cwd", str(project), "--no-user", "--no-system")
+    with Client.stdio(*args, timeout=120) as client:
+        listed = client.skills_list()["data"][0]["skills"]
+        assert "up:plain" in [s["qualified_name"] for s in listed]
+        heard: list[Notification] = []
+        client.on_notification(heard.append)
+        flood: dict[str, Any] = {}
+        reader = threading.Thread(
+            target=lambda: flood.update(client.skills_read_file("up:plain", "notes.txt"))
+        )
+        reader.start()
+        deadline = time.monotonic() + 60
+        while not mark.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert mark.exists(), "the flood never reached the upstream"
+        client.skills_reload()
+        reader.join(timeout=120)
+
+        assert flood["ok"] is False and " over " in flood["error"]["message"], flood
+        removed = [s["name"] for n in heard for s in n["params"]["removed"]]
+        assert "plain" not in removed, heard
+        listing = client.skills_list()["data"][0]
+        assert "up:plain" in [s["qualified_name"] for s in listing["skills"]]
+        assert "mcp-server-unavailable" not in [p["code"] for p in listing["errors"]]
+        read = client.skills_read_file("up:plain", "SKILL.md")
+        assert read["ok"] is True, read

@@ -74,6 +74,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("parity")
     remote = base / "remote"
     _skill(remote / "report", "report", "Weekly report, from the remote server.", "Report steps.")
+    (remote / "report" / "template.md").write_text("remote template\n", encoding="utf-8")
     work = base / "work"
     (work / ".git").mkdir(parents=True)
     skills = work / ".agents" / "skills"
@@ -330,13 +331,35 @@ def test_a_skill_of_an_mcp_server_loads(surface: Surface) -> None:
     assert "Report steps." in loaded.text
 
 
-@pytest.mark.parametrize(
+NO_SINGLE_SKILL = pytest.mark.parametrize(
     ("name", "code"),
-    [("no-such-skill", "NOT_FOUND"), ("twin", "AMBIGUOUS"), ("secret", "NOT_FOUND")],
-    ids=["missing", "ambiguous", "denied"],
+    [
+        ("no-such-skill", "NOT_FOUND"),
+        ("remote:no-such-skill", "NOT_FOUND"),
+        ("twin", "AMBIGUOUS"),
+        ("secret", "NOT_FOUND"),
+    ],
+    ids=["missing", "missing-qualified", "ambiguous", "denied"],
 )
+
+
+@NO_SINGLE_SKILL
 def test_a_name_that_names_no_single_visible_skill(surface: Surface, name: str, code: str) -> None:
     refused = answer(surface.load(name))
+    assert (refused.ok, refused.code) == (False, code)
+
+
+def test_a_file_is_read_by_the_qualified_name_of_its_skill(surface: Surface) -> None:
+    read = answer(surface.read_file("remote:report", "template.md"))
+    assert read.ok, read
+    assert "remote template" in read.text
+
+
+@NO_SINGLE_SKILL
+def test_a_read_from_a_name_that_names_no_single_visible_skill(
+    surface: Surface, name: str, code: str
+) -> None:
+    refused = answer(surface.read_file(name, "SKILL.md"))
     assert (refused.ok, refused.code) == (False, code)
 
 

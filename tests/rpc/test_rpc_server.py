@@ -6,7 +6,9 @@ both transports.
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +22,8 @@ from skillpack.rpc._types import Notification, WorkspaceListing
 
 TRANSPORTS = ("stdio", "http")
 NOTIFY_TIMEOUT = 20.0
+UPSTREAM = Path(__file__).parents[1] / "hostile" / "hostile_upstream.py"
+"""An `[[mcp_servers]]` upstream; mode `names` publishes `plain` (with a `notes.txt`)."""
 
 
 @pytest.fixture
@@ -27,14 +31,17 @@ def project(tmp_path: Path) -> Path:
     return write_project(tmp_path)
 
 
+def spawn(transport: str, project: Path) -> CheckedClient:
+    """`skillpack serve` over `transport` for `project`."""
+    args = ("--cwd", str(project), *SERVER_ARGS)
+    if transport == "stdio":
+        return CheckedClient.stdio(*args, timeout=30)
+    return CheckedClient.spawn_http(*args, timeout=30)
+
+
 @pytest.fixture(params=TRANSPORTS)
 def client(request: pytest.FixtureRequest, project: Path) -> Iterator[CheckedClient]:
-    args = ("--cwd", str(project), *SERVER_ARGS)
-    if request.param == "stdio":
-        spawned = CheckedClient.stdio(*args, timeout=30)
-    else:
-        spawned = CheckedClient.spawn_http(*args, timeout=30)
-    with spawned:
+    with spawn(request.param, project) as spawned:
         yield spawned
 
 
@@ -82,6 +89,38 @@ def test_tool_methods_answer_the_tools_envelopes(client: CheckedClient, project:
     assert missing["error"]["code"] == "NOT_FOUND"
     outside = client.skills_read_file("alpha", "../beta/SKILL.md")
     assert not outside["ok"] and outside["error"]["code"] in ("PERMISSION_DENIED", "INVALID_PARAM")
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_read_file_takes_every_name_the_other_methods_take(transport: str, project: Path) -> None:
+    """`<plugin or scope>:<name>` as `skills.list` gives it (an `[[mcp_servers]]`
+    upstream's skills included), and a name that picks no single skill answers the
+    same envelope as `skills.load`, with a session or without."""
+    (project / ".skillpack").mkdir()
+    (project / ".skillpack" / "config.toml").write_text(
+        f'[[mcp_servers]]\nname = "up"\ncommand = {json.dumps(sys.executable)}\n'
+        f"args = {json.dumps([str(UPSTREAM), 'names'])}\ntimeout = 30\n",
+        encoding="utf-8",
+    )
+    for twin in ("one", "two"):
+        write_skill(project / ".agents" / "skills" / twin / "twin", "twin")
+    with spawn(transport, project) as client:
+        listed = {s["name"]: s["qualified_name"] for s in client.skills_list()["data"][0]["skills"]}
+        assert (listed["plain"], listed["alpha"]) == ("up:plain", "repo:alpha")
+        session = client.session_open()["session"]
+        for where in ({}, {"session": session}):
+            read = client.skills_read_file("up:plain", "notes.txt", **where)
+            assert read["ok"] and read["data"]["content"] == "hello", read
+            read = client.skills_read_file("repo:alpha", "references/notes.md", **where)
+            assert read["ok"] and read["data"]["content"] == "notes for alpha\n", read
+            for ref, code in (
+                ("up:nope", "NOT_FOUND"),
+                ("nope:plain", "NOT_FOUND"),
+                ("twin", "AMBIGUOUS"),
+            ):
+                refused = client.skills_read_file(ref, "notes.txt", **where)
+                assert refused == client.skills_load(name=ref, **where)
+                assert refused["ok"] is False and refused["error"]["code"] == code, refused
 
 
 def test_sessions_keep_their_own_loaded_versions_and_leading_skills(

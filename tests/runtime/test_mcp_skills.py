@@ -4,10 +4,15 @@ verified against their digests, and a tampered file is refused."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sys
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -307,3 +312,107 @@ def test_skillpack_mcp_serves_the_skills_it_hosts_under_the_server_label(
     own = next(r for r in skill["resources"] if r["uri"] == uri)
     assert own["digest"] == "sha256:" + hashlib.sha256(text.encode()).hexdigest()
     assert "One's steps." in text
+
+
+class CutUpstream:
+    """An in-memory upstream (`McpSkills(connect=...)`) publishing `plain`, whose first
+    connection a flood cuts while a listing is in flight on it, as `soak.py` saw:
+    the flood's read (of `notes.txt`) waits until that listing is sent, then closes
+    the connection under both, and fails as an answer over the bound does once a
+    second connection is open (so its failure comes last). Later connections answer
+    every request."""
+
+    def __init__(self) -> None:
+        self.connections = 0
+        skill = b"---\nname: plain\ndescription: A plain skill.\n---\nBody\n"
+        self.entry = {
+            "uri": "skill://plain/SKILL.md",
+            "frontmatter": {"name": "plain", "description": "A plain skill."},
+            "resources": [
+                {
+                    "uri": "skill://plain/SKILL.md",
+                    "digest": "sha256:" + hashlib.sha256(skill).hexdigest(),
+                    "size": len(skill),
+                },
+                {
+                    "uri": "skill://plain/notes.txt",
+                    "digest": "sha256:" + hashlib.sha256(b"hello").hexdigest(),
+                    "size": 5,
+                },
+            ],
+        }
+
+    @asynccontextmanager
+    async def connect(self, server: McpServerConfig) -> AsyncIterator[Any]:
+        import anyio
+        from mcp.shared.exceptions import MCPError
+        from mcp.types import CONNECTION_CLOSED
+
+        upstream = self
+        self.connections += 1
+        cut = self.connections == 1
+        listing_sent, closed = anyio.Event(), anyio.Event()
+        listings = 0
+        entry = self.entry
+
+        class Session:
+            async def send_request(self, request: Any, result_type: Any) -> dict[str, Any]:
+                nonlocal listings
+                listings += 1
+                if cut and listings > 1:  # the refresh's listing, in flight when cut
+                    listing_sent.set()
+                    await closed.wait()
+                    raise MCPError(code=CONNECTION_CLOSED, message="Connection closed")
+                return {"skills": [entry]}
+
+        class Client:
+            server_capabilities = SimpleNamespace(extensions={_mcp_skills.SKILLS_EXTENSION: {}})
+            session = Session()
+
+            async def read_resource(self, uri: str) -> Any:
+                if cut and uri.endswith("/notes.txt"):  # the flood
+                    await listing_sent.wait()
+                    closed.set()
+                    with anyio.move_on_after(10):
+                        while upstream.connections < 2:
+                            await anyio.sleep(0.01)
+                    raise ValueError("The server sent a message over 23 bytes")
+                text = "hello" if uri.endswith("/notes.txt") else ""
+                return SimpleNamespace(contents=[SimpleNamespace(uri=uri, text=text)])
+
+        yield Client()
+
+
+def test_an_upstream_keeps_its_skills_when_a_flood_cuts_the_connection_a_listing_is_on() -> None:
+    """`soak.py` (serve-http): while one read's huge answer cut the upstream's
+    connection, a refresh's listing was in flight on it; the listing failed with the
+    connection, the upstream's skills left the catalog and requests for `plain` got
+    "No skill named 'plain'" until the next refresh. The upstream was answering: its
+    listing is asked again on a new connection, which the flood's own failure,
+    coming later, leaves open."""
+    upstream = CutUpstream()
+    server = McpServerConfig(name="up", command="unused", timeout=30)
+    source = McpSkills([server], connect=upstream.connect)
+    try:
+        (plain,) = source.catalog().skills
+        flood: list[BaseException] = []
+
+        def read_notes() -> None:
+            try:
+                source.read_file(plain, "notes.txt")
+            except SkillIOError as exc:
+                flood.append(exc)
+
+        reader = threading.Thread(target=read_notes)
+        reader.start()
+        catalog = source.catalog()  # its listing waits for the flood, then is cut
+        reader.join(timeout=30)
+        assert [str(e) for e in flood] == [
+            "MCP server 'up' (unused) failed: The server sent a message over 23 bytes."
+        ]
+        assert [s.qualified_name for s in catalog.skills] == ["up:plain"], catalog.problems
+        assert catalog.problems == ()
+        assert source.read_file(catalog.skills[0], "notes.txt") == "hello"
+        assert upstream.connections == 2  # the read went over the listing's connection
+    finally:
+        source.close()

@@ -120,7 +120,7 @@ class McpSkills:
         published: dict[str, Published] = {}
         for server in self.servers:
             try:
-                entries = self._call(server, _list_skills)
+                entries = self._call(server, _list_skills, retry_if_closed=True)
             except SkillpackError as exc:
                 problems.append(
                     Problem(
@@ -262,9 +262,17 @@ class McpSkills:
         raise SkillNotFoundError(f"No MCP server '{name}' is configured any more.")
 
     def _call(
-        self, server: McpServerConfig, operation: Callable[..., Awaitable[T]], *args: Any
+        self,
+        server: McpServerConfig,
+        operation: Callable[..., Awaitable[T]],
+        *args: Any,
+        retry_if_closed: bool = False,
     ) -> T:
         """Run `operation(client, *args)` against `server`, connecting first if needed.
+
+        `retry_if_closed`: when the connection, kept from an earlier call, closes under
+        this one (another call's answer over the bound cut it, or the server went away
+        since), ask once more on a new connection; a second failure is the answer.
 
         Raises:
             SkillIOError: the server cannot be started or reached, answers with an
@@ -273,8 +281,11 @@ class McpSkills:
         import anyio
 
         loop = self._event_loop()
+        held: _Held | None = None
+        kept = False
         try:
-            client = self._client(server, loop)
+            held, kept = self._client(server, loop)
+            client = held.client
 
             async def bounded() -> T:
                 with anyio.fail_after(server.timeout):
@@ -285,26 +296,34 @@ class McpSkills:
         except SkillpackError:
             raise
         except Exception as exc:  # noqa: BLE001 - every failure of the server becomes one error
-            self._drop(server.name)
+            if held is not None:
+                self._drop(server.name, held)
+            if retry_if_closed and kept and _closed(exc):
+                return self._call(server, operation, *args)
             raise SkillIOError(
                 f"MCP server '{server.name}' ({_describe(server)}) failed: {_reason(exc)}."
             ) from exc
 
-    def _client(self, server: McpServerConfig, loop: _Loop) -> Any:
-        """The server's connected client, connecting now when there is none."""
+    def _client(self, server: McpServerConfig, loop: _Loop) -> tuple[_Held, bool]:
+        """The server's connection, and whether an earlier call made it (else it was
+        made now)."""
         with self._lock:
             held = self._clients.get(server.name)
-            if held is None:
-                held = loop.hold(self._connect(server), timeout=server.timeout)
-                self._clients[server.name] = held
-        return held.client
+            if held is not None:
+                return held, True
+            held = loop.hold(self._connect(server), timeout=server.timeout)
+            self._clients[server.name] = held
+        return held, False
 
-    def _drop(self, name: str) -> None:
-        """Forget a failed connection (the next call reconnects)."""
+    def _drop(self, name: str, held: _Held) -> None:
+        """Forget a failed connection (the next call reconnects). Another call that
+        failed on it may have done so already: the connection now in its place is a
+        newer one, in use, and stays."""
         with self._lock:
-            held = self._clients.pop(name, None)
-        if held is not None:
-            held.release()
+            if self._clients.get(name) is not held:
+                return
+            del self._clients[name]
+        held.release()
 
     def _event_loop(self) -> _Loop:
         with self._lock:
@@ -536,6 +555,17 @@ def _token(server: McpServerConfig) -> str:
 
 def _describe(server: McpServerConfig) -> str:
     return server.url or " ".join([server.command or "", *server.args]).strip()
+
+
+def _closed(exc: BaseException) -> bool:
+    """Whether `exc` is the connection closing under a call (the SDK's
+    `CONNECTION_CLOSED`), not an answer of the server's or a timeout."""
+    from mcp.shared.exceptions import MCPError
+    from mcp.types import CONNECTION_CLOSED
+
+    if isinstance(exc, BaseExceptionGroup):
+        return any(_closed(e) for e in exc.exceptions)
+    return isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED
 
 
 def _reason(exc: BaseException) -> str:
