@@ -122,3 +122,17 @@ def open_session(project: Path, **kwargs: Any) -> Session:
     """The session `skillpack ui` opens, without the bundled skills (they change)."""
     kwargs.setdefault("refresh", "manual")  # as `skillpack ui` opens it
     return Session.open(cwd=str(project), include_system=False, **kwargs)
+
+
+async def workers_done(app: Any) -> None:
+    """Wait until the app's workers are done. An exclusive worker that a newer one of
+    its group replaced (a catalog change while the first preparation ran) ends
+    cancelled; the wait then goes on for the newer one."""
+    from textual.worker import WorkerCancelled
+
+    while True:
+        try:
+            await app.workers.wait_for_complete()
+        except WorkerCancelled:
+            continue
+        return

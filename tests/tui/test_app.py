@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("textual", reason="the picker is the `tui` extra")
 
-from picker_tree import build_tree, open_session  # noqa: E402
+from picker_tree import build_tree, open_session, workers_done  # noqa: E402
 from textual.pilot import Pilot  # noqa: E402
 from textual.screen import Screen  # noqa: E402
 from textual.widgets import DataTable, Static  # noqa: E402
@@ -60,7 +60,7 @@ def make_app(session: Session, project: Path, **kwargs: Any) -> PickerApp:
 async def settle(pilot: Pilot[Any]) -> None:
     """Let the preview's delay pass and every worker (search sync, body) finish."""
     await pilot.pause(PREVIEW_DELAY + 0.05)
-    await pilot.app.workers.wait_for_complete()
+    await workers_done(pilot.app)
     await pilot.pause()
 
 

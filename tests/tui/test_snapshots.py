@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("textual", reason="the picker is the `tui` extra")
 
-from picker_tree import build_tree, fixed_length_dir, open_session  # noqa: E402
+from picker_tree import build_tree, fixed_length_dir, open_session, workers_done  # noqa: E402
 from textual.pilot import Pilot  # noqa: E402
 
 from skillpack.tui._app import PREVIEW_DELAY, PickerApp  # noqa: E402
@@ -46,7 +46,7 @@ def settled(keys: Iterable[str] = ()) -> Callable[[Pilot[Any]], Any]:
         app.filter_input.cursor_blink = False
         await pilot.press(*keys)
         await pilot.pause(PREVIEW_DELAY + 0.05)
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
 
     return run_before
