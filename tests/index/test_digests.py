@@ -10,7 +10,7 @@ import pytest
 from skillpack._model import Skill, sha256_digest
 from skillpack.discovery import _skill_files
 from skillpack.discovery._skill_files import DigestCache, skill_tree
-from skillpack.index._digests import DigestStore
+from skillpack.index._digests import DigestStore, FrontmatterStore
 from skillpack.runtime._readers import FileSystemReader
 
 KEY = ("/s/a.md", 10, 1_000, 7, 2_000)
@@ -106,3 +106,55 @@ def test_a_digest_cache_with_a_store_reads_no_file_it_knows(
 
     monkeypatch.setattr(_skill_files, "read_skill_bytes", unreadable)
     assert [DigestCache(store=store).file(skill, f, max_bytes=1 << 20) for f in tree] == known
+
+
+FRONTMATTER = {"name": "a", "description": "d é", "metadata": {"tags": ["x", 1, True, None]}}
+
+
+def test_a_frontmatter_outlives_its_store_by_the_digest_of_its_file(tmp_path: Path) -> None:
+    index = tmp_path / "index.sqlite3"
+    first = FrontmatterStore(index)
+    first.put("sha256:aa", FRONTMATTER)
+    first.put("sha256:bb", "its SKILL.md has no frontmatter block")
+    assert first.get("sha256:aa") == FRONTMATTER  # pending, not yet written
+    first.close()
+    again = FrontmatterStore(index)
+    assert again.get("sha256:aa") == FRONTMATTER
+    assert again.get("sha256:bb") == "its SKILL.md has no frontmatter block"
+    assert again.get("sha256:cc") is None
+    again.close()
+
+
+def test_a_frontmatter_parsed_by_other_code_is_a_miss(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillpack.index import _cache
+
+    index = tmp_path / "index.sqlite3"
+    first = FrontmatterStore(index)
+    first.put("sha256:aa", FRONTMATTER)
+    first.close()
+    monkeypatch.setattr(_cache, "_fingerprint", lambda: "a parser edited since")
+    edited = FrontmatterStore(index)
+    assert edited.get("sha256:aa") is None
+    edited.put("sha256:aa", {"name": "a", "description": "read anew"})
+    edited.close()
+    assert FrontmatterStore(index).get("sha256:aa") == {"name": "a", "description": "read anew"}
+
+
+def test_a_frontmatter_store_on_a_damaged_index_or_with_no_json_value_keeps_working(
+    tmp_path: Path,
+) -> None:
+    index = tmp_path / "index.sqlite3"
+    index.write_bytes(b"not a database at all" * 100)
+    store = FrontmatterStore(index)
+    assert store.get("sha256:aa") is None
+    store.put("sha256:nan", {"version": float("nan")})  # no JSON for it: not kept
+    store.put("sha256:aa", FRONTMATTER)
+    store.close()
+    again = FrontmatterStore(index)
+    assert again.get("sha256:nan") is None and again.get("sha256:aa") == FRONTMATTER
+    blocked = FrontmatterStore(tmp_path)  # a folder where the file should be
+    blocked.put("sha256:aa", FRONTMATTER)
+    blocked.close()
+    assert blocked.get("sha256:aa") is None

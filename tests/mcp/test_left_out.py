@@ -34,6 +34,7 @@ from skillpack.mcp._pages import (
 )
 from skillpack.mcp._served import FrontmatterCache, build_served
 from skillpack.mcp._server import SkillServer
+from skillpack.runtime._session import Session
 
 TREE: dict[str, str | bytes] = {
     "alpha/SKILL.md": skill_md("alpha"),
@@ -291,3 +292,40 @@ def test_check_on_the_real_corpus_names_the_29_left_out() -> None:
     reasons = " ".join(e["message"] for e in report["leftOut"] if e["kind"] == "not-listable")
     assert reasons.count("naming rule") == 2 and reasons.count("1024-character limit") == 1
     assert report["served"] == len(report["skills"])
+
+
+def test_a_restarted_server_parses_no_frontmatter_it_has_parsed_before(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillpack.mcp import _served
+
+    parsed: list[bytes] = []
+    parse = _served._frontmatter_of
+
+    def counting(data: bytes) -> dict[str, Any] | str:
+        parsed.append(data)
+        return parse(data)
+
+    monkeypatch.setattr(_served, "_frontmatter_of", counting)
+
+    def first_pages() -> list[dict[str, Any]]:
+        session = Session.open(  # with the index, in the test's SKILLPACK_CACHE_DIR
+            cwd=str(tree), roots=[str(tree)], include_user=False, include_system=False
+        )
+        try:
+            pages = Pages(session)
+            return [pages.skills_page(0), pages.problems_report()]
+        finally:
+            session.close()
+
+    before = first_pages()
+    assert len(parsed) >= 3  # every served and every unlistable SKILL.md
+    parsed.clear()
+    assert first_pages() == before
+    assert parsed == []
+    # An edit is a new version of the file: parsed again, alone.
+    skill = tree / "alpha" / "SKILL.md"
+    skill.write_text(skill_md("alpha", "Edited. Use it in tests."), encoding="utf-8")
+    after = first_pages()
+    assert len(parsed) == 1 and b"Edited." in parsed[0]
+    assert after[0]["skills"] != before[0]["skills"]

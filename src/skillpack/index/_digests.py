@@ -1,4 +1,5 @@
-"""File digests kept in the index file across restarts (`skill_cache_digests`).
+"""File digests and parsed frontmatters kept in the index file across restarts
+(`skill_cache_digests`, `skill_cache_frontmatter`).
 
 A server publishes a `sha256:` digest for every file of every skill; computing them
 means reading every byte, and a restarted server would read them all again. This
@@ -12,16 +13,21 @@ table is created on first use in the index file (its name starts with `skill_cac
 so other versions' checks accept the file), rows are read once into memory, new ones
 are written in batches, and any SQLite failure turns the store off for the process
 (digests are then computed as if it were empty). At most `MAX_ROWS` rows are kept.
+
+A server also publishes each SKILL.md's frontmatter as a YAML 1.2 parser reads it, and
+parsing costs more than looking up: `FrontmatterStore` keeps it by the digest of the
+file's bytes, so each file version is parsed once too (see its docstring).
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from ._cache import _is_busy, connect, index_path
 
@@ -33,7 +39,7 @@ MAX_ROWS: Final = 500_000
 FLUSH_ROWS: Final = 500
 FLUSH_SECONDS: Final = 1.0
 """New digests are written when this many are pending or the oldest is this old."""
-_TABLE: Final = """
+_DIGESTS: Final = """
 CREATE TABLE IF NOT EXISTS skill_cache_digests (
     path TEXT PRIMARY KEY,
     size INTEGER NOT NULL,
@@ -42,45 +48,47 @@ CREATE TABLE IF NOT EXISTS skill_cache_digests (
     ctime_ns INTEGER NOT NULL,
     digest TEXT NOT NULL
 )"""
+_FRONTMATTERS: Final = """
+CREATE TABLE IF NOT EXISTS skill_cache_frontmatter (
+    digest TEXT PRIMARY KEY,
+    code TEXT NOT NULL,
+    value TEXT NOT NULL
+)"""
 _UNUSABLE = (sqlite3.Error, ValueError, TypeError, OverflowError, UnicodeError)
 
 
-class DigestStore:
-    """The digests of the index file at `path` (default: the user's index); thread-safe."""
+class _BatchedTable:
+    """One table of the index file at `path` (default: the user's index), written in
+    batches; any SQLite failure turns it off for the process. Thread-safe."""
+
+    _TABLE: str = ""
+    """Its `CREATE TABLE IF NOT EXISTS` statement."""
+    _INSERT: str = ""
+    """The statement that writes one row: the key, then the row's values."""
 
     def __init__(self, path: Path | str | None = None) -> None:
         self._path = Path(path) if path is not None else index_path()
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
-        self._rows: dict[str, tuple[int, int, int, int, str]] | None = None
-        self._pending: dict[str, tuple[int, int, int, int, str]] = {}
+        self._pending: dict[str, tuple[Any, ...]] = {}
         self._since = 0.0
         self._off = False
 
-    def get(self, key: DigestKey) -> str | None:
-        """The digest stored for this exact file version, if any."""
-        with self._lock:
-            rows = self._loaded()
-            found = self._pending.get(key[0]) or rows.get(key[0])
-        if found is None or found[:4] != key[1:]:
-            return None
-        return found[4]
-
-    def put(self, key: DigestKey, digest: str) -> None:
-        """Remember `digest` for this file version (written with the next batch)."""
+    def _add(self, key: str, row: tuple[Any, ...]) -> None:
+        """Keep `row` under `key` for the next batch (written when one is due)."""
         with self._lock:
             if self._off:
                 return
             if not self._pending:
                 self._since = time.monotonic()
-            self._pending[key[0]] = (*key[1:], digest)
+            self._pending[key] = row
             age = time.monotonic() - self._since
             due = len(self._pending) >= FLUSH_ROWS or age >= FLUSH_SECONDS
         if due:
             self.flush()
 
     def flush(self) -> None:
-        """Write the pending digests now (one transaction)."""
+        """Write the pending rows now (one transaction)."""
         with self._lock:
             pending, self._pending = self._pending, {}
             if not pending or self._off:
@@ -90,10 +98,7 @@ class DigestStore:
                 return
             try:
                 conn.execute("BEGIN IMMEDIATE")
-                conn.executemany(
-                    "INSERT OR REPLACE INTO skill_cache_digests VALUES (?, ?, ?, ?, ?, ?)",
-                    [(path, *row) for path, row in pending.items()],
-                )
+                conn.executemany(self._INSERT, [(key, *row) for key, row in pending.items()])
                 conn.execute("COMMIT")
             except sqlite3.OperationalError as exc:
                 _rollback(conn)
@@ -104,8 +109,7 @@ class DigestStore:
                 _rollback(conn)
                 self._turn_off()
                 return
-            if self._rows is not None:
-                self._rows.update(pending)
+            self._written(pending)
 
     def close(self) -> None:
         """Write what is pending and close the file; the store may be used again."""
@@ -117,18 +121,58 @@ class DigestStore:
 
     # -- under the lock ---------------------------------------------------------------
 
+    def _written(self, rows: dict[str, tuple[Any, ...]]) -> None:
+        """Rows just committed (a store that keeps the table in memory adds them)."""
+
     def _connection(self) -> sqlite3.Connection | None:
         if self._conn is None and not self._off:
             try:
                 conn = connect(self._path)
-                conn.execute(_TABLE)
+                conn.execute(self._TABLE)
             except _UNUSABLE:
                 self._turn_off()
                 return None
             self._conn = conn
         return self._conn
 
-    def _loaded(self) -> dict[str, tuple[int, int, int, int, str]]:
+    def _turn_off(self) -> None:
+        self._off = True
+        self._pending.clear()
+        if self._conn is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.close()
+            self._conn = None
+
+
+class DigestStore(_BatchedTable):
+    """The digests of the index file at `path` (default: the user's index); thread-safe."""
+
+    _TABLE = _DIGESTS
+    _INSERT = "INSERT OR REPLACE INTO skill_cache_digests VALUES (?, ?, ?, ?, ?, ?)"
+
+    def __init__(self, path: Path | str | None = None) -> None:
+        super().__init__(path)
+        self._rows: dict[str, tuple[Any, ...]] | None = None
+
+    def get(self, key: DigestKey) -> str | None:
+        """The digest stored for this exact file version, if any."""
+        with self._lock:
+            rows = self._loaded()
+            found = self._pending.get(key[0]) or rows.get(key[0])
+        if found is None or found[:4] != key[1:]:
+            return None
+        digest: str = found[4]
+        return digest
+
+    def put(self, key: DigestKey, digest: str) -> None:
+        """Remember `digest` for this file version (written with the next batch)."""
+        self._add(key[0], (*key[1:], digest))
+
+    def _written(self, rows: dict[str, tuple[Any, ...]]) -> None:
+        if self._rows is not None:
+            self._rows.update(rows)
+
+    def _loaded(self) -> dict[str, tuple[Any, ...]]:
         if self._rows is not None:
             return self._rows
         self._rows = {}
@@ -149,13 +193,75 @@ class DigestStore:
             self._turn_off()
         return self._rows
 
-    def _turn_off(self) -> None:
-        self._off = True
-        self._pending.clear()
-        if self._conn is not None:
-            with contextlib.suppress(sqlite3.Error):
-                self._conn.close()
-            self._conn = None
+
+class FrontmatterStore(_BatchedTable):
+    """SKILL.md frontmatters as a YAML 1.2 parser reads them (`parse._yaml12.
+    frontmatter_json`), by the `sha256:` digest of the file's bytes, kept in the index
+    file at `path` (default: the user's index); thread-safe.
+
+    A value is the frontmatter as JSON, or the reason the file has none to list (a
+    text). Content-addressed, so a row can only go stale with the code that made it:
+    each row names that code (`_cache` fingerprint: the parser's modules and the
+    Python version), and a row of other code is a miss, replaced when it is parsed
+    again. Read one row at a time: a server's first page asks for a few dozen."""
+
+    _TABLE = _FRONTMATTERS
+    _INSERT = "INSERT OR REPLACE INTO skill_cache_frontmatter VALUES (?, ?, ?)"
+
+    def __init__(self, path: Path | str | None = None) -> None:
+        super().__init__(path)
+        self._code: str | None = None
+        self._bounded = False
+
+    def get(self, digest: str) -> dict[str, Any] | str | None:
+        """The frontmatter stored for the file whose bytes have `digest`, if any."""
+        with self._lock:
+            pending = self._pending.get(digest)
+            if pending is not None:
+                text: Any = pending[1]
+            else:
+                text = self._select(digest)
+        if not isinstance(text, str):
+            return None
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return None
+        return value if isinstance(value, dict | str) else None
+
+    def put(self, digest: str, value: dict[str, Any] | str) -> None:
+        """Keep the frontmatter of the file whose bytes have `digest`."""
+        try:
+            text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError):
+            return  # not JSON (the server writes it another way): parsed again next time
+        self._add(digest, (self._fingerprint(), text))
+
+    def _fingerprint(self) -> str:
+        if self._code is None:
+            from ._cache import _fingerprint
+
+            self._code = _fingerprint()
+        return self._code
+
+    def _select(self, digest: str) -> Any:
+        conn = self._connection()
+        if conn is None:
+            return None
+        try:
+            if not self._bounded:
+                self._bounded = True
+                (count,) = conn.execute("SELECT count(*) FROM skill_cache_frontmatter").fetchone()
+                if count > MAX_ROWS:
+                    conn.execute("DELETE FROM skill_cache_frontmatter")
+            row = conn.execute(
+                "SELECT value FROM skill_cache_frontmatter WHERE digest = ? AND code = ?",
+                (digest, self._fingerprint()),
+            ).fetchone()
+        except _UNUSABLE:
+            self._turn_off()
+            return None
+        return None if row is None else row[0]
 
 
 def _rollback(conn: sqlite3.Connection) -> None:

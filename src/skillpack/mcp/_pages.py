@@ -89,7 +89,8 @@ class Pages:
         self.reader: SkillContent = reader
         self.catalog_chars = catalog_chars
         self.catalog_instructions = catalog_instructions
-        self._frontmatter = FrontmatterCache()
+        store = getattr(reader, "frontmatter_store", None)
+        self._frontmatter = FrontmatterCache(store=None if store is None else store())
         self._view: ServedCatalog | None = None
         self._view_config: object = None
         self._building = threading.Lock()

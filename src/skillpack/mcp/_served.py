@@ -30,7 +30,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from .._errors import SkillIOError, SkillNotFoundError, UsageError
 from .._limits import MCP_SKILL_MAX_BYTES, MCP_SKILL_MAX_FILES
@@ -39,6 +39,9 @@ from ..runtime._left_out import LeftOut, catalog_version, left_out, left_out_ent
 from ..runtime._readers import SkillContent
 from . import _uris
 from ._uris import Segments
+
+if TYPE_CHECKING:
+    from ..index._digests import FrontmatterStore
 
 DIRECTORY_MIME: Final = "inode/directory"
 MARKDOWN_MIME: Final = "text/markdown"
@@ -85,15 +88,23 @@ class Child:
 @dataclass(kw_only=True)
 class FrontmatterCache:
     """SKILL.md digest -> its frontmatter as YAML 1.2 JSON (or the reason it has none).
-    Shared by every `ServedCatalog` of one server; thread-safe and bounded."""
+    Shared by every `ServedCatalog` of one server; thread-safe and bounded. With a
+    `store`, what is parsed is kept in the index file too, so a restarted server parses
+    no file version it has parsed before."""
 
     entries: OrderedDict[str, dict[str, Any] | str] = field(default_factory=OrderedDict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    store: FrontmatterStore | None = None
 
     def lookup(self, digest: str) -> dict[str, Any] | str | None:
         """The parsed frontmatter of the SKILL.md version with this digest, if known."""
         with self.lock:
-            return self.entries.get(digest)
+            found = self.entries.get(digest)
+        if found is None and self.store is not None:
+            found = self.store.get(digest)
+            if found is not None:
+                self._keep(digest, found)
+        return found
 
     def get(self, digest: str, data: bytes) -> dict[str, Any] | str:
         """The parsed frontmatter of `data` (whose digest is `digest`), parsed once."""
@@ -101,11 +112,16 @@ class FrontmatterCache:
         if found is not None:
             return found
         value = _frontmatter_of(data)
+        self._keep(digest, value)
+        if self.store is not None:
+            self.store.put(digest, value)
+        return value
+
+    def _keep(self, digest: str, value: dict[str, Any] | str) -> None:
         with self.lock:
             self.entries[digest] = value
             while len(self.entries) > _FRONTMATTER_CACHE:
                 self.entries.popitem(last=False)
-        return value
 
 
 def _frontmatter_of(data: bytes) -> dict[str, Any] | str:

@@ -9,11 +9,14 @@ and the sources of `_sources.py` are the others.
 from __future__ import annotations
 
 import threading
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .._errors import SkillNotFoundError
 from .._limits import MAX_SKILL_FILE_BYTES
 from .._model import Skill, SkillFile
+
+if TYPE_CHECKING:
+    from ..index._digests import FrontmatterStore
 
 
 class SkillReader(Protocol):
@@ -71,6 +74,7 @@ class FileSystemReader:
         self._digests_lock = threading.Lock()
         self._index = index
         self._persist = persist
+        self._frontmatters: Any = None
 
     def read_body(self, skill: Skill) -> str:
         from ..discovery._skill_files import read_body
@@ -132,12 +136,28 @@ class FileSystemReader:
                 continue  # deleted since the listing: not a file of the skill any more
         return tuple(files), truncated
 
-    def close(self) -> None:
-        """Write the digests not yet kept in the index; the reader stays usable."""
+    def frontmatter_store(self) -> FrontmatterStore | None:
+        """Where parsed frontmatters are kept across processes (the index file, when
+        this reader keeps digests there), else None."""
+        if not self._persist:
+            return None
         with self._digests_lock:
-            digests = self._digests
+            if self._frontmatters is None:
+                from ..index._digests import FrontmatterStore
+
+                self._frontmatters = FrontmatterStore(self._index)
+            store: FrontmatterStore = self._frontmatters
+        return store
+
+    def close(self) -> None:
+        """Write the digests and frontmatters not yet kept in the index; the reader
+        stays usable."""
+        with self._digests_lock:
+            digests, frontmatters = self._digests, self._frontmatters
         if digests is not None and digests.store is not None:
             digests.store.close()
+        if frontmatters is not None:
+            frontmatters.close()
 
     def read_bytes(self, skill: Skill, relpath: str, *, max_bytes: int) -> bytes:
         from ..discovery._skill_files import read_skill_bytes

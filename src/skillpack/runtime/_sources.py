@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from .._limits import MAX_SKILL_FILE_BYTES
 from .._model import Catalog, Skill, SkillFile
 from ..select._collisions import resolve_collisions
 from ._readers import SkillContent, SkillReader
+
+if TYPE_CHECKING:
+    from ..index._digests import FrontmatterStore
 
 COLLISION_CODES = frozenset({"name-shadowed", "name-ambiguous"})
 
@@ -95,6 +98,12 @@ class RoutingReader:
             data: bytes = read_source(skill)
             return data
         return self._content(skill).read_bytes(skill, "SKILL.md", max_bytes=MAX_SKILL_FILE_BYTES)
+
+    def frontmatter_store(self) -> FrontmatterStore | None:
+        """The fallback reader's (frontmatters are kept by content, whoever read them)."""
+        store = getattr(self._fallback, "frontmatter_store", None)
+        found: FrontmatterStore | None = None if store is None else store()
+        return found
 
     def version(self, skill: Skill) -> tuple[int, ...]:
         return self.reader_for(skill).version(skill)
