@@ -23,6 +23,7 @@ refused when it could mean anything but a plain relative path.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Mapping
 from typing import Final
@@ -68,36 +69,45 @@ def assign_paths(skills: Iterable[Skill]) -> dict[str, Segments]:
     """
     listed = list(skills)
     folders = [_folder(skill.dir) for skill in listed]
-    order = sorted(range(len(listed)), key=lambda i: (folders[i].count("/"), i))
+    depths = [folder.count("/") for folder in folders]
+    order = sorted(range(len(listed)), key=depths.__getitem__)  # stable: then catalog order
     above = _folders_above(listed, folders)
+    enclosing = {(listed[i].scope, listed[i].root, outer) for i, outer in above.items()}
     roots: dict[str, str] = {}
     taken: set[Segments] = set()
     by_dir: dict[tuple[str, str, str], Segments] = {}
     paths: dict[str, Segments] = {}
+    # Once per served skill on every view: the common case (no enclosing skill) is
+    # kept to a few string and tuple operations.
     for i in order:
         skill, folder = listed[i], folders[i]
-        base: Segments = (skill.scope,)
+        scope, skill_root = skill.scope, skill.root
+        base: Segments = (scope,)
         outer = above.get(i)
-        placed = None if outer is None else by_dir.get((skill.scope, skill.root, outer))
+        placed = None if outer is None else by_dir.get((scope, skill_root, outer))
         parts = None if placed is None or outer is None else _rel_parts(folder, outer)
         if placed is not None and parts:
             base = placed
         else:
-            root = roots.get(skill.root)
+            root = roots.get(skill_root)
             if root is None:
-                root = roots[skill.root] = _folder(skill.root)
+                root = roots[skill_root] = _folder(skill_root)
             parts = _rel_parts(folder, root) or [folder.rpartition("/")[2]]
         name = skill.name
-        head = (*base, *parts) if parts[-1] == name else (*base, *parts, name)
-        segments = head
-        head = head[:-1]
-        n = 1
-        while segments in taken:
-            n += 1
-            segments = (*head, f"~{n}", name)
+        if parts[-1] != name:
+            parts.append(name)
+        segments = (*base, *parts)
+        if segments in taken:
+            head = segments[:-1]
+            n = 2
+            segments = (*head, "~2", name)
+            while segments in taken:
+                n += 1
+                segments = (*head, f"~{n}", name)
         taken.add(segments)
-        paths[skill.key] = segments
-        by_dir[(skill.scope, skill.root, folder)] = segments
+        paths[skill.real_path or skill.path] = segments  # `Skill.key`, without the call
+        if enclosing and (scope, skill_root, folder) in enclosing:
+            by_dir[(scope, skill_root, folder)] = segments
     return paths
 
 
@@ -107,8 +117,13 @@ def _folders_above(skills: list[Skill], folders: list[str]) -> dict[int, str]:
 
     One sort instead of a walk up every skill's parents: with `/` appended, a folder's
     descendants sort right after it, so a stack of the folders being inside holds the
-    enclosing ones.
+    enclosing ones. For the same reason, when no folder in that order starts with the
+    one before it, no skill is inside another (nor two in one folder), whatever their
+    scope and root: the usual case, answered by one sort of the folders.
     """
+    marked = sorted(folder + "/" for folder in folders)
+    if not any(b.startswith(a) for a, b in itertools.pairwise(marked)):
+        return {}
     groups: dict[tuple[str, str], list[tuple[str, int]]] = {}
     for index, skill in enumerate(skills):
         groups.setdefault((skill.scope, skill.root), []).append((folders[index] + "/", index))
