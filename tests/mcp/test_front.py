@@ -352,6 +352,34 @@ def test_a_reply_is_written_as_the_sdk_writes_it(value: Any) -> None:
     assert _front._dump(message) == pydantic_core.to_json(message, inf_nan_mode="null") + b"\n"
 
 
+@pytest.mark.parametrize("collecting", [True, False])
+def test_the_catalog_is_built_with_the_collector_paused_and_left_as_it_was(
+    tree: Path, collecting: bool
+) -> None:
+    import gc
+
+    from skillpack.runtime._session import Session
+
+    seen: list[bool] = []
+
+    def open_session() -> Session:
+        seen.append(gc.isenabled())
+        return Session.open(
+            cwd=str(tree), roots=[str(tree)], include_user=False, include_system=False
+        )
+
+    was = gc.isenabled()
+    (gc.enable if collecting else gc.disable)()
+    try:
+        core = _front.Core(open_session)
+        assert core.pages().view().skills  # discovery and the first page's entries done
+        assert seen == [False]
+        assert gc.isenabled() is collecting
+        core.close()
+    finally:
+        (gc.enable if was else gc.disable)()
+
+
 def test_the_front_is_on_unless_the_environment_turns_it_off() -> None:
     assert _front.enabled({})
     assert _front.enabled({_front.FAST_START_ENV: "1"})

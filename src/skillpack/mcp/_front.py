@@ -28,12 +28,13 @@ for the same lines, for every protocol version of the handshake era
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import select
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from .._version import __version__
@@ -69,6 +70,21 @@ MAX_PENDING_BYTES: Final = 4 * 1024 * 1024
 _CAPABILITY_MAPS: Final = ("experimental", "extensions")
 _CAPABILITY_FLAGS: Final = ("sampling", "elicitation", "tasks")
 _IMPLEMENTATION_TEXT: Final = ("title", "description", "websiteUrl")
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic collector off while the catalog is built: discovery allocates one
+    long-lived object after another (about 50 per skill), and at 10,000 skills the
+    collector rescanned them for some 95 ms of a 580 ms start. Reference counting
+    still frees what is dropped meanwhile; the collector is back on afterwards."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def enabled(environ: Mapping[str, str] | None = None) -> bool:
@@ -196,6 +212,13 @@ class Core:
 
     def _discover(self) -> None:
         try:
+            with _collector_paused():
+                self._discover_now()
+        finally:
+            self._ready.set()  # with the collector as it was
+
+    def _discover_now(self) -> None:
+        try:
             session = self._open_session()
             try:
                 pages = Pages(
@@ -210,8 +233,6 @@ class Core:
             self._pages = pages
         except BaseException as exc:  # noqa: BLE001 - raised again where it is needed
             self._failure = exc
-        finally:
-            self._ready.set()
 
     @property
     def ready(self) -> bool:
