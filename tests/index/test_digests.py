@@ -158,3 +158,22 @@ def test_a_frontmatter_store_on_a_damaged_index_or_with_no_json_value_keeps_work
     blocked.put("sha256:aa", FRONTMATTER)
     blocked.close()
     assert blocked.get("sha256:aa") is None
+
+
+def test_a_store_over_its_bound_starts_empty(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillpack.index import _digests
+
+    index = tmp_path / "index.sqlite3"
+    digests, frontmatters = DigestStore(index), FrontmatterStore(index)
+    for n in range(3):
+        digests.put((f"/s/{n}.md", *KEY[1:]), f"sha256:{n}")
+        frontmatters.put(f"sha256:{n}", FRONTMATTER)
+    digests.close()
+    frontmatters.close()
+    monkeypatch.setattr(_digests, "MAX_ROWS", 2)
+    assert DigestStore(index).get(("/s/0.md", *KEY[1:])) is None
+    assert FrontmatterStore(index).get("sha256:0") is None
+    monkeypatch.setattr(_digests, "MAX_ROWS", 500_000)
+    assert FrontmatterStore(index).get("sha256:1") is None  # emptied, not hidden

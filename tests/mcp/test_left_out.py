@@ -25,6 +25,7 @@ from skill_client import (
 
 from conftest import REAL_SKILLS
 from skillpack.cli._app import cli
+from skillpack.index._digests import FrontmatterStore
 from skillpack.mcp._pages import (
     META_LEFT_OUT,
     META_VERSION,
@@ -318,8 +319,17 @@ def test_a_restarted_server_parses_no_frontmatter_it_has_parsed_before(
         finally:
             session.close()
 
+    asked: list[str] = []
+    store_get = FrontmatterStore.get
+
+    def counting_get(store: FrontmatterStore, digest: str) -> dict[str, Any] | str | None:
+        asked.append(digest)
+        return store_get(store, digest)
+
+    monkeypatch.setattr(FrontmatterStore, "get", counting_get)
     before = first_pages()
     assert len(parsed) >= 3  # every served and every unlistable SKILL.md
+    assert len(asked) == len(set(asked))  # a miss is not asked of the index twice
     parsed.clear()
     assert first_pages() == before
     assert parsed == []

@@ -61,6 +61,8 @@ class _BatchedTable:
     """One table of the index file at `path` (default: the user's index), written in
     batches; any SQLite failure turns it off for the process. Thread-safe."""
 
+    _NAME: str = ""
+    """The table's name."""
     _TABLE: str = ""
     """Its `CREATE TABLE IF NOT EXISTS` statement."""
     _INSERT: str = ""
@@ -124,6 +126,15 @@ class _BatchedTable:
     def _written(self, rows: dict[str, tuple[Any, ...]]) -> None:
         """Rows just committed (a store that keeps the table in memory adds them)."""
 
+    def _trimmed(self, conn: sqlite3.Connection) -> bool:
+        """Empty the table when it holds more than `MAX_ROWS` rows (it fills again as
+        files are read); whether it did."""
+        (count,) = conn.execute(f"SELECT count(*) FROM {self._NAME}").fetchone()
+        if count <= MAX_ROWS:
+            return False
+        conn.execute(f"DELETE FROM {self._NAME}")
+        return True
+
     def _connection(self) -> sqlite3.Connection | None:
         if self._conn is None and not self._off:
             try:
@@ -147,6 +158,7 @@ class _BatchedTable:
 class DigestStore(_BatchedTable):
     """The digests of the index file at `path` (default: the user's index); thread-safe."""
 
+    _NAME = "skill_cache_digests"
     _TABLE = _DIGESTS
     _INSERT = "INSERT OR REPLACE INTO skill_cache_digests VALUES (?, ?, ?, ?, ?, ?)"
 
@@ -180,9 +192,7 @@ class DigestStore(_BatchedTable):
         if conn is None:
             return self._rows
         try:
-            (count,) = conn.execute("SELECT count(*) FROM skill_cache_digests").fetchone()
-            if count > MAX_ROWS:
-                conn.execute("DELETE FROM skill_cache_digests")
+            if self._trimmed(conn):
                 return self._rows
             for path, size, mtime_ns, ino, ctime_ns, digest in conn.execute(
                 "SELECT path, size, mtime_ns, ino, ctime_ns, digest FROM skill_cache_digests"
@@ -205,6 +215,7 @@ class FrontmatterStore(_BatchedTable):
     Python version), and a row of other code is a miss, replaced when it is parsed
     again. Read one row at a time: a server's first page asks for a few dozen."""
 
+    _NAME = "skill_cache_frontmatter"
     _TABLE = _FRONTMATTERS
     _INSERT = "INSERT OR REPLACE INTO skill_cache_frontmatter VALUES (?, ?, ?)"
 
@@ -251,9 +262,7 @@ class FrontmatterStore(_BatchedTable):
         try:
             if not self._bounded:
                 self._bounded = True
-                (count,) = conn.execute("SELECT count(*) FROM skill_cache_frontmatter").fetchone()
-                if count > MAX_ROWS:
-                    conn.execute("DELETE FROM skill_cache_frontmatter")
+                self._trimmed(conn)
             row = conn.execute(
                 "SELECT value FROM skill_cache_frontmatter WHERE digest = ? AND code = ?",
                 (digest, self._fingerprint()),

@@ -106,11 +106,9 @@ class FrontmatterCache:
                 self._keep(digest, found)
         return found
 
-    def get(self, digest: str, data: bytes) -> dict[str, Any] | str:
-        """The parsed frontmatter of `data` (whose digest is `digest`), parsed once."""
-        found = self.lookup(digest)
-        if found is not None:
-            return found
+    def parse(self, digest: str, data: bytes) -> dict[str, Any] | str:
+        """The frontmatter of `data` (whose digest is `digest`), parsed now and kept
+        (after `lookup` did not know it: a store is not asked twice)."""
         value = _frontmatter_of(data)
         self._keep(digest, value)
         if self.store is not None:
@@ -404,8 +402,12 @@ class ServedCatalog:
                 data = self._reader.read_bytes(skill, SKILL_FILE, max_bytes=MCP_SKILL_MAX_BYTES)
             except SkillNotFoundError:
                 return Listing(entry=None, reason="its SKILL.md is gone")
-            own = SkillFile(path=SKILL_FILE, size=len(data), digest=sha256_digest(data))
-            frontmatter = self._frontmatter.get(own.digest, data)
+            digest = sha256_digest(data)
+            if digest != own.digest:  # rewritten since the walk: maybe a version known
+                frontmatter = self._frontmatter.lookup(digest)
+            own = SkillFile(path=SKILL_FILE, size=len(data), digest=digest)
+            if frontmatter is None:
+                frontmatter = self._frontmatter.parse(digest, data)
         if isinstance(frontmatter, str):
             return Listing(entry=None, reason=frontmatter)
         problem = _conformance(frontmatter, skill.name)
