@@ -391,3 +391,43 @@ def test_the_handshake_versions_are_the_sdks() -> None:
 
     assert tuple(HANDSHAKE_PROTOCOL_VERSIONS) == _front.HANDSHAKE_VERSIONS
     assert _front.LATEST_HANDSHAKE == LATEST_HANDSHAKE_VERSION
+
+
+def _session_opener(tree: Path, gate: Any = None) -> Any:
+    from skillpack.runtime._session import Session
+
+    def open_session() -> Session:
+        if gate is not None:
+            assert gate.wait(DEADLINE_S)
+        return Session.open(
+            cwd=str(tree), roots=[str(tree)], include_user=False, include_system=False
+        )
+
+    return open_session
+
+
+def test_initialize_is_answered_once_the_catalog_is_ready(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_front, "HANDSHAKE_WAIT_S", DEADLINE_S)
+    core = _front.Core(_session_opener(tree))
+    replies = core.answer(json.dumps(initialize()).encode() + b"\n")
+    assert replies is not None and b'"protocolVersion"' in replies[0]
+    assert core.ready  # the first request after the handshake does not wait
+    core.close()
+
+
+def test_initialize_waits_for_the_catalog_no_longer_than_its_bound(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    monkeypatch.setattr(_front, "HANDSHAKE_WAIT_S", 0.05)
+    gate = threading.Event()
+    core = _front.Core(_session_opener(tree, gate))
+    replies = core.answer(json.dumps(initialize()).encode() + b"\n")
+    assert replies is not None and b'"protocolVersion"' in replies[0]
+    assert not core.ready  # answered while discovery is still held back
+    gate.set()
+    assert core.pages().view().skills
+    core.close()

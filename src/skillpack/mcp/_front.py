@@ -3,8 +3,9 @@
 Importing the MCP SDK takes longer than discovering 10,000 skills from a warm index, and
 a host waits for `initialize` before it asks anything. So over stdio a `Core` answers
 the start of the conversation itself, with no SDK: discovery starts on a thread as the
-process starts; `initialize` is answered at once (its result does not depend on the
-catalog unless `--catalog-instructions` puts the catalog in it); `ping`,
+process starts; `initialize` is answered (its result does not depend on the
+catalog unless `--catalog-instructions` puts the catalog in it) once the catalog is
+there, or `HANDSHAKE_WAIT_S` after the front started, whichever comes first; `ping`,
 `notifications/initialized` (with the log message naming what is left out) and
 `skills/list` pages are answered from `_pages`, the server's own SDK-free half, as
 soon as the catalog is there. The discovery thread goes on to build the first page's
@@ -34,6 +35,7 @@ import os
 import select
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
@@ -62,6 +64,12 @@ MODERN_META_KEY: Final = "io.modelcontextprotocol/protocolVersion"
 """In a request's `_meta`, the mark of the 2026 protocol era (the SDK's to serve)."""
 REPLAY_ID: Final = "skillpack-front/initialize"
 """The id the client's `initialize` is replayed to the SDK under (its reply dropped)."""
+HANDSHAKE_WAIT_S: Final = 0.25
+"""How long after the front starts `initialize` may wait for the catalog. A host asks
+for the catalog right after the handshake, so a reply sent before the catalog is ready
+only moves the wait into that first request; past this bound the handshake is answered
+anyway, so a large catalog does not hold a host's connection attempt (start-up stays
+within half a second)."""
 IDLE_S: Final = 0.25
 """After the handshake, a client quiet this long gets the SDK loaded (so that catalog
 changes reach it as notifications) without waiting for its next request."""
@@ -206,6 +214,7 @@ class Core:
         self.told: Told | None = None
         """What the client was told is left out (the SDK server must not repeat it)."""
         self.pages_answered = 0
+        self._started = time.monotonic()
         self._thread = threading.Thread(target=self._discover, name="skillpack-mcp-front")
         self._thread.daemon = True
         self._thread.start()
@@ -294,7 +303,11 @@ class Core:
         if asked is None:
             return None
         version = asked if asked in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE
-        instructions = self.pages().instructions() if self._catalog_instructions else INSTRUCTIONS
+        if self._catalog_instructions:
+            instructions = self.pages().instructions()
+        else:
+            instructions = INSTRUCTIONS
+            self._ready.wait(max(0.0, HANDSHAKE_WAIT_S - (time.monotonic() - self._started)))
         reply = {
             "jsonrpc": "2.0",
             "id": request_id,
