@@ -177,3 +177,29 @@ def test_a_store_over_its_bound_starts_empty(
     assert FrontmatterStore(index).get("sha256:0") is None
     monkeypatch.setattr(_digests, "MAX_ROWS", 500_000)
     assert FrontmatterStore(index).get("sha256:1") is None  # emptied, not hidden
+
+
+def test_a_few_lookups_query_a_row_each_and_more_read_the_table_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillpack.index import _digests
+
+    index = tmp_path / "index.sqlite3"
+    first = DigestStore(index)
+    for n in range(6):
+        first.put((f"/s/{n}.md", *KEY[1:]), f"sha256:{n}")
+    first.close()
+    monkeypatch.setattr(_digests, "ROW_BY_ROW", 2)
+    store = DigestStore(index)
+    statements: list[str] = []
+    conn = store._connection()
+    assert conn is not None
+    conn.set_trace_callback(statements.append)
+    answers = [store.get((f"/s/{n}.md", *KEY[1:])) for n in (0, 1, 2, 3, 4, 5, 9)]
+    assert answers == [*(f"sha256:{n}" for n in range(6)), None]
+    selects = [s for s in statements if s.startswith("SELECT")]
+    by_row = [s for s in selects if "WHERE path" in s]
+    whole = [s for s in selects if s.startswith("SELECT path")]
+    assert len(by_row) == 2  # the first two lookups
+    assert len(whole) == 1  # then the table, read once for the rest
+    store.close()

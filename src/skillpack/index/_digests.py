@@ -10,9 +10,11 @@ ctime moves) misses and is hashed again; each file version is hashed once, ever.
 
 Like the rest of the index, this is a cache and never the source of truth: the
 table is created on first use in the index file (its name starts with `skill_cache`,
-so other versions' checks accept the file), rows are read once into memory, new ones
-are written in batches, and any SQLite failure turns the store off for the process
-(digests are then computed as if it were empty). At most `MAX_ROWS` rows are kept.
+so other versions' checks accept the file); rows are read one at a time until
+`ROW_BY_ROW` were asked for (a server's first page needs a few dozen), then all at
+once into memory (a walk of every page needs them all); new ones are written in
+batches, and any SQLite failure turns the store off for the process (digests are then
+computed as if it were empty). At most `MAX_ROWS` rows are kept.
 
 A server also publishes each SKILL.md's frontmatter as a YAML 1.2 parser reads it, and
 parsing costs more than looking up: `FrontmatterStore` keeps it by the digest of the
@@ -36,6 +38,8 @@ DigestKey = tuple[str, int, int, int, int]
 
 MAX_ROWS: Final = 500_000
 """More rows than this and the table is cleared (about 60 MB; rebuilt as files are read)."""
+ROW_BY_ROW: Final = 256
+"""Digest lookups answered by one indexed query each before the whole table is read."""
 FLUSH_ROWS: Final = 500
 FLUSH_SECONDS: Final = 1.0
 """New digests are written when this many are pending or the oldest is this old."""
@@ -75,6 +79,7 @@ class _BatchedTable:
         self._pending: dict[str, tuple[Any, ...]] = {}
         self._since = 0.0
         self._off = False
+        self._bounded = False
 
     def _add(self, key: str, row: tuple[Any, ...]) -> None:
         """Keep `row` under `key` for the next batch (written when one is due)."""
@@ -128,12 +133,28 @@ class _BatchedTable:
 
     def _trimmed(self, conn: sqlite3.Connection) -> bool:
         """Empty the table when it holds more than `MAX_ROWS` rows (it fills again as
-        files are read); whether it did."""
+        files are read), once per store; whether it did."""
+        if self._bounded:
+            return False
+        self._bounded = True
         (count,) = conn.execute(f"SELECT count(*) FROM {self._NAME}").fetchone()
         if count <= MAX_ROWS:
             return False
         conn.execute(f"DELETE FROM {self._NAME}")
         return True
+
+    def _select(self, query: str, key: tuple[Any, ...]) -> tuple[Any, ...] | None:
+        """One row of the table (`query` with `key`), None when absent or unusable."""
+        conn = self._connection()
+        if conn is None:
+            return None
+        try:
+            self._trimmed(conn)
+            row: tuple[Any, ...] | None = conn.execute(query, key).fetchone()
+        except _UNUSABLE:
+            self._turn_off()
+            return None
+        return row
 
     def _connection(self) -> sqlite3.Connection | None:
         if self._conn is None and not self._off:
@@ -165,16 +186,29 @@ class DigestStore(_BatchedTable):
     def __init__(self, path: Path | str | None = None) -> None:
         super().__init__(path)
         self._rows: dict[str, tuple[Any, ...]] | None = None
+        self._asked = 0
 
     def get(self, key: DigestKey) -> str | None:
         """The digest stored for this exact file version, if any."""
+        path = key[0]
         with self._lock:
-            rows = self._loaded()
-            found = self._pending.get(key[0]) or rows.get(key[0])
-        if found is None or found[:4] != key[1:]:
+            found = self._pending.get(path)
+            if found is None:
+                found = self._stored(path)
+        if found is None or found[:4] != key[1:] or not isinstance(found[4], str):
             return None
         digest: str = found[4]
         return digest
+
+    def _stored(self, path: str) -> tuple[Any, ...] | None:
+        if self._rows is None and self._asked < ROW_BY_ROW:
+            self._asked += 1
+            return self._select(
+                "SELECT size, mtime_ns, ino, ctime_ns, digest FROM skill_cache_digests "
+                "WHERE path = ?",
+                (path,),
+            )
+        return self._loaded().get(path)
 
     def put(self, key: DigestKey, digest: str) -> None:
         """Remember `digest` for this file version (written with the next batch)."""
@@ -222,7 +256,6 @@ class FrontmatterStore(_BatchedTable):
     def __init__(self, path: Path | str | None = None) -> None:
         super().__init__(path)
         self._code: str | None = None
-        self._bounded = False
 
     def get(self, digest: str) -> dict[str, Any] | str | None:
         """The frontmatter stored for the file whose bytes have `digest`, if any."""
@@ -231,7 +264,11 @@ class FrontmatterStore(_BatchedTable):
             if pending is not None:
                 text: Any = pending[1]
             else:
-                text = self._select(digest)
+                row = self._select(
+                    "SELECT value FROM skill_cache_frontmatter WHERE digest = ? AND code = ?",
+                    (digest, self._fingerprint()),
+                )
+                text = None if row is None else row[0]
         if not isinstance(text, str):
             return None
         try:
@@ -254,23 +291,6 @@ class FrontmatterStore(_BatchedTable):
 
             self._code = _fingerprint()
         return self._code
-
-    def _select(self, digest: str) -> Any:
-        conn = self._connection()
-        if conn is None:
-            return None
-        try:
-            if not self._bounded:
-                self._bounded = True
-                self._trimmed(conn)
-            row = conn.execute(
-                "SELECT value FROM skill_cache_frontmatter WHERE digest = ? AND code = ?",
-                (digest, self._fingerprint()),
-            ).fetchone()
-        except _UNUSABLE:
-            self._turn_off()
-            return None
-        return None if row is None else row[0]
 
 
 def _rollback(conn: sqlite3.Connection) -> None:
