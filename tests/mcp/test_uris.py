@@ -4,10 +4,20 @@ incoming URIs that could mean anything but a plain relative path are refused."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from skillpack._errors import UsageError
 from skillpack._model import Skill
-from skillpack.mcp._uris import MAX_URI_CHARS, assign_paths, encode, file_uri, parse, split
+from skillpack.mcp._uris import (
+    MAX_URI_CHARS,
+    _folders_above,
+    assign_paths,
+    encode,
+    file_uri,
+    parse,
+    split,
+)
 
 
 def skill(folder: str, name: str, *, root: str = "/r", scope: str = "extra") -> Skill:
@@ -125,3 +135,32 @@ def test_the_longest_served_prefix_names_the_skill() -> None:
         ("SKILL.md",),
     )
     assert split(("extra", "other", "SKILL.md"), paths) is None
+
+
+_FOLDER = st.lists(st.sampled_from(["a", "b", "a-b", "ab"]), min_size=1, max_size=4)
+
+
+@given(
+    st.lists(
+        st.tuples(_FOLDER, st.sampled_from(["/r", "/s"]), st.sampled_from(["extra", "user"])),
+        max_size=12,
+    )
+)
+def test_the_enclosing_folder_is_the_nearest_skill_folder_above_in_the_same_root(
+    drawn: list[tuple[list[str], str, str]],
+) -> None:
+    skills = [
+        skill("/r/" + "/".join(parts), "n", root=root, scope=scope) for parts, root, scope in drawn
+    ]
+    folders = [s.dir for s in skills]
+    expected = {}
+    for index, inner in enumerate(skills):
+        above = [
+            other.dir
+            for other in skills
+            if (other.scope, other.root) == (inner.scope, inner.root)
+            and inner.dir.startswith(other.dir + "/")
+        ]
+        if above:
+            expected[index] = max(above, key=len)
+    assert _folders_above(skills, folders) == expected

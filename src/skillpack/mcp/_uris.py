@@ -121,17 +121,20 @@ def _folders_above(skills: list[Skill], folders: list[str]) -> dict[int, str]:
     one before it, no skill is inside another (nor two in one folder), whatever their
     scope and root: the usual case, answered by one sort of the folders.
     """
-    marked = sorted(folder + "/" for folder in folders)
-    if not any(b.startswith(a) for a, b in itertools.pairwise(marked)):
+    marked = [folder + "/" for folder in folders]
+    order = sorted(range(len(marked)), key=marked.__getitem__)  # stable: ties by index
+    if not any(marked[b].startswith(marked[a]) for a, b in itertools.pairwise(order)):
         return {}
-    groups: dict[tuple[str, str], list[tuple[str, int]]] = {}
-    for index, skill in enumerate(skills):
-        groups.setdefault((skill.scope, skill.root), []).append((folders[index] + "/", index))
+    # Grouped in that order, each group is sorted too: no second sort per group.
+    groups: dict[tuple[str, str], list[int]] = {}
+    for index in order:
+        skill = skills[index]
+        groups.setdefault((skill.scope, skill.root), []).append(index)
     found: dict[int, str] = {}
-    for entries in groups.values():
-        entries.sort()
+    for indexes in groups.values():
         stack: list[str] = []
-        for folder, index in entries:
+        for index in indexes:
+            folder = marked[index]
             while stack and not folder.startswith(stack[-1]):
                 stack.pop()
             if stack and stack[-1] == folder:  # two skills in one folder
