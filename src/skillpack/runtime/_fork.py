@@ -15,12 +15,14 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .._errors import SkillpackError, UsageError
 from .._model import Skill
-from ..select._resolve import DiagnosticKind
 from ._permissions import PermissionGate
+
+if TYPE_CHECKING:
+    from ..select._resolve import DiagnosticKind
 
 
 class SubagentRunner(Protocol):

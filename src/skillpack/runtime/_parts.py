@@ -11,14 +11,16 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._model import Catalog, Skill
-from ..select._resolve import DiagnosticKind
 from ._fork import InvocationChain, SubagentRunner, run_fork
 from ._inject import Injections
 from ._permissions import PermissionGate
 from ._refresh import LiveCatalog
+
+if TYPE_CHECKING:
+    from ..select._resolve import DiagnosticKind
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -10,7 +10,6 @@ Subscribers hear of each swap with a `CatalogChange`, on the thread that refresh
 
 from __future__ import annotations
 
-import logging
 import os
 import threading
 import time
@@ -37,7 +36,13 @@ if TYPE_CHECKING:
     from ..discovery._discover import SkillDelta
     from ..discovery._watch import RootWatcher
 
-log = logging.getLogger("skillpack.session")
+
+def _log_exception(message: str) -> None:
+    """Log the exception being handled on the `skillpack.session` logger (`logging` is
+    imported here, when something failed: a session opens without it)."""
+    import logging
+
+    logging.getLogger("skillpack.session").exception(message)
 
 
 def check_refresh(mode: str, source: CatalogSource | None) -> RefreshMode:
@@ -144,7 +149,7 @@ class LiveCatalog:
                 return
             self.refresh()
         except Exception:  # noqa: BLE001 - keep serving the catalog we have
-            log.exception("skillpack: re-discovering skills failed; the catalog is unchanged")
+            _log_exception("skillpack: re-discovering skills failed; the catalog is unchanged")
 
     def _paths(self, catalog: Catalog) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """`catalog`'s `fingerprint_paths`, worked out once per catalog."""
@@ -215,7 +220,7 @@ class LiveCatalog:
             try:
                 callback(change)
             except Exception:  # noqa: BLE001 - one subscriber never breaks the others
-                log.exception("skillpack: a catalog subscriber raised; it stays subscribed")
+                _log_exception("skillpack: a catalog subscriber raised; it stays subscribed")
 
     # -- the mode and the watcher ----------------------------------------------------
 

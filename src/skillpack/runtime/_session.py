@@ -35,11 +35,7 @@ from .._errors import SkillDisabledError, SkillIOError
 from .._model import Catalog, CodexPermissions, Skill
 from ..config._schema import Config
 from ..render._budget import budget_from_env, catalog_budget
-from ..render._catalog import RenderedCatalog
-from ..render._catalog import render_catalog as _render_catalog
 from ..render._formats import CatalogFormat
-from ..select._resolve import Resolution, find_skill
-from . import _turns
 from ._deps import DependencyReport, DependencyResolver, EnvPrompt, McpInstall
 from ._fork import ForkRun, InvocationChain, SubagentRunner
 from ._inject import Injection as Injection
@@ -51,15 +47,15 @@ from ._readers import FileSystemReader as FileSystemReader
 from ._readers import SkillContent as SkillContent
 from ._readers import SkillReader as SkillReader
 from ._refresh import LiveCatalog
-from ._status import session_status
-from ._turns import Invoker as Invoker
-from ._turns import Turn as Turn
 
 if TYPE_CHECKING:
     from ..discovery._options import DiscoveryOptions
+    from ..render._catalog import RenderedCatalog
+    from ..select._resolve import Resolution
     from ._create import CreatedSkill
     from ._hooks import Hook, HookResult, HookState
     from ._shell import ShellPolicy
+    from ._turns import Invoker, Turn
 
 ToolT = TypeVar("ToolT")
 
@@ -413,7 +409,9 @@ class Session:
             fraction=config.budget_fraction,
             fallback_chars=config.budget_chars,
         )
-        return _render_catalog(
+        from ..render._catalog import render_catalog
+
+        return render_catalog(
             self.model_skills(),
             format=format,
             budget_chars=budget,
@@ -444,13 +442,17 @@ class Session:
         """Raise `SkillDisabledError` saying how to turn skills on, when they are off."""
         config = self._parts.live.config
         if not config.skills_enabled:
-            raise SkillDisabledError(_turns.skills_off_message(config))
+            from ._turns import skills_off_message
+
+            raise SkillDisabledError(skills_off_message(config))
 
     def resolve(self, text: str, *, invoker: Invoker = "user") -> Resolution:
         """Mentions and slash commands in `text`, resolved without loading anything.
 
         With skills turned off, every reference is a `disabled` diagnostic that says so.
         """
+        from . import _turns
+
         return _turns.resolve(
             self._parts, text, invoker=invoker, builtin_commands=self.builtin_commands
         )
@@ -467,6 +469,8 @@ class Session:
         text the turn returns are recorded as loaded. A new user turn also clears the
         chain of leading skills (see `active_tools`).
         """
+        from . import _turns
+
         return _turns.prepare_turn(
             self._parts,
             text,
@@ -485,6 +489,8 @@ class Session:
     ) -> Skill:
         """One skill by path or name, checked for enable state and invocation control."""
         self.require_skills_enabled()
+        from ..select._resolve import find_skill
+
         return find_skill(
             self._parts.live.catalog,
             name=name,
@@ -563,6 +569,8 @@ class Session:
 
     def inspect(self, *, include_skills: bool = False) -> dict[str, Any]:
         """The session's catalog status: counts, what is loaded, what leads, problems."""
+        from ._status import session_status
+
         return session_status(
             self._parts, session_id=self.session_id, include_skills=include_skills
         )
