@@ -127,8 +127,9 @@ class McpSkills:
                         path=f"{ROOT}{server.name}",
                         severity="warning",
                         code="mcp-server-unavailable",
-                        message=f"{exc} Its skills are left out until it answers; check "
-                        f"[[mcp_servers]] '{server.name}' in skillpack's config.",
+                        message=f"{exc} Its skills are left out until a refresh of the "
+                        f"catalog lists it again; check [[mcp_servers]] '{server.name}' in "
+                        "skillpack's config.",
                     )
                 )
                 continue
