@@ -149,6 +149,33 @@ def test_a_client_is_logged_to_only_when_what_is_left_out_changes(tree: Path) ->
     run(server, scenario, on_message=on_message)
 
 
+@pytest.mark.parametrize(("level", "logged"), [("warning", True), ("error", False)])
+def test_a_client_gets_the_warning_only_at_the_log_level_it_set(
+    tree: Path, level: str, logged: bool
+) -> None:
+    session = open_session(tree)
+    logs: list[Any] = []
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.LoggingMessageNotification):
+            logs.append(message.params.data)
+
+    async def scenario(client: Client) -> None:
+        # As a handshake-era host sends it (the client's own method warns: the 2026
+        # protocol drops `logging/setLevel`).
+        request = types.SetLevelRequest(params=types.SetLevelRequestParams(level=level))  # type: ignore[arg-type]
+        await send_raw(client, request)
+        write(tree, {"late/SKILL.md": "no frontmatter\n"})
+        session.refresh()
+        await list_skills(client)
+
+    run(SkillServer(session), scenario, on_message=on_message)
+    # What `initialized` told may come before or after the level is set; the change
+    # made after it is told only at a level that lets warnings through.
+    told_late = [log for log in logs if any("late" in e["path"] for e in log["leftOut"])]
+    assert bool(told_late) is logged
+
+
 def test_a_catalog_change_told_before_the_next_page_is_one_message_not_two(tree: Path) -> None:
     # The order the notifier and a page may take after a change: the notifier asks the
     # new view first, before any page found again the skill it cannot list.

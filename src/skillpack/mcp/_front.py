@@ -134,11 +134,11 @@ def initialize_result(version: str, instructions: str) -> dict[str, Any]:
     """The `initialize` result the SDK server sends `skillpack mcp`'s clients."""
     return {
         "capabilities": {
+            "logging": {},
             "prompts": {"listChanged": True},
             "resources": {"listChanged": True, "subscribe": False},
             "tools": {"listChanged": True},
             "extensions": {SKILLS_EXTENSION: {"directoryRead": True}},
-            "logging": {},
         },
         "instructions": instructions,
         "protocolVersion": version,

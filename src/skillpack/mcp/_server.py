@@ -22,6 +22,7 @@ import json
 import logging
 import shlex
 import threading
+import typing
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -107,8 +108,12 @@ class _Hub:
 _CONVERSATION: Final = "skillpack.conversation"
 _NOTIFIER: Final = "skillpack.notifier"
 _LOGGED: Final = "skillpack.logged"
+_LOG_LEVEL: Final = "skillpack.log-level"
 """Keys in a connection's `state`: its conversation, a session to notify it through,
-and what it was last told is left out (so a log message goes out only on a change)."""
+what it was last told is left out (so a log message goes out only on a change), and
+the least severe level it asked log messages at (`logging/setLevel`)."""
+_LOG_LEVELS: Final = typing.get_args(types.LoggingLevel)
+"""The spec's log levels, least severe first."""
 
 
 def _connection(session: ServerSession) -> Any:
@@ -275,6 +280,12 @@ class SkillServer:
         server.add_notification_handler(
             "notifications/initialized", types.NotificationParams, self._initialized
         )
+        # The handshake era's `logging/setLevel` (a client that sees the `logging`
+        # capability may send it); registered here rather than through the constructor's
+        # deprecated `on_set_logging_level`, which warns on every build.
+        server.add_request_handler(
+            "logging/setLevel", types.SetLevelRequestParams, self._guard(self._set_level)
+        )
         server.extensions[SKILLS_EXTENSION] = {"directoryRead": True}
         # Only ours: the SDK's default OpenTelemetry middleware (a span per message, a
         # no-op without an exporter) is dropped, as its docs allow, to keep calls cheap.
@@ -340,6 +351,9 @@ class SkillServer:
             return
         if "warning" not in allowed_log_levels(version, None):
             return
+        wanted = state.get(_LOG_LEVEL, _LOG_LEVELS[0])
+        if _LOG_LEVELS.index("warning") < _LOG_LEVELS.index(wanted):
+            return  # the client asked for more severe messages only
         view = await self._run(self.view)
         # From here to the state's update nothing awaits: two callers (a page and the
         # notifier) must not both find the same news.
@@ -356,6 +370,14 @@ class SkillServer:
                 )
             )
         )
+
+    async def _set_level(
+        self, ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams
+    ) -> types.EmptyResult:
+        """`logging/setLevel`: the least severe level this client wants log messages at
+        (skillpack sends one kind: a warning naming what is left out)."""
+        _state(_connection(ctx.session))[_LOG_LEVEL] = params.level
+        return types.EmptyResult()
 
     def _track(self, ctx: ServerRequestContext[Any]) -> None:
         """Remember the request's connection, to notify it of catalog changes."""
