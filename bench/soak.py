@@ -533,10 +533,12 @@ class Hostile:
 
     def upstream_flood(self) -> None:
         """Every 5 s, a read of the upstream's 300 MB `notes.txt`: an error, "over"."""
+        # By its qualified name on both surfaces: a local skill named `plain` cannot
+        # take the read, and what is measured is the upstream's answer.
+        arguments = {"skill": "up:plain", "path": "notes.txt"}
         if self.running.name.startswith("serve"):
-            flood: Request = ("skills.read_file", {"skill": "plain", "path": "notes.txt"})
+            flood: Request = ("skills.read_file", arguments)
         else:
-            arguments = {"skill": "up:plain", "path": "notes.txt"}
             flood = ("tools/call", {"name": "skill_read_file", "arguments": arguments})
 
         def one() -> None:
