@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +82,17 @@ async def problems(client: Client) -> dict[str, Any]:
     return report
 
 
+def log_data() -> tuple[list[Any], Callable[[Any], Awaitable[None]]]:
+    """(the `data` of every log message a client gets, the client's message handler)."""
+    logs: list[Any] = []
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.LoggingMessageNotification):
+            logs.append(message.params.data)
+
+    return logs, on_message
+
+
 def test_every_skill_is_served_or_the_client_is_told_why_not(tree: Path) -> None:
     logs: list[types.LoggingMessageNotificationParams] = []
 
@@ -129,11 +141,7 @@ def test_every_skill_is_served_or_the_client_is_told_why_not(tree: Path) -> None
 def test_a_client_is_logged_to_only_when_what_is_left_out_changes(tree: Path) -> None:
     session = open_session(tree)
     server = SkillServer(session)
-    logs: list[Any] = []
-
-    async def on_message(message: Any) -> None:
-        if isinstance(message, types.LoggingMessageNotification):
-            logs.append(message.params.data)
+    logs, on_message = log_data()
 
     async def scenario(client: Client) -> None:
         await list_skills(client)
@@ -154,11 +162,7 @@ def test_a_client_gets_the_warning_only_at_the_log_level_it_set(
     tree: Path, level: str, logged: bool
 ) -> None:
     session = open_session(tree)
-    logs: list[Any] = []
-
-    async def on_message(message: Any) -> None:
-        if isinstance(message, types.LoggingMessageNotification):
-            logs.append(message.params.data)
+    logs, on_message = log_data()
 
     async def scenario(client: Client) -> None:
         # As a handshake-era host sends it (the client's own method warns: the 2026
