@@ -74,7 +74,7 @@ class FileSystemReader:
         self._digests_lock = threading.Lock()
         self._index = index
         self._persist = persist
-        self._frontmatters: Any = None
+        self._frontmatters: FrontmatterStore | None = None
 
     def read_body(self, skill: Skill) -> str:
         from ..discovery._skill_files import read_body
@@ -146,8 +146,7 @@ class FileSystemReader:
                 from ..index._digests import FrontmatterStore
 
                 self._frontmatters = FrontmatterStore(self._index)
-            store: FrontmatterStore = self._frontmatters
-        return store
+            return self._frontmatters
 
     def close(self) -> None:
         """Write the digests and frontmatters not yet kept in the index; the reader
