@@ -89,6 +89,10 @@ def skill_summaries_json(
     return "[" + ", ".join(parts) + "]"
 
 
+LIST_JSON = "list --json"
+"""What `list --json` keeps in the index for an unchanged catalog (`runtime._kept`)."""
+
+
 def _shorten(text: str, width: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
@@ -98,6 +102,14 @@ def _shorten(text: str, width: int) -> str:
 @catalog_options
 def list_command(catalog: CatalogOptions, as_json: bool) -> None:
     """List every discovered skill, with problems and the roots searched."""
+    piped = as_json and not sys.stdout.isatty()
+    if piped:
+        from ..runtime._kept import kept_output
+
+        kept = kept_output(LIST_JSON, catalog.discovery(), cwd=catalog.cwd)
+        if kept is not None:
+            emit_json_text(kept)
+            return
     ws = catalog.workspace(warn_missing_roots=False)  # listed with the other problems
     skills = ws.catalog
 
@@ -116,7 +128,7 @@ def list_command(catalog: CatalogOptions, as_json: bool) -> None:
     if as_json:
         problems = [p.to_dict() for p in skills.problems]
         roots = [r.to_dict() for r in skills.roots]
-        if sys.stdout.isatty():
+        if not piped:
             emit_json(
                 {
                     "skills": [
@@ -137,10 +149,16 @@ def list_command(catalog: CatalogOptions, as_json: bool) -> None:
         all_on = ws.config.enables_all
         is_enabled = None if all_on else ws.is_enabled
         listed = skill_summaries_json(skills.skills, is_enabled, missing, permission)
-        emit_json_text(
+        text = (
             f'{{"skills": {listed}, "problems": {json.dumps(problems, default=str)}, '
             f'"roots": {json.dumps(roots, default=str)}}}'
         )
+        emit_json_text(text)
+        if not any(s.declares_dependencies for s in skills.skills):
+            # A dependency check reads the environment, which no kept output can vouch for.
+            from ..runtime._kept import keep_output
+
+            keep_output(LIST_JSON, ws, catalog.discovery(), text)
         return
     rows = []
     for s in skills.skills:

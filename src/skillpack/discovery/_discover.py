@@ -36,7 +36,7 @@ from ._options import DEFAULT_OPTIONS, DiscoveryOptions, merge_keywords
 from ._replay import Limits
 from ._roots import chosen_roots
 from ._roots import default_roots as default_roots
-from ._scan import RootScan, root_identity, scan_root
+from ._scan import RootRecord, RootScan, root_identity, scan_root
 from ._skill_files import list_skill_files as list_skill_files
 from ._skill_files import read_body as read_body
 from ._skill_files import read_skill_file as read_skill_file
@@ -181,6 +181,14 @@ class Discovered:
     delta: SkillDelta | None
     """What changed since `previous` (None without one). When nothing did, `catalog`
     is `previous.catalog` itself."""
+    stored: bool = False
+    """Every root was served from the index as it was stored (`RootScan.stored`): the
+    catalog is the one the last run with these roots and options found."""
+    recorded: tuple[RootRecord, ...] | None = None
+    """Per root, what proves its scan still stands (`RootScan.recorded`): while
+    `still_recorded` holds for each, discovering these roots again with these options
+    gives this catalog. None when some root cannot be told by `stat`s alone, or the run
+    reported a problem of its own (the index could not be used)."""
 
 
 def _touched_roots(roots: Iterable[Root], paths: Iterable[str]) -> set[Root] | None:
@@ -306,6 +314,8 @@ def _compose(
     rescanned: tuple[Root, ...],
 ) -> Discovered:
     """The catalog of `scans`: collisions resolved over every root, and the delta."""
+    records = [scan.recorded for scan in scans if scan.recorded is not None]
+    recorded = None if problems or len(records) < len(scans) else tuple(records)
     problems.extend(chain.from_iterable(scan.problems for scan in scans))
     skills = list(chain.from_iterable(scan.skills for scan in scans))
     resolved = resolve_collisions(skills, problems)
@@ -331,6 +341,8 @@ def _compose(
         limits=limits,
         rescanned=rescanned,
         delta=delta,
+        stored=all(scan.stored for scan in scans),
+        recorded=recorded,
     )
 
 

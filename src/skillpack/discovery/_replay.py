@@ -3,14 +3,15 @@
 A fresh walk fills a `_found.WalkRecord` (every folder's times, every plugin
 manifest's signature, every file it loaded); the index stores it frozen, laid out
 as `index._snapshot.Snapshot`. The next run serves the root from that snapshot when
-no folder changed, `stat`ing each SKILL.md and loading only the ones that did.
+no folder changed, `stat`ing each SKILL.md and loading only the ones that did. The
+same checks, without loading anything (`unchanged`), tell a kept output still holds.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._model import Problem, Root, Skill
 from ..index._snapshot import (
@@ -85,6 +86,57 @@ def _reload(
     )
 
 
+def _changed_files(items: Any) -> dict[int, tuple[os.stat_result, tuple[str | None, str]]] | None:
+    """`stat` each recorded SKILL.md: by position, the ones whose version moved (with
+    their new stat and sidecar); None when one is gone or no longer a regular file.
+
+    Once per skill on every warm run, so the loop body is kept to one `stat` and four
+    integer comparisons: fields are read by the offsets `index._snapshot` names.
+    """
+    changed: dict[int, tuple[os.stat_result, tuple[str | None, str]]] = {}
+    stat_ = os.stat
+    is_regular = stat.S_ISREG
+    no_codex = (None, "")
+    try:
+        for index, item_values in enumerate(items):
+            st = stat_(item_values[ITEM_PATH])
+            if not is_regular(st.st_mode):
+                return None
+            codex = codex_sidecar(item_values[ITEM_DIR]) if item_values[ITEM_AGENTS] else no_codex
+            if (
+                st.st_mtime_ns != item_values[ITEM_MTIME]
+                or st.st_size != item_values[ITEM_SIZE]
+                or st.st_ino != item_values[ITEM_INO]
+                or st.st_ctime_ns != item_values[ITEM_CTIME]
+                or codex[1] != item_values[ITEM_CODEX_SIG]
+            ):
+                changed[index] = (st, codex)
+    except (OSError, ValueError, TypeError, IndexError):
+        return None
+    return changed
+
+
+def unchanged(recorded: Any) -> bool:
+    """Whether every folder, plugin manifest and SKILL.md of a root is as `recorded`
+    (`Replayed.recorded`): then a scan would find exactly what it found then."""
+    try:
+        dirs, manifests, items = recorded
+    except (ValueError, TypeError):
+        return False
+    return _folders_unchanged(dirs, manifests) and _changed_files(items) == {}
+
+
+class Replayed(NamedTuple):
+    """A root served from its snapshot."""
+
+    reals: list[str]
+    """The real paths of its files (added to `claimed`)."""
+    recorded: tuple[Any, ...]
+    """`(dirs, manifests, items)` of the snapshot now stored: what `unchanged` checks."""
+    reloaded: int
+    """Files loaded again because their version moved (the snapshot was rewritten)."""
+
+
 def replay_root(
     root: Root,
     limits: Limits,
@@ -93,9 +145,9 @@ def replay_root(
     claimed: set[str],
     skills: list[Skill],
     problems: list[Problem],
-) -> list[str] | None:
-    """Serve one root from its snapshot when no folder in it changed: the real paths
-    of its files (added to `claimed`); None when it must be walked.
+) -> Replayed | None:
+    """Serve one root from its snapshot when no folder in it changed; None when it
+    must be walked.
 
     Each file is still `stat`ed: a changed one is loaded (parsed if the parse cache
     misses too) and the snapshot rewritten. Nothing is added to `skills`,
@@ -107,64 +159,56 @@ def replay_root(
         return None
     try:
         dirs, manifests, walk_problems, entries = snapshot
-    except (ValueError, TypeError):
+        items = [entry[0] for entry in entries]
+    except (ValueError, TypeError, IndexError):
         return None
     if not _folders_unchanged(dirs, manifests):
         return None
-    max_file_bytes, strict = limits[2], limits[3]
-    reals = [entry[0][ITEM_REAL] for entry in entries]
+    reals = [item[ITEM_REAL] for item in items]
     if not claimed.isdisjoint(reals):
         return None  # an earlier root now holds one of its files: walk afresh
+    changed = _changed_files(items)
+    if changed is None:
+        return None
+    max_file_bytes, strict = limits[2], limits[3]
     out_skills: list[Skill] = []
     out_problems = list(problems_from_values(walk_problems))
-    changed: dict[int, Any] = {}
-    stat_ = os.stat
-    is_regular = stat.S_ISREG
     build = skill_from_values
-    no_codex = (None, "")
-    # Once per skill on every warm run, so the loop body is kept to one `stat`, four
-    # integer comparisons and the row's decoding: fields are read by the offsets
-    # `index._snapshot` names, and unpacked only for a file that changed.
-    for index, (item_values, values, file_values) in enumerate(entries):
-        try:
-            st = stat_(item_values[ITEM_PATH])
-        except OSError:
-            return None
-        if not is_regular(st.st_mode):
-            return None
-        codex = codex_sidecar(item_values[ITEM_DIR]) if item_values[ITEM_AGENTS] else no_codex
-        if (
-            st.st_mtime_ns == item_values[ITEM_MTIME]
-            and st.st_size == item_values[ITEM_SIZE]
-            and st.st_ino == item_values[ITEM_INO]
-            and st.st_ctime_ns == item_values[ITEM_CTIME]
-            and codex[1] == item_values[ITEM_CODEX_SIG]
-        ):
+    if not changed:
+        for _item, values, file_values in entries:
             if values is not None:
                 out_skills.append(build(values))
             if file_values:
                 out_problems.extend(problems_from_values(file_values))
-            continue
-        loaded, skill, file_problems = load_skill_md(
-            _reload(root, item_values, st, codex),
-            cache=cache,
-            strict=strict,
-            max_file_bytes=max_file_bytes,
-        )
-        if loaded is None:
-            return None  # gone since the `stat`: walk afresh
-        if skill is not None:
-            out_skills.append(skill)
-        out_problems.extend(file_problems)
-        changed[index] = (
-            snapshot_item(loaded),
-            None if skill is None else skill_values(skill),
-            problem_values(file_problems),
-        )
+    else:
+        kept = list(entries)
+        for index, (item_values, values, file_values) in enumerate(entries):
+            moved = changed.get(index)
+            if moved is None:
+                if values is not None:
+                    out_skills.append(build(values))
+                if file_values:
+                    out_problems.extend(problems_from_values(file_values))
+                continue
+            loaded, skill, file_problems = load_skill_md(
+                _reload(root, item_values, *moved),
+                cache=cache,
+                strict=strict,
+                max_file_bytes=max_file_bytes,
+            )
+            if loaded is None:
+                return None  # gone since the `stat`: walk afresh
+            if skill is not None:
+                out_skills.append(skill)
+            out_problems.extend(file_problems)
+            kept[index] = (
+                snapshot_item(loaded),
+                None if skill is None else skill_values(skill),
+                problem_values(file_problems),
+            )
+            items[index] = kept[index][0]
+        cache.store_snapshot(key, root.path, (dirs, manifests, walk_problems, tuple(kept)))
     claimed.update(reals)
     skills.extend(out_skills)
     problems.extend(out_problems)
-    if changed:
-        kept = tuple(changed.get(index, entry) for index, entry in enumerate(entries))
-        cache.store_snapshot(key, root.path, (dirs, manifests, walk_problems, kept))
-    return reals
+    return Replayed(reals, (dirs, manifests, tuple(items)), len(changed))

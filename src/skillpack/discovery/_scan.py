@@ -12,16 +12,19 @@ could not be listed).
 
 from __future__ import annotations
 
+import dataclasses
+import operator
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .._model import Problem, Root, Skill
 from ._commands import walk_commands
 from ._found import Found, WalkRecord, problem
 from ._load import load_skill_md
-from ._replay import Limits, replay_root, snapshot_key
+from ._replay import Limits, replay_root, snapshot_key, unchanged
 from ._walk import walk_root
 
 if TYPE_CHECKING:
@@ -29,6 +32,18 @@ if TYPE_CHECKING:
 
 Identity = tuple[int, int]
 """(st_dev, st_ino) of a root folder, links followed."""
+
+RootRecord = tuple[Any, ...]
+"""`(root, identity, missing, checked)` as plain values (marshal holds them): the
+root's fields (`root_values`), its folder's `Identity` (None when it is missing), its
+`root-missing` message (else empty), and `_replay.unchanged`'s `(dirs, manifests,
+items)` (empty when missing)."""
+
+
+_ROOT_FIELDS = tuple(field.name for field in dataclasses.fields(Root))
+
+root_values: Callable[[Root], tuple[Any, ...]] = operator.attrgetter(*_ROOT_FIELDS)
+"""A root's fields as plain values, in `Root`'s order."""
 
 
 def root_identity(path: str) -> Identity | None:
@@ -60,6 +75,12 @@ class RootScan:
     file event under the root, so the scan is never reused."""
     names: frozenset[str]
     """Names of `skills` (which collision groups the root takes part in)."""
+    stored: bool = False
+    """Served from the index as it was stored: no folder walked, no file read again."""
+    recorded: RootRecord | None = None
+    """What a later run `stat`s to know, without scanning, that a scan would find the
+    same (`still_recorded`); None when no stat can tell (see `volatile`) or the scan
+    kept no times (no index)."""
 
     def still_valid(self, identity: Identity | None, claimed: set[str] | frozenset[str]) -> bool:
         """Whether scanning again, with no file event under the root since, gives this scan.
@@ -101,15 +122,18 @@ def scan_root(
     """
     identity = root_identity(root.path)
     if identity is None:
+        missing = _missing(root)
         return RootScan(
             root=root,
             skills=(),
-            problems=(_missing(root),),
+            problems=(missing,),
             claimed=frozenset(),
             skipped=frozenset(),
             identity=None,
             volatile=False,
             names=frozenset(),
+            stored=True,
+            recorded=(root_values(root), None, missing.message, ()),
         )
     skills: list[Skill] = []
     problems: list[Problem] = []
@@ -118,7 +142,17 @@ def scan_root(
             root, limits, cache=cache, claimed=claimed, skills=skills, problems=problems
         )
         if replayed is not None:
-            return _scan(root, skills, problems, replayed, (), identity, volatile=False)
+            return _scan(
+                root,
+                skills,
+                problems,
+                replayed.reals,
+                (),
+                identity,
+                volatile=False,
+                stored=not replayed.reloaded,
+                recorded=(root_values(root), identity, "", replayed.recorded),
+            )
     max_depth, max_dirs, max_file_bytes, strict = limits
     found: list[Found] = []
     record = WalkRecord(timed=cache is not None)
@@ -152,12 +186,18 @@ def scan_root(
             skills.append(skill)
         problems.extend(file_problems)
         record.items.append((loaded, skill, file_problems))
+    recorded: RootRecord | None = None
     if cache is not None:
         # Stored even when it cannot be replayed: its parses still serve.
-        cache.store_snapshot(
-            snapshot_key(root, limits), root.path, record.freeze(), replay=record.reusable
-        )
-    return _scan(root, skills, problems, mine, skipped, identity, volatile=volatile)
+        frozen = record.freeze()
+        cache.store_snapshot(snapshot_key(root, limits), root.path, frozen, replay=record.reusable)
+        if record.reusable:
+            dirs, manifests, _walk_problems, entries = frozen
+            checked = (dirs, manifests, tuple(entry[0] for entry in entries))
+            recorded = (root_values(root), identity, "", checked)
+    return _scan(
+        root, skills, problems, mine, skipped, identity, volatile=volatile, recorded=recorded
+    )
 
 
 def _scan(
@@ -169,6 +209,8 @@ def _scan(
     identity: Identity,
     *,
     volatile: bool,
+    stored: bool = False,
+    recorded: RootRecord | None,
 ) -> RootScan:
     claimed = frozenset(mine)
     return RootScan(
@@ -180,4 +222,21 @@ def _scan(
         identity=identity,
         volatile=volatile,
         names=frozenset(skill.name for skill in skills),
+        stored=stored,
+        recorded=recorded,
     )
+
+
+def still_recorded(recorded: RootRecord) -> bool:
+    """Whether scanning the root now would find what the scan that `recorded` it found:
+    the same folder (or the same `root-missing` problem) and every folder, manifest
+    and SKILL.md under it as it was. `stat` calls only."""
+    try:
+        values, identity, missing, checked = recorded
+        root = Root(**dict(zip(_ROOT_FIELDS, values, strict=True)))
+    except (ValueError, TypeError):
+        return False
+    now = root_identity(root.path)
+    if identity is None:
+        return now is None and _missing(root).message == missing
+    return now is not None and now == tuple(identity) and unchanged(checked)

@@ -4,9 +4,10 @@ It holds one snapshot per walked root (`SkillCache`): the folders seen with thei
 times, and each SKILL.md with its stat and its parse. A root whose folders are
 unchanged is replayed from it without a walk, and a SKILL.md whose `(real path,
 mtime_ns, size, inode, ctime_ns)` is unchanged is served from it: no read, no YAML, not even
-`import yaml`. The search layer (`_fts.py`) keeps its FTS5 tables in the same
-file (tables prefixed `search_`); `PRAGMA user_version` is the schema version of
-the whole file, so a change to either module's tables bumps `SCHEMA_VERSION`.
+`import yaml`. It also keeps a few whole-catalog documents rendered from unchanged
+catalogs (`runtime/_kept.py`). The search layer (`_fts.py`) keeps its FTS5 tables in
+the same file (tables prefixed `search_`); `PRAGMA user_version` is the schema version
+of the whole file, so a change to either module's tables bumps `SCHEMA_VERSION`.
 
 The cache is never the source of truth: any failure (corrupt file, foreign
 database, newer schema, text that does not decode, a lock held too long, a
@@ -25,6 +26,7 @@ import os
 import sqlite3
 import sys
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
@@ -41,7 +43,7 @@ from ._snapshot import (
     skill_from_values,
 )
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """`PRAGMA user_version` of an index this code can use; any other value is rebuilt."""
 
 BUSY_TIMEOUT_MS = 2000
@@ -62,7 +64,17 @@ CREATE TABLE IF NOT EXISTS skill_cache_meta (
     key TEXT PRIMARY KEY,
     value TEXT NOT NULL
 )""",
+    """
+CREATE TABLE IF NOT EXISTS skill_cache_outputs (
+    scope TEXT PRIMARY KEY,
+    recorded BLOB NOT NULL,
+    output BLOB NOT NULL,
+    checksum INTEGER NOT NULL
+)""",
 )
+
+KEPT_OUTPUTS = 4
+"""Rendered outputs the index keeps (`SkillCache.keep_output`), the latest first."""
 
 
 def index_path(cache_dir: str | None = None) -> Path:
@@ -278,14 +290,42 @@ def _fingerprint() -> str:
     from .._version import __version__
 
     parts = [__version__, str(SCHEMA_VERSION), sys.version.split()[0], ",".join(SKILL_FIELDS)]
-    for path in _fingerprinted_files():
+    parts.extend(_file_marks(_fingerprinted_files()))
+    return "|".join(parts)
+
+
+def _file_marks(paths: list[Path]) -> list[str]:
+    """`name:mtime_ns:size` of each file (`name:-` when it cannot be `stat`ed)."""
+    marks = []
+    for path in paths:
         try:
             st = os.stat(path)
         except OSError:
-            parts.append(f"{path.name}:-")
+            marks.append(f"{path.name}:-")
             continue
-        parts.append(f"{path.name}:{st.st_mtime_ns}:{st.st_size}")
-    return "|".join(parts)
+        marks.append(f"{path.name}:{st.st_mtime_ns}:{st.st_size}")
+    return marks
+
+
+def package_fingerprint() -> str:
+    """`_fingerprint` and the `path:mtime_ns:size` of every module of the package: the
+    identity of the code behind a kept output (`SkillCache.keep_output`), which any
+    module may shape."""
+    marks = [_fingerprint()]
+    folders = [str(Path(__file__).parent.parent)]
+    while folders:
+        folder = folders.pop()
+        try:
+            with os.scandir(folder) as entries:
+                for entry in sorted(entries, key=lambda e: e.name):
+                    if entry.name.endswith(".py"):
+                        st = entry.stat()
+                        marks.append(f"{entry.path}:{st.st_mtime_ns}:{st.st_size}")
+                    elif entry.name != "__pycache__" and entry.is_dir():
+                        folders.append(entry.path)
+        except OSError:
+            marks.append(f"{folder}:-")
+    return "|".join(marks)
 
 
 class CachedParse(NamedTuple):
@@ -379,6 +419,28 @@ class SkillCache:
         path = index_path(cache_dir)
         conn = connect(path, problems=problems)
         return cls(conn, strict=strict, path=path, problems=problems)
+
+    @classmethod
+    def open_existing(cls, cache_dir: str | None = None) -> SkillCache | None:
+        """The index file under `cache_dir` as it is, for reading: None when there is
+        none or it cannot be used as is. Nothing is created, rebuilt or deleted, and
+        nothing reported: a run that goes on to `open` it does that, once."""
+        path = index_path(cache_dir)
+        if not path.is_file():
+            return None
+        try:
+            conn = sqlite3.connect(
+                path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error:
+            return None
+        try:
+            if conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+                return cls(conn, strict=False)
+        except sqlite3.Error:
+            pass
+        conn.close()
+        return None
 
     def _failed(self, exc: Exception) -> None:
         """Note a failed query; a damaged file is reported once and removed on `close`.
@@ -575,6 +637,7 @@ class SkillCache:
             try:
                 if self._stale:
                     conn.execute("DELETE FROM skill_cache_roots")
+                    conn.execute("DELETE FROM skill_cache_outputs")
                     conn.execute(
                         "INSERT OR REPLACE INTO skill_cache_meta (key, value) VALUES ('parser', ?)",
                         (_fingerprint(),),
@@ -598,6 +661,87 @@ class SkillCache:
         self._writes.clear()
         self._damaged_keys.clear()
         self._stale = False
+
+    def kept_output(self, scope: str, still_holds: Callable[[Any], bool]) -> bytes | None:
+        """The output kept under `scope` if `still_holds(recorded)` says the catalog it was
+        rendered from is unchanged; None otherwise (none kept, stale, damaged).
+
+        The output (megabytes at 10,000 skills) is read only once `still_holds` agreed;
+        an output that no longer holds is dropped, so the runs while its catalog is being
+        edited do not check it again.
+        """
+        if not self._current():
+            return None
+        conn = self._conn
+        holds = False
+        try:
+            # One read transaction: both reads see the same row, even while another
+            # process replaces it.
+            conn.execute("BEGIN")
+            try:
+                row = conn.execute(
+                    "SELECT recorded FROM skill_cache_outputs WHERE scope = ?", (scope,)
+                ).fetchone()
+                if row is None:
+                    return None
+                holds = still_holds(marshal.loads(row[0]))
+                if holds:
+                    output, stored = conn.execute(
+                        "SELECT output, checksum FROM skill_cache_outputs WHERE scope = ?",
+                        (scope,),
+                    ).fetchone()
+            finally:
+                conn.execute("COMMIT")
+            if not holds:
+                self._drop_output(scope)
+                return None
+        except _UNREADABLE as exc:
+            self._failed(exc)
+            return None
+        except _BAD_ROW:
+            return None
+        if zlib.crc32(output, checksum(row[0])) != stored:
+            return None  # damaged on disk: render again (and keep that)
+        kept: bytes = output
+        return kept
+
+    def _drop_output(self, scope: str) -> None:
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            self._conn.execute("DELETE FROM skill_cache_outputs WHERE scope = ?", (scope,))
+        finally:
+            self._conn.execute("COMMIT")
+
+    def keep_output(self, scope: str, recorded: Any, output: bytes) -> None:
+        """Keep `output` under `scope` with what proves it still holds (`recorded`, plain
+        values); the oldest beyond `KEPT_OUTPUTS` are dropped. A busy lock skips it."""
+        if not self._current() or self._damaged:
+            return
+        try:
+            blob = marshal.dumps(recorded)
+        except ValueError:
+            return
+        conn = self._conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute(
+                    "INSERT OR REPLACE INTO skill_cache_outputs (scope, recorded, output,"
+                    " checksum) VALUES (?, ?, ?, ?)",
+                    (scope, blob, output, zlib.crc32(output, checksum(blob))),
+                )
+                conn.execute(
+                    "DELETE FROM skill_cache_outputs WHERE rowid NOT IN (SELECT rowid FROM"
+                    " skill_cache_outputs ORDER BY rowid DESC LIMIT ?)",
+                    (KEPT_OUTPUTS,),
+                )
+                conn.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            self._failed(exc)
 
     def close(self) -> None:
         """Close the connection (pending writes are dropped; call `commit` first).

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._errors import AmbiguousSkillError, SkillNotFoundError
-from .._model import Catalog, Problem, Skill, best_of
+from .._model import Catalog, Problem, Root, Skill, best_of
 from ..config._files import load_config, project_config_path, user_config_path
 from ..config._schema import Config, ConfigScope, McpServerConfig
 from ..discovery._options import DEFAULT_OPTIONS, DiscoveryOptions
@@ -40,6 +40,9 @@ class Workspace:
     """The directory repo discovery started from."""
     discovered: Discovered | None = field(default=None, repr=False, compare=False)
     """The discovery run behind `catalog` (a later run can start from it)."""
+    inputs: str | None = field(default=None, repr=False, compare=False)
+    """Names everything but the roots' files that shaped `catalog` (`WorkspaceInputs.key`);
+    None when it holds skills from elsewhere (MCP servers)."""
 
     @property
     def problems(self) -> tuple[Problem, ...]:
@@ -75,14 +78,11 @@ def open_workspace(
             through connections closed again before this returns.
     """
     from ..discovery._discover import discover_roots
-    from ..discovery._roots import chosen_roots
 
-    start = os.path.abspath(cwd or os.getcwd())
-    given = DEFAULT_OPTIONS if options is None else options
-    config, config_problems = load_config(cwd=start, user=given.include_user)
-    resolved = with_config(given, config)
+    inputs = workspace_inputs(options, cwd=cwd)
+    config = inputs.config
     discovered = discover_roots(
-        chosen_roots(resolved, cwd=start), previous=previous, touched=touched, options=resolved
+        inputs.roots, previous=previous, touched=touched, options=inputs.options
     )
     catalog = discovered.catalog
     if sources is None:
@@ -90,13 +90,60 @@ def open_workspace(
             catalog = with_sources(catalog, [s.catalog() for s in added])
     else:
         catalog = with_sources(catalog, [s.catalog() for s in sources(config)])
-    if config_problems:
+    if inputs.config_problems:
         catalog = Catalog(
             skills=catalog.skills,
-            problems=tuple(config_problems) + catalog.problems,
+            problems=inputs.config_problems + catalog.problems,
             roots=catalog.roots,
         )
-    return Workspace(catalog=catalog, config=config, cwd=start, discovered=discovered)
+    return Workspace(
+        catalog=catalog,
+        config=config,
+        cwd=inputs.cwd,
+        discovered=discovered,
+        inputs=inputs.key if sources is None else None,
+    )
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class WorkspaceInputs:
+    """What a workspace is opened from, before any skill is looked at."""
+
+    cwd: str
+    config: Config
+    config_problems: tuple[Problem, ...]
+    options: DiscoveryOptions
+    """The options given, with what the config decides (`with_config`)."""
+    roots: tuple[Root, ...]
+    """The roots these options choose."""
+
+    @property
+    def key(self) -> str | None:
+        """One string naming all of it: two runs with equal keys over unchanged files
+        give equal catalogs. None when the config adds skills from elsewhere (its MCP
+        servers), which no file under the roots shows."""
+        if self.config.mcp_hosts:
+            return None
+        return repr((self.config, self.config_problems, self.options, self.roots))
+
+
+def workspace_inputs(
+    options: DiscoveryOptions | None = None, *, cwd: str | None = None
+) -> WorkspaceInputs:
+    """Load the user + project config and choose the roots (`open_workspace`'s first step)."""
+    from ..discovery._roots import chosen_roots
+
+    start = os.path.abspath(cwd or os.getcwd())
+    given = DEFAULT_OPTIONS if options is None else options
+    config, config_problems = load_config(cwd=start, user=given.include_user)
+    resolved = with_config(given, config)
+    return WorkspaceInputs(
+        cwd=start,
+        config=config,
+        config_problems=tuple(config_problems),
+        options=resolved,
+        roots=chosen_roots(resolved, cwd=start),
+    )
 
 
 def with_config(options: DiscoveryOptions, config: Config) -> DiscoveryOptions:
