@@ -9,11 +9,13 @@ are the reference.
 from __future__ import annotations
 
 import json
+import math
 import os
 import select
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -344,12 +346,34 @@ _JSON_VALUES = st.recursive(
 )
 
 
+@pytest.mark.parametrize(
+    "number",
+    [1e-5, 2.5e-5, -2.5e-5, 1.2345678901234568e-05, 1e-6, -1e-7, 1e-100, 5e-324, 1e-4]
+    + [1e16, 1e22, -1e16, 0.0, -0.0, 1.9, math.inf, -math.inf, math.nan],
+)
+def test_a_float_is_written_as_pydantic_writes_it(number: float) -> None:
+    import pydantic_core
+
+    assert _front._float_json(number).encode() == pydantic_core.to_json(number, inf_nan_mode="null")
+
+
 @given(_JSON_VALUES)
 def test_a_reply_is_written_as_the_sdk_writes_it(value: Any) -> None:
     import pydantic_core
 
     message = {"jsonrpc": "2.0", "id": 1, "result": {"value": value}}
     assert _front._dump(message) == pydantic_core.to_json(message, inf_nan_mode="null") + b"\n"
+
+
+@pytest.fixture(autouse=True)
+def _thawed() -> Iterator[None]:
+    """A `Core` built in this process freezes what it built out of the collector's
+    sight (`gc.freeze`): given back to it after each test, so no other test sees a heap
+    it cannot collect."""
+    import gc
+
+    yield
+    gc.unfreeze()
 
 
 @pytest.mark.parametrize("collecting", [True, False])
@@ -371,10 +395,14 @@ def test_the_catalog_is_built_with_the_collector_paused_and_left_as_it_was(
     was = gc.isenabled()
     (gc.enable if collecting else gc.disable)()
     try:
+        gc.unfreeze()
         core = _front.Core(open_session)
         assert core.pages().view().skills  # discovery and the first page's entries done
         assert seen == [False]
         assert gc.isenabled() is collecting
+        # What discovery built is out of the collector's sight: the first collection
+        # after it does not rescan the catalog on the first request's time.
+        assert gc.get_freeze_count() > 0
         core.close()
     finally:
         (gc.enable if was else gc.disable)()

@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
+import math
 import os
 import select
 import sys
@@ -82,15 +83,24 @@ _IMPLEMENTATION_TEXT: Final = ("title", "description", "websiteUrl")
 
 @contextlib.contextmanager
 def _collector_paused() -> Iterator[None]:
-    """The cyclic collector off while the catalog is built: discovery allocates one
-    long-lived object after another (about 50 per skill), and at 10,000 skills the
-    collector rescanned them for some 95 ms of a 580 ms start. Reference counting
-    still frees what is dropped meanwhile; the collector is back on afterwards."""
+    """The cyclic collector off while the catalog is built, and what was built frozen
+    out of its sight before it is back on.
+
+    Discovery allocates one long-lived object after another (about 50 per skill): at
+    10,000 skills the collector rescanned them for some 95 ms of a 580 ms start, and
+    merely switching it back on afterwards moved that scan to the first requests (the
+    first collection of the young generation held all of them: some 90 ms of the first
+    `skills/list` page). Frozen (`gc.freeze`), they are never scanned again. Reference
+    counting still frees each of them when dropped; only a cycle among the objects
+    alive now would never be collected, a bound of one start-up's worth that does not
+    grow with a server's uptime (what the picker does too, `cli._ui_cmds.settle_heap`).
+    """
     was = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        gc.freeze()
         if was:
             gc.enable()
 
@@ -104,13 +114,17 @@ def enabled(environ: Mapping[str, str] | None = None) -> bool:
 def _dump(message: dict[str, Any]) -> bytes:
     """One message as the SDK writes it on stdio: pydantic's compact JSON, a newline.
 
-    A message without a float (`_floatless`) is written by `json`, whose bytes are then
-    the same (a property test checks): pydantic_core takes some 80 ms to import, which
-    would hold the GIL from discovery as the server starts. Floats (a frontmatter
-    number like `1e-7`, which the two write differently) and text `json` cannot encode
-    go to pydantic."""
-    if _floatless(message):
-        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    Written by `json` (`_compact_json` where a float is in it), whose bytes are then the
+    same (a property test checks): pydantic_core takes some 50-80 ms to import, which
+    would hold the GIL from discovery as the server starts, or hold the first page of a
+    catalog whose first skills carry a number like `version: 1.0`. Text `json` cannot
+    encode goes to pydantic."""
+    text = (
+        json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        if _floatless(message)
+        else _compact_json(message)
+    )
+    if text is not None:
         with contextlib.suppress(UnicodeEncodeError):  # a lone surrogate: pydantic's error
             return text.encode("utf-8") + b"\n"
     import pydantic_core
@@ -128,6 +142,47 @@ def _floatless(value: object) -> bool:
     if isinstance(value, list):
         return all(_floatless(item) for item in value)
     return False
+
+
+def _compact_json(value: object) -> str | None:
+    """`value` as pydantic_core's compact JSON when it is made of what `_floatless`
+    allows and floats; None for anything else."""
+    if isinstance(value, float):
+        return _float_json(value)
+    if value is None or isinstance(value, str | int):
+        return json.dumps(value, ensure_ascii=False)
+    parts: list[str] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            text = _compact_json(item) if type(key) is str else None
+            if text is None:
+                return None
+            parts.append(f"{json.dumps(key, ensure_ascii=False)}:{text}")
+        return "{" + ",".join(parts) + "}"
+    if isinstance(value, list):
+        for item in value:
+            text = _compact_json(item)
+            if text is None:
+                return None
+            parts.append(text)
+        return "[" + ",".join(parts) + "]"
+    return None
+
+
+def _float_json(value: float) -> str:
+    """A float as pydantic_core writes it: Python's shortest repr, but NaN and the
+    infinities as `null`, an exponent of -5 written out (`0.000025`) and a smaller one
+    unpadded (`1e-7`, not `1e-07`)."""
+    if value != value or value in (math.inf, -math.inf):
+        return "null"
+    text = repr(value)
+    mantissa, _e, exponent = text.partition("e")
+    if not exponent or exponent[0] == "+":
+        return text
+    if exponent == "-05":
+        sign, digits = ("-", mantissa[1:]) if mantissa[0] == "-" else ("", mantissa)
+        return f"{sign}0.0000{digits.replace('.', '')}"
+    return f"{mantissa}e-{exponent[1:].lstrip('0')}"
 
 
 def initialize_result(version: str, instructions: str) -> dict[str, Any]:
