@@ -240,25 +240,28 @@ def test_nothing_is_kept_without_the_index(tree: Path, renders: list[int]) -> No
 def test_a_run_says_whether_the_index_held_its_catalog_as_is(tree: Path) -> None:
     roots = [Root(path=str(tree), scope="extra")]
     cold = discover_roots(roots)
-    assert not cold.stored
+    assert cold.stamp is None
     assert cold.recorded is not None
     warm = discover_roots(roots)
-    assert warm.stored
+    assert warm.stamp is not None
     assert warm.recorded == cold.recorded
     assert all(still_recorded(root) for root in warm.recorded)
     _edit_description(tree)
     assert not all(still_recorded(root) for root in warm.recorded)
     edited = discover_roots(roots)
-    assert not edited.stored
+    assert edited.stamp is None
     assert edited.recorded is not None
     assert all(still_recorded(root) for root in edited.recorded)
-    assert discover_roots(roots).stored
+    again = discover_roots(roots)
+    assert again.stamp is not None
+    assert again.stamp != warm.stamp, "the edit was stored: another generation"
+    assert discover_roots(roots).stamp == again.stamp
 
 
 def test_a_missing_root_is_recorded_as_missing(tmp_path: Path, write_skill: Any) -> None:
     gone = tmp_path / "not-yet"
     run = discover_roots([Root(path=str(gone), scope="extra")])
-    assert run.stored
+    assert run.stamp is not None
     assert run.recorded is not None
     (record,) = run.recorded
     assert still_recorded(record)

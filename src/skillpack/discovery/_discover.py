@@ -181,9 +181,12 @@ class Discovered:
     delta: SkillDelta | None
     """What changed since `previous` (None without one). When nothing did, `catalog`
     is `previous.catalog` itself."""
-    stored: bool = False
-    """Every root was served from the index as it was stored (`RootScan.stored`): the
-    catalog is the one the last run with these roots and options found."""
+    stamp: str | None = None
+    """Names this catalog among every run over these roots with these options, when
+    every root was served from the index as it was stored (`RootScan.stamp`): a later
+    run with the same stamp found the same catalog. None when a root was walked or a
+    file read again (the catalog is new to the index), or the run reported a problem of
+    its own."""
     recorded: tuple[RootRecord, ...] | None = None
     """Per root, what proves its scan still stands (`RootScan.recorded`): while
     `still_recorded` holds for each, discovering these roots again with these options
@@ -314,8 +317,11 @@ def _compose(
     rescanned: tuple[Root, ...],
 ) -> Discovered:
     """The catalog of `scans`: collisions resolved over every root, and the delta."""
+    # The run's own problems (the index could not be used) are no file's: neither the
+    # record of the files nor the stamp of the index can vouch for a run that had one.
     records = [scan.recorded for scan in scans if scan.recorded is not None]
     recorded = None if problems or len(records) < len(scans) else tuple(records)
+    stamp = _stamp(scans, own_problems=bool(problems))
     problems.extend(chain.from_iterable(scan.problems for scan in scans))
     skills = list(chain.from_iterable(scan.skills for scan in scans))
     resolved = resolve_collisions(skills, problems)
@@ -341,9 +347,17 @@ def _compose(
         limits=limits,
         rescanned=rescanned,
         delta=delta,
-        stored=all(scan.stored for scan in scans),
+        stamp=stamp,
         recorded=recorded,
     )
+
+
+def _stamp(scans: list[RootScan], *, own_problems: bool) -> str | None:
+    """`Discovered.stamp` of these scans."""
+    stamps = [scan.stamp for scan in scans if scan.stamp is not None]
+    if own_problems or len(stamps) < len(scans):
+        return None
+    return "\n".join(stamps)
 
 
 def _catalog_order(skills: Iterable[Skill]) -> tuple[Skill, ...]:

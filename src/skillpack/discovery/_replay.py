@@ -135,6 +135,8 @@ class Replayed(NamedTuple):
     """`(dirs, manifests, items)` of the snapshot now stored: what `unchanged` checks."""
     reloaded: int
     """Files loaded again because their version moved (the snapshot was rewritten)."""
+    generation: str | None
+    """The index's generation of the snapshot read (`SkillCache.generation`)."""
 
 
 def replay_root(
@@ -211,4 +213,5 @@ def replay_root(
     claimed.update(reals)
     skills.extend(out_skills)
     problems.extend(out_problems)
-    return Replayed(reals, (dirs, manifests, tuple(items)), len(changed))
+    generation = cache.generation(key)
+    return Replayed(reals, (dirs, manifests, tuple(items)), len(changed), generation)

@@ -75,8 +75,10 @@ class RootScan:
     file event under the root, so the scan is never reused."""
     names: frozenset[str]
     """Names of `skills` (which collision groups the root takes part in)."""
-    stored: bool = False
-    """Served from the index as it was stored: no folder walked, no file read again."""
+    stamp: str | None = None
+    """Names what the scan found among every scan of this root with these limits: the
+    generation of the index snapshot it was served from as stored (no folder walked, no
+    file read again), or the `root-missing` message of a missing root; None otherwise."""
     recorded: RootRecord | None = None
     """What a later run `stat`s to know, without scanning, that a scan would find the
     same (`still_recorded`); None when no stat can tell (see `volatile`) or the scan
@@ -132,7 +134,7 @@ def scan_root(
             identity=None,
             volatile=False,
             names=frozenset(),
-            stored=True,
+            stamp=f"missing\0{missing.message}",
             recorded=(root_values(root), None, missing.message, ()),
         )
     skills: list[Skill] = []
@@ -150,7 +152,7 @@ def scan_root(
                 (),
                 identity,
                 volatile=False,
-                stored=not replayed.reloaded,
+                stamp=None if replayed.reloaded else replayed.generation,
                 recorded=(root_values(root), identity, "", replayed.recorded),
             )
     max_depth, max_dirs, max_file_bytes, strict = limits
@@ -209,7 +211,7 @@ def _scan(
     identity: Identity,
     *,
     volatile: bool,
-    stored: bool = False,
+    stamp: str | None = None,
     recorded: RootRecord | None,
 ) -> RootScan:
     claimed = frozenset(mine)
@@ -222,7 +224,7 @@ def _scan(
         identity=identity,
         volatile=volatile,
         names=frozenset(skill.name for skill in skills),
-        stored=stored,
+        stamp=stamp,
         recorded=recorded,
     )
 

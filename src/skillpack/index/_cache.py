@@ -43,7 +43,7 @@ from ._snapshot import (
     skill_from_values,
 )
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """`PRAGMA user_version` of an index this code can use; any other value is rebuilt."""
 
 BUSY_TIMEOUT_MS = 2000
@@ -57,7 +57,8 @@ CREATE TABLE IF NOT EXISTS skill_cache_roots (
     strict INTEGER NOT NULL,
     replay INTEGER NOT NULL,
     snapshot BLOB NOT NULL,
-    checksum INTEGER NOT NULL
+    checksum INTEGER NOT NULL,
+    generation TEXT NOT NULL
 )""",
     """
 CREATE TABLE IF NOT EXISTS skill_cache_meta (
@@ -396,7 +397,9 @@ class SkillCache:
         """Whether a file missing from the snapshots decoded so far is looked for in
         every other snapshot (decoding them all). False: it is parsed instead, which
         suits a run that scans a few roots out of many (a watcher's refresh)."""
-        self._writes: list[tuple[str, str, int, int, bytes, int]] = []
+        self._writes: list[tuple[str, str, int, int, bytes, int, str]] = []
+        self._generations: dict[str, str] = {}
+        """Key -> generation of each replayable snapshot read (and not replaced) this run."""
         self._damaged_keys: set[str] = set()
         """Keys of records whose checksum did not match: deleted unless rewritten."""
         self.hits = 0
@@ -507,7 +510,9 @@ class SkillCache:
             return None
         try:
             row = self._conn.execute(
-                "SELECT replay, snapshot, checksum FROM skill_cache_roots WHERE key = ?", (key,)
+                "SELECT replay, snapshot, checksum, generation FROM skill_cache_roots"
+                " WHERE key = ?",
+                (key,),
             ).fetchone()
             if row is None:
                 return None
@@ -523,7 +528,17 @@ class SkillCache:
             return None
         self._decoded.add(key)
         self._pending.append(entries)
-        return snapshot if row[0] else None
+        if not row[0]:
+            return None
+        self._generations[key] = row[3]
+        replayable: tuple[Any, ...] = snapshot
+        return replayable
+
+    def generation(self, key: str) -> str | None:
+        """Which write of a root's replayable snapshot this run read (None: none, or
+        this run replaced it): a token new with every write, so equal generations are
+        the same stored walk and parses."""
+        return self._generations.get(key)
 
     def store_snapshot(
         self, key: str, root: str, snapshot: tuple[Any, ...], *, replay: bool = True
@@ -536,7 +551,11 @@ class SkillCache:
                 blob = marshal.dumps(marshal_safe(snapshot))
             except (ValueError, TypeError):
                 return
-        self._writes.append((key, root, self._strict, int(replay), blob, checksum(blob)))
+        generation = os.urandom(8).hex()
+        self._writes.append(
+            (key, root, self._strict, int(replay), blob, checksum(blob), generation)
+        )
+        self._generations.pop(key, None)  # what this run read of the root is gone
 
     def _index_pending(self) -> None:
         parses = self._parses
@@ -648,7 +667,7 @@ class SkillCache:
                 )
                 conn.executemany(
                     "INSERT OR REPLACE INTO skill_cache_roots (key, root, strict, replay,"
-                    " snapshot, checksum) VALUES (?, ?, ?, ?, ?, ?)",
+                    " snapshot, checksum, generation) VALUES (?, ?, ?, ?, ?, ?, ?)",
                     self._writes,
                 )
                 conn.execute("COMMIT")

@@ -28,7 +28,7 @@ import mimetypes
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
@@ -161,6 +161,7 @@ class ServedCatalog:
         frontmatter: FrontmatterCache,
         version: str = "",
         left_out: Sequence[LeftOut] = (),
+        paths: Mapping[str, Segments] | None = None,
     ) -> None:
         """Args:
         catalog: The catalog this view is of.
@@ -172,6 +173,7 @@ class ServedCatalog:
         frontmatter: The server's cache of parsed frontmatter.
         version: The catalog's version (`runtime._left_out.catalog_version`).
         left_out: What discovery and the session leave out (`runtime._left_out`).
+        paths: Each served skill's path (`_uris.assign_paths` of `served`), when known.
         """
         self.catalog = catalog
         self.version = version
@@ -182,7 +184,7 @@ class ServedCatalog:
         self._by_key = {s.key: s for s in self.skills}
         self._key_of_path = {s.path: s.key for s in self.skills}
         self._order = {key: index for index, key in enumerate(self._by_key)}
-        self.path_of = _uris.assign_paths(self.skills)
+        self.path_of = _uris.assign_paths(self.skills) if paths is None else paths
         self._key_at = {path: key for key, path in self.path_of.items()}
         self._withheld = _nested_folders(self.skills, withheld)
         self._user_invocable = tuple(user_invocable)
@@ -557,9 +559,12 @@ def build_served(
     reader: SkillContent,
     frontmatter: FrontmatterCache,
     everyone: bool = False,
+    kept: Any = None,
 ) -> ServedCatalog:
     """The served view of `catalog` under a session's enable state and permissions;
-    `everyone`: the session sets no skill apart (`Session.sets_none_apart`)."""
+    `everyone`: the session sets no skill apart (`Session.sets_none_apart`); `kept`:
+    what `kept_view` gave of an earlier process's view of this very catalog (then
+    neither its version nor its paths are worked out again), or None."""
     if everyone:
         is_enabled = is_visible = _everyone
     else:
@@ -578,6 +583,7 @@ def build_served(
         for s in catalog.skills
         if s.user_invocable and s.shadowed_by is None and is_enabled(s) and is_visible(s)
     ]
+    version, paths = _kept_parts(kept, served) if everyone else (None, None)
     return ServedCatalog(
         catalog,
         served=served,
@@ -585,6 +591,36 @@ def build_served(
         user_invocable=user_invocable,
         reader=reader,
         frontmatter=frontmatter,
-        version=catalog_version(catalog, is_enabled=is_enabled, is_visible=is_visible),
+        version=version or catalog_version(catalog, is_enabled=is_enabled, is_visible=is_visible),
         left_out=left_out(catalog, is_enabled=is_enabled, is_visible=is_visible),
+        paths=paths,
     )
+
+
+KEPT_VIEW = "mcp served view"
+"""What the server keeps in the index for a catalog it served (`runtime._kept`): the
+view's version and paths, the two parts worth keeping (at 10,000 skills ~40 ms and
+~60 ms of a first page's ~450)."""
+
+
+def kept_view(view: ServedCatalog) -> tuple[str, tuple[tuple[str, Segments], ...]]:
+    """What `build_served(kept=...)` takes back, as plain values (marshal holds them)."""
+    return (view.version, tuple(view.path_of.items()))
+
+
+def _kept_parts(
+    kept: Any, served: Sequence[Skill]
+) -> tuple[str | None, dict[str, Segments] | None]:
+    """(version, paths) of a kept view that fits `served` (every key, text segments),
+    else (None, None): anything else is worked out again."""
+    try:
+        version, pairs = kept
+        paths = dict(pairs)
+    except (TypeError, ValueError):
+        return None, None
+    if not isinstance(version, str) or not version or paths.keys() != {s.key for s in served}:
+        return None, None
+    for segments in paths.values():
+        if type(segments) is not tuple or not all(type(part) is str for part in segments):
+            return None, None
+    return version, paths

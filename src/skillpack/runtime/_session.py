@@ -387,6 +387,20 @@ class Session:
         """Skills the model may see: enabled, permitted, model-invocable, not shadowed."""
         return self._parts.model_skills(catalog)
 
+    def kept_value(self, kind: str, catalog: Catalog) -> Any | None:
+        """What a surface kept (`keep_value`) as its `kind` value of this very catalog
+        and config in an earlier process, else None (`runtime._kept`). Only a session
+        opened on a workspace (`Session.open`) keeps anything."""
+        kept = getattr(self._parts.live.source, "kept_value", None)
+        return None if kept is None else kept(kind, catalog)
+
+    def keep_value(self, kind: str, catalog: Catalog, value: Any) -> None:
+        """Keep `value` (plain values), derived from `catalog` and the config alone and
+        nothing the session decides (see `sets_none_apart`), as its `kind` value."""
+        keep = getattr(self._parts.live.source, "keep_value", None)
+        if keep is not None:
+            keep(kind, catalog, value)
+
     # -- layer 1: the catalog ---------------------------------------------------
 
     def render_catalog(

@@ -89,7 +89,8 @@ def open_workspace(
         with _listed_once(config) as added:
             catalog = with_sources(catalog, [s.catalog() for s in added])
     else:
-        catalog = with_sources(catalog, [s.catalog() for s in sources(config)])
+        added = sources(config)
+        catalog = with_sources(catalog, [s.catalog() for s in added])
     if inputs.config_problems:
         catalog = Catalog(
             skills=catalog.skills,
@@ -101,7 +102,7 @@ def open_workspace(
         config=config,
         cwd=inputs.cwd,
         discovered=discovered,
-        inputs=inputs.key if sources is None else None,
+        inputs=None if added else inputs.key,
     )
 
 
@@ -278,6 +279,27 @@ class WorkspaceSource:
             self._last = ws
             self._known = known
         return ws
+
+    def kept_value(self, kind: str, catalog: Catalog) -> Any | None:
+        """The `kind` value kept for `catalog` when it is the one this source last
+        opened (`runtime._kept.kept_value`), else None."""
+        from ._kept import kept_value
+
+        with self._lock:
+            last = self._last
+        if last is None or last.catalog is not catalog:
+            return None
+        return kept_value(kind, last, self.options)
+
+    def keep_value(self, kind: str, catalog: Catalog, value: Any) -> None:
+        """Keep `value`, derived from `catalog` and the config alone, when `catalog` is
+        the one this source last opened (`runtime._kept.keep_value`)."""
+        from ._kept import keep_value
+
+        with self._lock:
+            last = self._last
+        if last is not None and last.catalog is catalog:
+            keep_value(kind, last, self.options, value)
 
     def note_paths(self, paths: Sequence[str | os.PathLike[str]]) -> bool:
         """Remember paths the host works on; True when they bring in new folders.
