@@ -612,3 +612,42 @@ def test_each_change_is_seen_on_the_next_warm_run_and_then_replayed(
     names = {s.name for s in again.skills}
     assert names == {"skill-0", "skill-1", "skill-2", "nested"}
     assert again.named("skill-1")[0].description == "Edited in place."
+
+
+def test_held_writes_wait_for_their_flush_and_then_land(
+    write_skill: WriteSkill, tmp_path: Path
+) -> None:
+    import threading
+
+    from skillpack.discovery._discover import discover_roots
+
+    make_tree(write_skill, tmp_path / "skills")
+    write_skill("elsewhere", base=tmp_path / "other")
+    roots = [Root(path=str(tmp_path / "skills"), scope="extra")]
+    others = [Root(path=str(tmp_path / "other"), scope="extra")]
+
+    def rows() -> int:
+        path = index_path()
+        if not path.exists():
+            return 0
+        with sqlite3.connect(path) as conn:
+            return int(conn.execute("SELECT count(*) FROM skill_cache_roots").fetchone()[0])
+
+    discover_roots(others)  # the index exists, current
+    held = _index.HeldWrites()
+    with held:
+        cold = discover_roots(roots)
+        write_skill("second", base=tmp_path / "other")
+        # Another thread writes at once: the hold is this thread's.
+        other = threading.Thread(target=discover_roots, args=(others,))
+        other.start()
+        other.join()
+    assert rows() == 1, "only the other thread's root is written"
+    assert discover_roots(others).stamp is not None, "its new walk was written at once"
+    assert cold.stamp is None
+    held.flush()
+    assert rows() == 2
+    warm = discover_roots(roots)
+    assert warm.stamp is not None, "the held snapshot was written: a replay as stored"
+    assert warm.catalog == cold.catalog
+    held.flush()  # nothing left: a second flush does nothing

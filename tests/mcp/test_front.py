@@ -459,3 +459,27 @@ def test_initialize_waits_for_the_catalog_no_longer_than_its_bound(
     gate.set()
     assert core.pages().view().skills
     core.close()
+
+
+def test_a_cold_start_writes_the_index_once_its_first_answers_are_out(tree: Path) -> None:
+    import sqlite3
+
+    from skillpack.index._cache import index_path
+
+    def snapshots() -> int:
+        path = index_path()
+        if not path.exists():
+            return 0
+        with sqlite3.connect(path) as conn:
+            return int(conn.execute("SELECT count(*) FROM skill_cache_roots").fetchone()[0])
+
+    core = _front.Core(_session_opener(tree))
+    assert core.pages().view().skills
+    assert snapshots() == 0, "held back while the first page is being asked for"
+    core.free_index()  # what the SDK's loading does
+    core.close()
+    assert snapshots() == 1
+    again = _front.Core(_session_opener(tree))
+    assert again.pages().view().skills
+    assert snapshots() == 1
+    again.close()

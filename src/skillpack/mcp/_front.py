@@ -71,6 +71,12 @@ for the catalog right after the handshake, so a reply sent before the catalog is
 only moves the wait into that first request; past this bound the handshake is answered
 anyway, so a large catalog does not hold a host's connection attempt (start-up stays
 within half a second)."""
+INDEX_WRITE_WAIT_S: Final = 2.0
+"""How long after the catalog is ready the discovery thread holds back the index writes
+of a cold start (`index._cache.HeldWrites`) for the first page to go out first (the
+encoding holds the GIL for ~100 ms at 10,000 skills): they are written once the SDK
+starts loading (after that page, an idle client, or a line for the SDK), or at this
+bound."""
 IDLE_S: Final = 0.25
 """After the handshake, a client quiet this long gets the SDK loaded (so that catalog
 changes reach it as notifications) without waiting for its next request."""
@@ -263,6 +269,7 @@ class Core:
         self._pages: Pages | None = None
         self._failure: BaseException | None = None
         self._ready = threading.Event()
+        self._index_free = threading.Event()
         self.initialize_line: bytes | None = None
         """The client's `initialize`, re-addressed to `REPLAY_ID`."""
         self.initialized_line: bytes | None = None
@@ -275,11 +282,21 @@ class Core:
         self._thread.start()
 
     def _discover(self) -> None:
+        from ..index._cache import HeldWrites
+
+        # The index is written for the next start once this one's first page is out.
+        held = HeldWrites()
         try:
-            with _collector_paused():
+            with _collector_paused(), held:
                 self._discover_now()
         finally:
             self._ready.set()  # with the collector as it was
+        self._index_free.wait(INDEX_WRITE_WAIT_S)
+        held.flush()
+
+    def free_index(self) -> None:
+        """The front's first answers are out: discovery may write the index now."""
+        self._index_free.set()
 
     def _discover_now(self) -> None:
         try:
@@ -312,8 +329,11 @@ class Core:
         return self._pages
 
     def close(self) -> None:
-        """Close the session when the front served the whole conversation."""
+        """Close the session when the front served the whole conversation (after the
+        index writes discovery held back, so the next start finds them)."""
         self._ready.wait()
+        self.free_index()
+        self._thread.join()
         if self._pages is not None:
             self._pages.session.close()
 
@@ -422,6 +442,7 @@ class _Loader:
 
     def start(self) -> None:
         if self._thread is None:
+            self._core.free_index()  # the front's critical path is over
             self._thread = threading.Thread(target=self._load, name="skillpack-mcp-sdk")
             self._thread.daemon = True
             self._thread.start()
