@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from ._hooks import Hook, HookResult, HookState
     from ._shell import ShellPolicy
     from ._turns import Invoker, Turn
+    from ._workspace import Workspace
 
 ToolT = TypeVar("ToolT")
 
@@ -391,15 +392,31 @@ class Session:
         """What a surface kept (`keep_value`) as its `kind` value of this very catalog
         and config in an earlier process, else None (`runtime._kept`). Only a session
         opened on a workspace (`Session.open`) keeps anything."""
-        kept = getattr(self._parts.live.source, "kept_value", None)
-        return None if kept is None else kept(kind, catalog)
+        opened = self._opened(catalog)
+        if opened is None:
+            return None
+        from ._kept import kept_value
+
+        return kept_value(kind, *opened)
 
     def keep_value(self, kind: str, catalog: Catalog, value: Any) -> None:
         """Keep `value` (plain values), derived from `catalog` and the config alone and
         nothing the session decides (see `sets_none_apart`), as its `kind` value."""
-        keep = getattr(self._parts.live.source, "keep_value", None)
-        if keep is not None:
-            keep(kind, catalog, value)
+        opened = self._opened(catalog)
+        if opened is not None:
+            from ._kept import keep_value
+
+            keep_value(kind, *opened, value)
+
+    def _opened(self, catalog: Catalog) -> tuple[Workspace, DiscoveryOptions] | None:
+        """The workspace `catalog` was opened as, with the options it was opened with."""
+        from ._workspace import WorkspaceSource
+
+        source = self._parts.live.source
+        if not isinstance(source, WorkspaceSource):
+            return None
+        workspace = source.opened(catalog)
+        return None if workspace is None else (workspace, source.options)
 
     # -- layer 1: the catalog ---------------------------------------------------
 

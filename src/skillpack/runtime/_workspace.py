@@ -280,26 +280,11 @@ class WorkspaceSource:
             self._known = known
         return ws
 
-    def kept_value(self, kind: str, catalog: Catalog) -> Any | None:
-        """The `kind` value kept for `catalog` when it is the one this source last
-        opened (`runtime._kept.kept_value`), else None."""
-        from ._kept import kept_value
-
+    def opened(self, catalog: Catalog) -> Workspace | None:
+        """The workspace this source last opened, when `catalog` is its catalog."""
         with self._lock:
             last = self._last
-        if last is None or last.catalog is not catalog:
-            return None
-        return kept_value(kind, last, self.options)
-
-    def keep_value(self, kind: str, catalog: Catalog, value: Any) -> None:
-        """Keep `value`, derived from `catalog` and the config alone, when `catalog` is
-        the one this source last opened (`runtime._kept.keep_value`)."""
-        from ._kept import keep_value
-
-        with self._lock:
-            last = self._last
-        if last is not None and last.catalog is catalog:
-            keep_value(kind, last, self.options, value)
+        return last if last is not None and last.catalog is catalog else None
 
     def note_paths(self, paths: Sequence[str | os.PathLike[str]]) -> bool:
         """Remember paths the host works on; True when they bring in new folders.
