@@ -146,6 +146,19 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return seen
 
 
+def stored_snapshots() -> int:
+    """Root snapshots in the index the isolated home points at (0 when there is none)."""
+    import sqlite3
+
+    from skillpack.index._cache import index_path
+
+    path = index_path()
+    if not path.exists():
+        return 0
+    with sqlite3.connect(path) as conn:
+        return int(conn.execute("SELECT count(*) FROM skill_cache_roots").fetchone()[0])
+
+
 def root_session(root: Path, **kwargs: Any) -> Session:
     """A `Session` over the skills under `root` only (no user, system or cache)."""
     from skillpack.runtime._session import Session

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REAL_SKILLS, WriteSkill, rewrite_keeping_mtime_and_size
+from conftest import REAL_SKILLS, WriteSkill, rewrite_keeping_mtime_and_size, stored_snapshots
 from skillpack._model import Catalog, Root, Skill
 from skillpack.discovery._discover import discover
 from skillpack.index import _cache as _index
@@ -626,13 +626,6 @@ def test_held_writes_wait_for_their_flush_and_then_land(
     roots = [Root(path=str(tmp_path / "skills"), scope="extra")]
     others = [Root(path=str(tmp_path / "other"), scope="extra")]
 
-    def rows() -> int:
-        path = index_path()
-        if not path.exists():
-            return 0
-        with sqlite3.connect(path) as conn:
-            return int(conn.execute("SELECT count(*) FROM skill_cache_roots").fetchone()[0])
-
     discover_roots(others)  # the index exists, current
     held = _index.HeldWrites()
     with held:
@@ -642,11 +635,11 @@ def test_held_writes_wait_for_their_flush_and_then_land(
         other = threading.Thread(target=discover_roots, args=(others,))
         other.start()
         other.join()
-    assert rows() == 1, "only the other thread's root is written"
+    assert stored_snapshots() == 1, "only the other thread's root is written"
     assert discover_roots(others).stamp is not None, "its new walk was written at once"
     assert cold.stamp is None
     held.flush()
-    assert rows() == 2
+    assert stored_snapshots() == 2
     warm = discover_roots(roots)
     assert warm.stamp is not None, "the held snapshot was written: a replay as stored"
     assert warm.catalog == cold.catalog

@@ -462,16 +462,7 @@ def test_initialize_waits_for_the_catalog_no_longer_than_its_bound(
 
 
 def test_a_cold_start_writes_the_index_once_its_first_answers_are_out(tree: Path) -> None:
-    import sqlite3
-
-    from skillpack.index._cache import index_path
-
-    def snapshots() -> int:
-        path = index_path()
-        if not path.exists():
-            return 0
-        with sqlite3.connect(path) as conn:
-            return int(conn.execute("SELECT count(*) FROM skill_cache_roots").fetchone()[0])
+    from conftest import stored_snapshots as snapshots
 
     core = _front.Core(_session_opener(tree))
     assert core.pages().view().skills

@@ -704,33 +704,24 @@ class SkillCache:
             blob = _encoded(snapshot)
             if blob is not None:
                 rows.append((key, root, strict, replay, blob, checksum(blob), generation))
-        conn = self._conn
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                if self._stale:
-                    conn.execute("DELETE FROM skill_cache_roots")
-                    conn.execute("DELETE FROM skill_cache_outputs")
-                    conn.execute(
-                        "INSERT OR REPLACE INTO skill_cache_meta (key, value) VALUES ('parser', ?)",
-                        (_fingerprint(),),
-                    )
-                conn.executemany(
-                    "DELETE FROM skill_cache_roots WHERE key = ?",
-                    [(key,) for key in self._damaged_keys],
+        stale, damaged = self._stale, [(key,) for key in self._damaged_keys]
+
+        def write(conn: sqlite3.Connection) -> None:
+            if stale:
+                conn.execute("DELETE FROM skill_cache_roots")
+                conn.execute("DELETE FROM skill_cache_outputs")
+                conn.execute(
+                    "INSERT OR REPLACE INTO skill_cache_meta (key, value) VALUES ('parser', ?)",
+                    (_fingerprint(),),
                 )
-                conn.executemany(
-                    "INSERT OR REPLACE INTO skill_cache_roots (key, root, strict, replay,"
-                    " snapshot, checksum, generation) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    rows,
-                )
-                conn.execute("COMMIT")
-            except BaseException:
-                with contextlib.suppress(sqlite3.Error):
-                    conn.execute("ROLLBACK")
-                raise
-        except sqlite3.Error as exc:
-            self._failed(exc)
+            conn.executemany("DELETE FROM skill_cache_roots WHERE key = ?", damaged)
+            conn.executemany(
+                "INSERT OR REPLACE INTO skill_cache_roots (key, root, strict, replay,"
+                " snapshot, checksum, generation) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+
+        self._write(write)
         self._writes.clear()
         self._damaged_keys.clear()
         self._stale = False
@@ -779,11 +770,26 @@ class SkillCache:
         return kept
 
     def _drop_output(self, scope: str) -> None:
-        self._conn.execute("BEGIN IMMEDIATE")
+        self._write(
+            lambda conn: conn.execute("DELETE FROM skill_cache_outputs WHERE scope = ?", (scope,))
+        )
+
+    def _write(self, work: Callable[[sqlite3.Connection], object]) -> None:
+        """`work` in one write transaction (`BEGIN IMMEDIATE` to `COMMIT`, rolled back
+        when it fails); an SQLite failure is noted (`_failed`: a busy lock skips the
+        write, a damaged file is removed at `close`), never raised: the rows are a cache."""
+        conn = self._conn
         try:
-            self._conn.execute("DELETE FROM skill_cache_outputs WHERE scope = ?", (scope,))
-        finally:
-            self._conn.execute("COMMIT")
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                work(conn)
+                conn.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            self._failed(exc)
 
     def keep_output(self, scope: str, recorded: Any, output: bytes) -> None:
         """Keep `output` under `scope` with what proves it still holds (`recorded`, plain
@@ -794,27 +800,21 @@ class SkillCache:
             blob = marshal.dumps(recorded)
         except ValueError:
             return
-        conn = self._conn
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                conn.execute(
-                    "INSERT OR REPLACE INTO skill_cache_outputs (scope, recorded, output,"
-                    " checksum) VALUES (?, ?, ?, ?)",
-                    (scope, blob, output, zlib.crc32(output, checksum(blob))),
-                )
-                conn.execute(
-                    "DELETE FROM skill_cache_outputs WHERE rowid NOT IN (SELECT rowid FROM"
-                    " skill_cache_outputs ORDER BY rowid DESC LIMIT ?)",
-                    (KEPT_OUTPUTS,),
-                )
-                conn.execute("COMMIT")
-            except BaseException:
-                with contextlib.suppress(sqlite3.Error):
-                    conn.execute("ROLLBACK")
-                raise
-        except sqlite3.Error as exc:
-            self._failed(exc)
+        row = (scope, blob, output, zlib.crc32(output, checksum(blob)))
+
+        def write(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                "INSERT OR REPLACE INTO skill_cache_outputs (scope, recorded, output,"
+                " checksum) VALUES (?, ?, ?, ?)",
+                row,
+            )
+            conn.execute(
+                "DELETE FROM skill_cache_outputs WHERE rowid NOT IN (SELECT rowid FROM"
+                " skill_cache_outputs ORDER BY rowid DESC LIMIT ?)",
+                (KEPT_OUTPUTS,),
+            )
+
+        self._write(write)
 
     def close(self) -> None:
         """Close the connection (pending writes are dropped; call `commit` first).
