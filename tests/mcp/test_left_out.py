@@ -180,6 +180,38 @@ def test_a_client_gets_the_warning_only_at_the_log_level_it_set(
     assert bool(told_late) is logged
 
 
+def test_a_level_set_while_the_view_builds_is_the_one_a_warning_obeys(tree: Path) -> None:
+    import anyio
+
+    from skillpack.mcp import _server
+
+    server = SkillServer(open_session(tree))
+    sent: list[Any] = []
+
+    class Notifier:
+        async def send_notification(self, notification: Any) -> None:
+            sent.append(notification)
+
+    class Connection:
+        protocol_version = "2025-06-18"
+        state: dict[str, Any] = {_server._NOTIFIER: Notifier()}
+
+    connection = Connection()
+    real_view = server.view
+
+    def view_while_the_level_is_set() -> Any:
+        connection.state[_server._LOG_LEVEL] = "error"  # `logging/setLevel` meanwhile
+        return real_view()
+
+    server.view = view_while_the_level_is_set  # type: ignore[method-assign]
+    anyio.run(server._log_left_out, connection)
+    assert sent == []
+    server.view = real_view  # type: ignore[method-assign]
+    connection.state[_server._LOG_LEVEL] = "warning"
+    anyio.run(server._log_left_out, connection)
+    assert len(sent) == 1  # what is left out (Bad_Name and the broken file), told once
+
+
 def test_a_catalog_change_told_before_the_next_page_is_one_message_not_two(tree: Path) -> None:
     # The order the notifier and a page may take after a change: the notifier asks the
     # new view first, before any page found again the skill it cannot list.

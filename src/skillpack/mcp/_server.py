@@ -351,12 +351,13 @@ class SkillServer:
             return
         if "warning" not in allowed_log_levels(version, None):
             return
+        view = await self._run(self.view)
+        # From here to the state's update nothing awaits: two callers (a page and the
+        # notifier) must not both find the same news, and the level is the one set
+        # when the message goes (a `logging/setLevel` may come while the view builds).
         wanted = state.get(_LOG_LEVEL, _LOG_LEVELS[0])
         if _LOG_LEVELS.index("warning") < _LOG_LEVELS.index(wanted):
             return  # the client asked for more severe messages only
-        view = await self._run(self.view)
-        # From here to the state's update nothing awaits: two callers (a page and the
-        # notifier) must not both find the same news.
         told = state.get(_LOGGED, self.told_first)
         self.told_first = None  # the front spoke to the first connection only
         now, data = left_out_news(view, told)
