@@ -27,7 +27,7 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from itertools import chain
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from .._limits import MAX_DEPTH, MAX_DIRS, MAX_SKILL_FILE_BYTES
 from .._model import SCOPE_RANK, Catalog, Problem, Root, Skill
@@ -43,6 +43,8 @@ from ._skill_files import read_skill_file as read_skill_file
 
 if TYPE_CHECKING:
     from ..index._cache import SkillCache
+
+T = TypeVar("T")
 
 
 def _ordered_roots(roots: Sequence[Root]) -> tuple[Root, ...]:
@@ -319,9 +321,9 @@ def _compose(
     """The catalog of `scans`: collisions resolved over every root, and the delta."""
     # The run's own problems (the index could not be used) are no file's: neither the
     # record of the files nor the stamp of the index can vouch for a run that had one.
-    records = [scan.recorded for scan in scans if scan.recorded is not None]
-    recorded = None if problems or len(records) < len(scans) else tuple(records)
-    stamp = _stamp(scans, own_problems=bool(problems))
+    recorded = None if problems else _each([scan.recorded for scan in scans])
+    stamps = None if problems else _each([scan.stamp for scan in scans])
+    stamp = None if stamps is None else "\n".join(stamps)
     problems.extend(chain.from_iterable(scan.problems for scan in scans))
     skills = list(chain.from_iterable(scan.skills for scan in scans))
     resolved = resolve_collisions(skills, problems)
@@ -352,12 +354,10 @@ def _compose(
     )
 
 
-def _stamp(scans: list[RootScan], *, own_problems: bool) -> str | None:
-    """`Discovered.stamp` of these scans."""
-    stamps = [scan.stamp for scan in scans if scan.stamp is not None]
-    if own_problems or len(stamps) < len(scans):
-        return None
-    return "\n".join(stamps)
+def _each(values: list[T | None]) -> tuple[T, ...] | None:
+    """`values` when every root has one, else None."""
+    known = [value for value in values if value is not None]
+    return tuple(known) if len(known) == len(values) else None
 
 
 def _catalog_order(skills: Iterable[Skill]) -> tuple[Skill, ...]:

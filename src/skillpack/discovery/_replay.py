@@ -176,39 +176,33 @@ def replay_root(
     out_skills: list[Skill] = []
     out_problems = list(problems_from_values(walk_problems))
     build = skill_from_values
-    if not changed:
-        for _item, values, file_values in entries:
+    kept = list(entries)
+    for index, (item_values, values, file_values) in enumerate(entries):
+        moved = changed.get(index)
+        if moved is None:
             if values is not None:
                 out_skills.append(build(values))
             if file_values:
                 out_problems.extend(problems_from_values(file_values))
-    else:
-        kept = list(entries)
-        for index, (item_values, values, file_values) in enumerate(entries):
-            moved = changed.get(index)
-            if moved is None:
-                if values is not None:
-                    out_skills.append(build(values))
-                if file_values:
-                    out_problems.extend(problems_from_values(file_values))
-                continue
-            loaded, skill, file_problems = load_skill_md(
-                _reload(root, item_values, *moved),
-                cache=cache,
-                strict=strict,
-                max_file_bytes=max_file_bytes,
-            )
-            if loaded is None:
-                return None  # gone since the `stat`: walk afresh
-            if skill is not None:
-                out_skills.append(skill)
-            out_problems.extend(file_problems)
-            kept[index] = (
-                snapshot_item(loaded),
-                None if skill is None else skill_values(skill),
-                problem_values(file_problems),
-            )
-            items[index] = kept[index][0]
+            continue
+        loaded, skill, file_problems = load_skill_md(
+            _reload(root, item_values, *moved),
+            cache=cache,
+            strict=strict,
+            max_file_bytes=max_file_bytes,
+        )
+        if loaded is None:
+            return None  # gone since the `stat`: walk afresh
+        if skill is not None:
+            out_skills.append(skill)
+        out_problems.extend(file_problems)
+        kept[index] = (
+            snapshot_item(loaded),
+            None if skill is None else skill_values(skill),
+            problem_values(file_problems),
+        )
+        items[index] = kept[index][0]
+    if changed:
         cache.store_snapshot(key, root.path, (dirs, manifests, walk_problems, tuple(kept)))
     claimed.update(reals)
     skills.extend(out_skills)

@@ -98,9 +98,7 @@ _PAGE_SIZE = 16384
 
 def _open(path: Path) -> sqlite3.Connection:
     """Open and migrate; raises sqlite3.DatabaseError when the file is unusable."""
-    conn = sqlite3.connect(
-        path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
-    )
+    conn = _connection(path)
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -135,6 +133,14 @@ def _open(path: Path) -> sqlite3.Connection:
     except BaseException:
         conn.close()
         raise
+
+
+def _connection(path: Path) -> sqlite3.Connection:
+    """A connection to the index file as every user opens it: autocommit (callers
+    open their own transactions), any thread, the busy timeout."""
+    return sqlite3.connect(
+        path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+    )
 
 
 class _Unusable(Exception):
@@ -296,24 +302,25 @@ def _fingerprint() -> str:
     return "|".join(parts)
 
 
-def _file_marks(paths: list[Path]) -> list[str]:
+def _file_marks(paths: list[str] | list[Path]) -> list[str]:
     """`name:mtime_ns:size` of each file (`name:-` when it cannot be `stat`ed)."""
     marks = []
     for path in paths:
+        name = os.path.basename(path)
         try:
             st = os.stat(path)
         except OSError:
-            marks.append(f"{path.name}:-")
+            marks.append(f"{name}:-")
             continue
-        marks.append(f"{path.name}:{st.st_mtime_ns}:{st.st_size}")
+        marks.append(f"{name}:{st.st_mtime_ns}:{st.st_size}")
     return marks
 
 
 def package_fingerprint() -> str:
-    """`_fingerprint` and the `path:mtime_ns:size` of every module of the package: the
-    identity of the code behind a kept output (`SkillCache.keep_output`), which any
-    module may shape."""
-    marks = [_fingerprint()]
+    """`_fingerprint` and the marks (`_file_marks`) of every module of the package, in
+    a fixed order: the identity of the code behind a kept output
+    (`SkillCache.keep_output`), which any module may shape."""
+    modules: list[str] = []
     folders = [str(Path(__file__).parent.parent)]
     while folders:
         folder = folders.pop()
@@ -321,13 +328,12 @@ def package_fingerprint() -> str:
             with os.scandir(folder) as entries:
                 for entry in sorted(entries, key=lambda e: e.name):
                     if entry.name.endswith(".py"):
-                        st = entry.stat()
-                        marks.append(f"{entry.path}:{st.st_mtime_ns}:{st.st_size}")
+                        modules.append(entry.path)
                     elif entry.name != "__pycache__" and entry.is_dir():
                         folders.append(entry.path)
         except OSError:
-            marks.append(f"{folder}:-")
-    return "|".join(marks)
+            modules.append(folder)  # marked as one that cannot be `stat`ed, or as a folder
+    return "|".join([_fingerprint(), *_file_marks(modules)])
 
 
 def _encoded(snapshot: tuple[Any, ...]) -> bytes | None:
@@ -482,9 +488,7 @@ class SkillCache:
         if not path.is_file():
             return None
         try:
-            conn = sqlite3.connect(
-                path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
-            )
+            conn = _connection(path)
         except sqlite3.Error:
             return None
         try:
