@@ -33,6 +33,7 @@ from .._limits import MAX_DEPTH, MAX_DIRS, MAX_SKILL_FILE_BYTES
 from .._model import SCOPE_RANK, Catalog, Problem, Root, Skill
 from ..select._collisions import resolve_collisions
 from ._options import DEFAULT_OPTIONS, DiscoveryOptions, merge_keywords
+from ._parallel import LoadHelper
 from ._replay import Limits
 from ._roots import chosen_roots
 from ._roots import default_roots as default_roots
@@ -276,6 +277,7 @@ def discover_roots(
     claimed: set[str] = set()
     scans: list[RootScan] = []
     rescanned: list[Root] = []
+    helper = LoadHelper()
     try:
         for root in ordered:
             scan = earlier.get(root)
@@ -300,11 +302,13 @@ def discover_roots(
                 # parsed rather than looked for in every other root's (all decoded
                 # for it). A new root (or one whose rank moved) may find its files there.
                 cache.search_others = scan is None
-            scans.append(scan_root(root, limits, cache=cache, claimed=claimed))
+            scans.append(scan_root(root, limits, cache=cache, claimed=claimed, helper=helper))
             rescanned.append(root)
+        helper.release()  # it exits while the index commits
         if cache is not None:
             cache.commit()
     finally:
+        helper.close()
         if cache is not None:
             cache.close()
     return _compose(previous, ordered, scans, problems, limits, tuple(rescanned))

@@ -6,11 +6,24 @@ replays a recorded walk), so none of them imports another for these.
 
 from __future__ import annotations
 
+import dataclasses
+import operator
 import os
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from .._model import Problem, Root, Severity, Skill
 from ..index._snapshot import problem_values, skill_values
+
+_ROOT_FIELDS = tuple(field.name for field in dataclasses.fields(Root))
+
+root_values: Callable[[Root], tuple[Any, ...]] = operator.attrgetter(*_ROOT_FIELDS)
+"""A root's fields as plain values, in `Root`'s order (marshal holds them)."""
+
+
+def root_from_values(values: Any) -> Root:
+    """The root `root_values` gave; ValueError or TypeError for values of another shape."""
+    return Root(**dict(zip(_ROOT_FIELDS, values, strict=True)))
 
 
 def problem(path: str, severity: Severity, code: str, message: str) -> Problem:

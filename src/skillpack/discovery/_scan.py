@@ -12,18 +12,15 @@ could not be listed).
 
 from __future__ import annotations
 
-import dataclasses
-import operator
 import os
 import stat
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._model import Problem, Root, Skill
 from ._commands import walk_commands
-from ._found import Found, WalkRecord, problem
-from ._load import load_skill_md
+from ._found import Found, WalkRecord, problem, root_from_values, root_values
+from ._parallel import LoadHelper, load_many
 from ._replay import Limits, replay_root, snapshot_key, unchanged
 from ._walk import walk_root
 
@@ -38,12 +35,6 @@ RootRecord = tuple[Any, ...]
 root's fields (`root_values`), its folder's `Identity` (None when it is missing), its
 `root-missing` message (else empty), and `_replay.unchanged`'s `(dirs, manifests,
 items)` (empty when missing)."""
-
-
-_ROOT_FIELDS = tuple(field.name for field in dataclasses.fields(Root))
-
-root_values: Callable[[Root], tuple[Any, ...]] = operator.attrgetter(*_ROOT_FIELDS)
-"""A root's fields as plain values, in `Root`'s order."""
 
 
 def root_identity(path: str) -> Identity | None:
@@ -115,12 +106,18 @@ def _missing(root: Root) -> Problem:
 
 
 def scan_root(
-    root: Root, limits: Limits, *, cache: SkillCache | None, claimed: set[str]
+    root: Root,
+    limits: Limits,
+    *,
+    cache: SkillCache | None,
+    claimed: set[str],
+    helper: LoadHelper | None = None,
 ) -> RootScan:
     """Scan one root: replay its snapshot, else walk it and load what it holds.
 
     `claimed` holds the real paths earlier roots claimed; this root's are added.
-    With a `cache`, a walked root's snapshot is stored (the caller commits).
+    With a `cache`, a walked root's snapshot is stored (the caller commits). The
+    run's `helper` may load some of the files the index has never seen (`_parallel`).
     """
     identity = root_identity(root.path)
     if identity is None:
@@ -171,6 +168,7 @@ def scan_root(
     record.problems.extend(problems)
     mine: list[str] = []
     skipped: list[str] = []
+    mine_found: list[Found] = []
     for item in found:
         if item.real_path in claimed:
             record.reusable = False  # its parse belongs to an earlier root
@@ -178,9 +176,10 @@ def scan_root(
             continue
         claimed.add(item.real_path)
         mine.append(item.real_path)
-        loaded, skill, file_problems = load_skill_md(
-            item, cache=cache, strict=strict, max_file_bytes=max_file_bytes
-        )
+        mine_found.append(item)
+    for loaded, skill, file_problems in load_many(
+        mine_found, cache=cache, strict=strict, max_file_bytes=max_file_bytes, helper=helper
+    ):
         if loaded is None:
             record.reusable = False  # it changed while we walked
             continue
@@ -235,7 +234,7 @@ def still_recorded(recorded: RootRecord) -> bool:
     and SKILL.md under it as it was. `stat` calls only."""
     try:
         values, identity, missing, checked = recorded
-        root = Root(**dict(zip(_ROOT_FIELDS, values, strict=True)))
+        root = root_from_values(values)
     except (ValueError, TypeError):
         return False
     now = root_identity(root.path)

@@ -272,6 +272,7 @@ _FINGERPRINTED: tuple[str, ...] = (
     "discovery/_walk.py",
     "discovery/_commands.py",
     "discovery/_load.py",
+    "discovery/_parallel.py",
     "discovery/_replay.py",
     "discovery/_scan.py",
 )

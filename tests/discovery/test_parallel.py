@@ -1,0 +1,261 @@
+"""Loading on two cores (`discovery._parallel`): whichever process reads a file, it
+loads to the same Skill and problems, and a helper that breaks costs nothing but time."""
+
+from __future__ import annotations
+
+import datetime
+import marshal
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import REAL_SKILLS, WriteSkill
+from skillpack._model import Root
+from skillpack.discovery import _parallel
+from skillpack.discovery._discover import discover_roots
+from skillpack.discovery._found import Found, WalkRecord, root_values
+from skillpack.discovery._load import load_skill_md
+from skillpack.discovery._options import DiscoveryOptions
+from skillpack.discovery._parallel import (
+    Loaded,
+    LoadHelper,
+    _frame,
+    _read_frame,
+    _result,
+    load_many,
+    serve_loads,
+)
+from skillpack.discovery._walk import walk_root
+
+LIMIT = 8 * 1024 * 1024
+needs_helper = pytest.mark.skipif(
+    not _parallel._usable(), reason="the helper needs POSIX pipes and a second core"
+)
+
+
+@pytest.fixture
+def eager(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A helper for any run, in small chunks, so a small tree is shared."""
+    monkeypatch.setattr(_parallel, "HELPER_START_FILES", 0)
+    monkeypatch.setattr(_parallel, "CHUNK", 3)
+    monkeypatch.delenv(_parallel.LOAD_HELPER_ENV, raising=False)
+
+
+def varied_tree(base: Path, write_skill: WriteSkill, copies: int = 12) -> Path:
+    """Skills of every kind a load can end in: valid ones, with a Codex sidecar,
+    invalid YAML, no frontmatter, a bad name, bytes that are not UTF-8 or not text."""
+    for n in range(copies):
+        write_skill(f"root/plain-{n}", base=base)
+        write_skill(
+            f"root/fields-{n}",
+            base=base,
+            frontmatter=(
+                f"name: fields-{n}\ndescription: >-\n  Folded text. Use when testing.\n"
+                "allowed-tools: [Read, Grep]\nmetadata:\n  version: 1.5\n  tags: [a, b]\n"
+                "created: !!timestamp 2024-01-02"
+            ),
+            files={"agents/openai.yaml": "interface:\n  display_name: Fields\n"},
+        )
+        write_skill(f"root/yaml-{n}", base=base, frontmatter="name: [unclosed\ndescription: x")
+        write_skill(f"root/bare-{n}", base=base, text="# No frontmatter\n")
+        write_skill(f"root/Bad_Name-{n}", base=base)
+        folder = base / "root" / f"binary-{n}"
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_bytes(b"---\nname: x\x00\n---\n")
+        folder = base / "root" / f"latin-{n}"
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_bytes(b"---\nname: caf\xe9\ndescription: d\n---\n")
+    return base / "root"
+
+
+def walked(root_path: Path) -> list[Found]:
+    found: list[Found] = []
+    walk_root(
+        Root(path=str(root_path), scope="extra"),
+        max_depth=6,
+        max_dirs=2000,
+        found=found,
+        problems=[],
+        record=WalkRecord(timed=False),
+    )
+    return found
+
+
+def alone(items: list[Found]) -> list[Loaded]:
+    return [load_skill_md(item, cache=None, strict=False, max_file_bytes=LIMIT) for item in items]
+
+
+def ready_helper(new_files: int) -> LoadHelper:
+    helper = LoadHelper()
+    assert helper.started(new_files)
+    deadline = time.monotonic() + 60
+    while not helper.ready():
+        assert time.monotonic() < deadline, "the helper never said it was ready"
+        time.sleep(0.01)
+    return helper
+
+
+def answered(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Files the helper loaded, per reply, as the sharing takes them."""
+    counts: list[int] = []
+    real = _parallel._Share._take
+
+    def counting(self: Any, *, wait: bool) -> bool:
+        before = sum(loaded is not None for loaded in self.results)
+        took = real(self, wait=wait)
+        counts.append(sum(loaded is not None for loaded in self.results) - before)
+        return took
+
+    monkeypatch.setattr(_parallel._Share, "_take", counting)
+    return counts
+
+
+@needs_helper
+def test_the_helper_loads_each_file_as_this_process_does(
+    tmp_path: Path, write_skill: WriteSkill, eager: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    items = walked(varied_tree(tmp_path, write_skill))
+    counts = answered(monkeypatch)
+    helper = ready_helper(len(items))
+    try:
+        shared = load_many(items, cache=None, strict=False, max_file_bytes=LIMIT, helper=helper)
+    finally:
+        helper.close()
+    assert sum(counts) > 0, "the helper loaded nothing"
+    assert shared == alone(items)
+    codes = {p.code for _, _, problems in shared for p in problems}
+    assert {"yaml-invalid", "frontmatter-missing", "file-binary", "encoding-invalid"} <= codes
+
+
+@needs_helper
+def test_a_helper_that_dies_leaves_its_files_to_this_process(
+    tmp_path: Path, write_skill: WriteSkill, eager: None
+) -> None:
+    items = walked(varied_tree(tmp_path, write_skill))
+    helper = ready_helper(len(items))
+    process = helper._process
+    assert process is not None
+    process.kill()
+    process.wait()
+    shared = load_many(items, cache=None, strict=False, max_file_bytes=LIMIT, helper=helper)
+    assert shared == alone(items)
+    assert not helper.started(len(items)), "a helper that broke is not started again"
+
+
+@needs_helper
+def test_a_helper_that_breaks_the_protocol_is_stopped(
+    tmp_path: Path, write_skill: WriteSkill, eager: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    items = walked(varied_tree(tmp_path, write_skill))
+    real = LoadHelper.reply
+
+    def wrong_first(self: LoadHelper, *, wait: bool) -> tuple[int, tuple[Any, ...]] | None:
+        reply = real(self, wait=wait)
+        return None if reply is None else (reply[0] + 1, reply[1])
+
+    monkeypatch.setattr(LoadHelper, "reply", wrong_first)
+    helper = ready_helper(len(items))
+    process = helper._process
+    shared = load_many(items, cache=None, strict=False, max_file_bytes=LIMIT, helper=helper)
+    assert shared == alone(items)
+    assert helper._process is None and process is not None and process.poll() is not None
+
+
+@needs_helper
+def test_discovery_gives_the_same_run_with_or_without_the_helper(
+    tmp_path: Path, write_skill: WriteSkill, eager: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root_path = varied_tree(tmp_path, write_skill, copies=40)
+    roots = [Root(path=str(root_path), scope="extra")]
+    started: list[bool] = []
+    real = LoadHelper.started
+
+    def started_and_ready(self: LoadHelper, new_files: int) -> bool:
+        started.append(real(self, new_files))
+        while started[-1] and not self.ready():
+            time.sleep(0.01)
+        return started[-1]
+
+    monkeypatch.setattr(LoadHelper, "started", started_and_ready)
+    counts = answered(monkeypatch)
+    shared = discover_roots(roots, options=DiscoveryOptions(cache_dir=tmp_path / "a"))
+    monkeypatch.setenv(_parallel.LOAD_HELPER_ENV, "0")
+    single = discover_roots(roots, options=DiscoveryOptions(cache_dir=tmp_path / "b"))
+    assert started == [True, False]
+    assert sum(counts) > 0
+    assert shared.catalog == single.catalog
+    assert [scan.problems for scan in shared.scans] == [scan.problems for scan in single.scans]
+    # The index written from the helper's loads serves a warm run like any other.
+    warm = discover_roots(roots, options=DiscoveryOptions(cache_dir=tmp_path / "a"))
+    assert warm.catalog == single.catalog
+
+
+@needs_helper
+@pytest.mark.corpus
+def test_the_real_corpus_loads_the_same_on_two_cores(
+    eager: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    items = walked(REAL_SKILLS)
+    counts = answered(monkeypatch)
+    helper = ready_helper(len(items))
+    try:
+        shared = load_many(items, cache=None, strict=False, max_file_bytes=LIMIT, helper=helper)
+    finally:
+        helper.close()
+    assert sum(counts) > 0
+    assert shared == alone(items)
+
+
+def test_no_helper_below_the_threshold_or_when_turned_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(_parallel.LOAD_HELPER_ENV, raising=False)
+    helper = LoadHelper()
+    assert not helper.started(_parallel.HELPER_START_FILES - 1)
+    assert helper._process is None
+    monkeypatch.setenv(_parallel.LOAD_HELPER_ENV, "0")
+    off = LoadHelper()
+    assert not off.started(10 * _parallel.HELPER_START_FILES)
+    assert off._process is None
+
+
+def test_serve_loads_answers_each_request_and_sends_back_what_marshal_cannot_hold_as_none(
+    tmp_path: Path, write_skill: WriteSkill, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    items = walked(varied_tree(tmp_path, write_skill, copies=1))
+    root = items[0].root
+    rows = tuple((*item[:3], *item[4:], 0) for item in items)
+    request = marshal.dumps((5, (root_values(root),), False, LIMIT, rows))
+    odd = items[1].path
+    real = _parallel._result
+
+    def with_a_date(loaded: Loaded) -> tuple[Any, ...]:
+        result = real(loaded)
+        found = loaded[0]
+        return (*result, datetime.date(2024, 1, 2)) if found and found.path == odd else result
+
+    monkeypatch.setattr(_parallel, "_result", with_a_date)
+    requests_r, requests_w = os.pipe()
+    replies_r, replies_w = os.pipe()
+    os.write(requests_w, _frame(request))
+    os.close(requests_w)
+    with open(replies_r, "rb", closefd=True) as replies:
+        serve_loads(requests_r, replies_w)
+        os.close(requests_r)
+        os.close(replies_w)
+        fd = replies.fileno()
+        assert _read_frame(fd) == _parallel._READY
+        frame = _read_frame(fd)
+        assert frame is not None
+        first, results = marshal.loads(frame)
+        assert _read_frame(fd) is None
+    assert first == 5
+    expected = tuple(
+        None if item.path == odd else _result(loaded)
+        for item, loaded in zip(items, alone(items), strict=True)
+    )
+    assert results == marshal.loads(marshal.dumps(expected))
+    assert results[1] is None and results[0] is not None
