@@ -259,3 +259,38 @@ def test_serve_loads_answers_each_request_and_sends_back_what_marshal_cannot_hol
     )
     assert results == marshal.loads(marshal.dumps(expected))
     assert results[1] is None and results[0] is not None
+
+
+@pytest.mark.parametrize(
+    ("executable", "frozen", "usable"),
+    [
+        ("/usr/bin/uwsgi", False, False),  # a host program embedding Python
+        ("", False, False),
+        ("/opt/app/python3", True, False),  # a frozen app
+        ("/opt/venv/bin/python3.11", False, True),
+        ("/opt/pypy/bin/pypy3", False, True),
+    ],
+)
+def test_a_helper_runs_only_a_python_interpreter(
+    monkeypatch: pytest.MonkeyPatch, executable: str, frozen: bool, usable: bool
+) -> None:
+    monkeypatch.setattr(_parallel.sys, "executable", executable)
+    monkeypatch.setattr(_parallel.sys, "frozen", frozen, raising=False)
+    monkeypatch.setattr(_parallel, "_spare_core", lambda: True)
+    monkeypatch.setattr(_parallel.os, "name", "posix")
+    assert _parallel._usable() is usable
+    monkeypatch.setattr(_parallel, "_spare_core", lambda: False)
+    assert _parallel._usable() is False
+
+
+def test_a_helper_that_cannot_start_leaves_the_run_to_this_process(
+    tmp_path: Path, write_skill: WriteSkill, eager: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_parallel.sys, "executable", str(tmp_path / "gone" / "python3"))
+    monkeypatch.setattr(_parallel, "_spare_core", lambda: True)
+    items = walked(varied_tree(tmp_path, write_skill, copies=2))
+    helper = LoadHelper()
+    assert load_many(items, cache=None, strict=False, max_file_bytes=LIMIT, helper=helper) == (
+        alone(items)
+    )
+    assert helper._process is None and not helper.started(len(items))

@@ -226,17 +226,21 @@ class LoadHelper:
 
     def _readable(self, timeout: float) -> bool:
         """Whether the helper's output can be read, waiting up to `timeout` seconds,
-        and writing what is left of the requests whenever the helper can take it."""
+        and writing what is left of the requests whenever the helper can take it.
+        (`poll`, not `select`: a server may hold more descriptors than `select` takes.)"""
         import select
 
-        deadline = time.monotonic() + timeout
+        output, deadline = self._output(), time.monotonic() + timeout
         while True:
-            writing = [self._input()] if self._unsent else []
-            readable, writable, _ = select.select([self._output()], writing, [], timeout)
-            if writable:
+            poller = select.poll()
+            poller.register(output, select.POLLIN)
+            if self._unsent:
+                poller.register(self._input(), select.POLLOUT)
+            events = dict(poller.poll(max(0, round(timeout * 1000))))
+            if events.get(self._input(), 0) & select.POLLOUT:
                 self._flush()
-            if readable:
-                return True
+            if events.get(output, 0):
+                return True  # data, or the end of the stream (the reader sees which)
             timeout = deadline - time.monotonic()
             if timeout <= 0:
                 return False
@@ -313,10 +317,13 @@ class LoadHelper:
 
 
 def _usable() -> bool:
-    """A spare core, an interpreter to start, and pipes `select` can wait on."""
+    """A spare core, pipes `poll` can wait on, and a Python interpreter to start: not a
+    frozen app, nor a host program embedding Python (`sys.executable` is then the
+    host's own binary, which must not be run with Python's arguments)."""
+    name = os.path.basename(sys.executable or "").lower()
     return (
         os.name == "posix"
-        and bool(sys.executable)
+        and name.startswith(("python", "pypy"))
         and not getattr(sys, "frozen", False)
         and _spare_core()
     )
