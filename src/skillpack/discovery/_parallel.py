@@ -17,8 +17,8 @@ waits on the helper's start-up: until it is ready, this process loads alone.
 The helper only speeds things up; it never decides anything. If it cannot start,
 dies, falls silent for `REPLY_WAIT_S`, or sends back something that does not
 decode, it is stopped and this process loads the files it held. A result marshal
-cannot hold (a YAML date, say) comes back as "load it yourself". Setting
-`SKILLPACK_LOAD_HELPER=0` in the environment turns the helper off.
+cannot hold (a value of a type it has no code for) comes back as "load it yourself".
+Setting `SKILLPACK_LOAD_HELPER=0` in the environment turns the helper off.
 """
 
 from __future__ import annotations
@@ -47,7 +47,8 @@ HELPER_START_FILES: Final = 1000
 """New files a run must meet before a helper is worth its start-up (about 80 ms of the
 other core; this process pays only the spawn)."""
 CHUNK: Final = 48
-"""Files per request: small enough that a request (paths only) fits a pipe's buffer."""
+"""Files per request, the unit the two sides split by: small, so that at the end of a
+root neither waits long on the other (48 files are about 4 ms of loading)."""
 IN_FLIGHT: Final = 2
 """Requests the helper holds at once: one it works on, one waiting."""
 REPLY_WAIT_S: Final = 30.0
@@ -176,7 +177,7 @@ class LoadHelper:
         self._met = 0
         self._ready = False
         self._unsent = bytearray()
-        self._off = os.environ.get(LOAD_HELPER_ENV) == "0" or not _usable()
+        self._off = False
 
     def started(self, new_files: int) -> bool:
         """Whether the helper is running, starting it when the run has now met
@@ -187,6 +188,9 @@ class LoadHelper:
             return False
         self._met += new_files
         if self._met < HELPER_START_FILES:
+            return False
+        if os.environ.get(LOAD_HELPER_ENV) == "0" or not _usable():
+            self._off = True
             return False
         import subprocess
 
