@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 import marshal
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -98,6 +99,18 @@ def ready_helper(new_files: int) -> LoadHelper:
     return helper
 
 
+def shared_loads(items: list[Found], monkeypatch: pytest.MonkeyPatch) -> list[Loaded]:
+    """`load_many` with a ready helper, which must have loaded some of the files."""
+    counts = answered(monkeypatch)
+    helper = ready_helper(len(items))
+    try:
+        shared = load_many(items, cache=None, strict=False, max_file_bytes=LIMIT, helper=helper)
+    finally:
+        helper.close()
+    assert sum(counts) > 0, "the helper loaded nothing"
+    return shared
+
+
 def answered(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Files the helper loaded, per reply, as the sharing takes them."""
     counts: list[int] = []
@@ -118,13 +131,7 @@ def test_the_helper_loads_each_file_as_this_process_does(
     tmp_path: Path, write_skill: WriteSkill, eager: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     items = walked(varied_tree(tmp_path, write_skill))
-    counts = answered(monkeypatch)
-    helper = ready_helper(len(items))
-    try:
-        shared = load_many(items, cache=None, strict=False, max_file_bytes=LIMIT, helper=helper)
-    finally:
-        helper.close()
-    assert sum(counts) > 0, "the helper loaded nothing"
+    shared = shared_loads(items, monkeypatch)
     assert shared == alone(items)
     codes = {p.code for _, _, problems in shared for p in problems}
     assert {"yaml-invalid", "frontmatter-missing", "file-binary", "encoding-invalid"} <= codes
@@ -199,14 +206,7 @@ def test_the_real_corpus_loads_the_same_on_two_cores(
     eager: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     items = walked(REAL_SKILLS)
-    counts = answered(monkeypatch)
-    helper = ready_helper(len(items))
-    try:
-        shared = load_many(items, cache=None, strict=False, max_file_bytes=LIMIT, helper=helper)
-    finally:
-        helper.close()
-    assert sum(counts) > 0
-    assert shared == alone(items)
+    assert shared_loads(items, monkeypatch) == alone(items)
 
 
 def test_no_helper_below_the_threshold_or_when_turned_off(
@@ -274,10 +274,10 @@ def test_serve_loads_answers_each_request_and_sends_back_what_marshal_cannot_hol
 def test_a_helper_runs_only_a_python_interpreter(
     monkeypatch: pytest.MonkeyPatch, executable: str, frozen: bool, usable: bool
 ) -> None:
-    monkeypatch.setattr(_parallel.sys, "executable", executable)
-    monkeypatch.setattr(_parallel.sys, "frozen", frozen, raising=False)
+    monkeypatch.setattr(sys, "executable", executable)
+    monkeypatch.setattr(sys, "frozen", frozen, raising=False)
     monkeypatch.setattr(_parallel, "_spare_core", lambda: True)
-    monkeypatch.setattr(_parallel.os, "name", "posix")
+    monkeypatch.setattr(os, "name", "posix")
     assert _parallel._usable() is usable
     monkeypatch.setattr(_parallel, "_spare_core", lambda: False)
     assert _parallel._usable() is False
@@ -286,7 +286,7 @@ def test_a_helper_runs_only_a_python_interpreter(
 def test_a_helper_that_cannot_start_leaves_the_run_to_this_process(
     tmp_path: Path, write_skill: WriteSkill, eager: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_parallel.sys, "executable", str(tmp_path / "gone" / "python3"))
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "gone" / "python3"))
     monkeypatch.setattr(_parallel, "_spare_core", lambda: True)
     items = walked(varied_tree(tmp_path, write_skill, copies=2))
     helper = LoadHelper()

@@ -29,6 +29,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from .._model import Problem, Root, Skill
@@ -307,17 +308,10 @@ class LoadHelper:
         process, self._process = self._process, None
         self._ready = False
         self._unsent.clear()
-        if process is None:
-            return
-        import subprocess
+        if process is not None:
+            from .._process import reap
 
-        try:
-            process.wait(timeout=1.0)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        if process.stdout is not None:
-            process.stdout.close()
+            reap(process, 1.0)
 
 
 def _usable() -> bool:
@@ -373,31 +367,27 @@ def load_many(
     ]
 
 
+@dataclass(slots=True)
 class _Share:
     """One root's new files split between this process (from the front) and the helper
     (chunks from the back); `results` is filled in place."""
 
-    def __init__(
-        self,
-        helper: LoadHelper,
-        items: Sequence[Found],
-        fresh: list[int],
-        results: list[Loaded | None],
-        strict: bool,
-        max_file_bytes: int,
-    ) -> None:
-        self.helper = helper
-        self.items = items
-        self.fresh = fresh
-        self.results = results
-        self.strict = strict
-        self.max_file_bytes = max_file_bytes
-        self.front = 0
-        """Files of `fresh` before this are loaded here."""
-        self.back = len(fresh)
-        """Files of `fresh` from this on are the helper's."""
-        self.asked: dict[int, int] = {}
-        """Requests in flight: first index into `fresh` -> the index after the last."""
+    helper: LoadHelper
+    items: Sequence[Found]
+    fresh: list[int]
+    """Indexes into `items` of the files the index has never seen."""
+    results: list[Loaded | None]
+    strict: bool
+    max_file_bytes: int
+    front: int = 0
+    """Files of `fresh` before this are loaded here."""
+    back: int = -1
+    """Files of `fresh` from this on are the helper's (all of them at first)."""
+    asked: dict[int, int] = field(default_factory=dict)
+    """Requests in flight: first index into `fresh` -> the index after the last."""
+
+    def __post_init__(self) -> None:
+        self.back = len(self.fresh)
 
     def run(self, load: Callable[[Found], Loaded]) -> None:
         fresh, items, results = self.fresh, self.items, self.results

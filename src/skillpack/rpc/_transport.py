@@ -14,10 +14,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any, Protocol, cast
 
+from .._process import reap
 from ._types import Notification
 
 MAX_IDLE_CONNECTIONS = 64
 """Kept-alive HTTP connections a client keeps for reuse."""
+_STOP_WAIT_S = 10.0
+"""How long a server asked to stop may take to exit before it is killed."""
 
 Deliver = Callable[[Notification], None]
 """Where a transport hands the notifications it receives."""
@@ -139,7 +142,7 @@ class StdioTransport:
         if stdin is not None and not stdin.closed:
             with contextlib.suppress(OSError):
                 stdin.close()
-        _reap(self.process)
+        reap(self.process, _STOP_WAIT_S)
 
 
 # -- HTTP ---------------------------------------------------------------------------------
@@ -262,19 +265,7 @@ class HttpTransport:
             self._events_connection.close()
         if self.process is not None:
             self.process.terminate()
-            _reap(self.process)
-
-
-def _reap(process: subprocess.Popen[bytes]) -> None:
-    """Wait for a server process asked to stop (killed after 10 s), then close its
-    output pipe."""
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-    if process.stdout is not None:
-        process.stdout.close()
+            reap(self.process, _STOP_WAIT_S)
 
 
 def _http_error(status: int, body: bytes) -> RpcError:
