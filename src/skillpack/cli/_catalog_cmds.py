@@ -15,7 +15,7 @@ import click
 from .._model import Problem, Root, Skill
 from ..runtime._summary import skill_summary
 from ._options import CatalogOptions, catalog_options
-from ._output import emit_json, emit_json_text, print_problems, print_table
+from ._output import emit_json, emit_json_bytes, emit_json_text, print_problems, print_table
 
 _KEPT = bytes(c for c in range(0x20, 0x7F) if c not in b'"\\')
 """The bytes JSON writes as themselves in an ASCII-escaped string: printable ASCII but
@@ -108,7 +108,7 @@ def list_command(catalog: CatalogOptions, as_json: bool) -> None:
 
         kept = kept_output(LIST_JSON, catalog.discovery(), cwd=catalog.cwd)
         if kept is not None:
-            emit_json_text(kept)
+            emit_json_bytes(kept)
             return
     ws = catalog.workspace(warn_missing_roots=False)  # listed with the other problems
     skills = ws.catalog

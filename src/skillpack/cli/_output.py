@@ -11,7 +11,9 @@ is exact, and JSON's own escaping makes it safe to print.
 
 from __future__ import annotations
 
+import codecs
 import json
+import os
 import re
 import sys
 from collections.abc import Iterable, Sequence
@@ -68,6 +70,24 @@ def emit_json_text(text: str) -> None:
     """Write one JSON document already encoded as `emit_json` encodes for a pipe."""
     sys.stdout.write(text)
     sys.stdout.write("\n")
+
+
+def emit_json_bytes(data: bytes) -> None:
+    """`emit_json_text` of a document kept as UTF-8 bytes: copied to the byte stream
+    under stdout when the text layer would write the same bytes (UTF-8, no newline
+    translation), which spares decoding and encoding again megabytes of it."""
+    stream = sys.stdout
+    buffer = getattr(stream, "buffer", None)
+    if (
+        buffer is None
+        or os.name != "posix"
+        or codecs.lookup(stream.encoding or "ascii").name != "utf-8"
+    ):
+        emit_json_text(data.decode())
+        return
+    stream.flush()
+    buffer.write(data)
+    buffer.write(b"\n")
 
 
 def console(*, stderr: bool = False) -> Any:

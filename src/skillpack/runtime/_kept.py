@@ -26,9 +26,10 @@ from ..discovery._options import DiscoveryOptions
 from ._workspace import Workspace, workspace_inputs
 
 
-def kept_output(kind: str, options: DiscoveryOptions, *, cwd: str | None = None) -> str | None:
-    """The `kind` document kept for the catalog `options` and the config give, if that
-    catalog is unchanged since; None when it must be rendered (then `keep_output`)."""
+def kept_output(kind: str, options: DiscoveryOptions, *, cwd: str | None = None) -> bytes | None:
+    """The `kind` document kept for the catalog `options` and the config give (the
+    UTF-8 bytes `keep_output` was given), if that catalog is unchanged since; None when
+    it must be rendered (then `keep_output`)."""
     if not options.use_cache:
         return None
     inputs = workspace_inputs(options, cwd=cwd)
@@ -41,10 +42,9 @@ def kept_output(kind: str, options: DiscoveryOptions, *, cwd: str | None = None)
     if cache is None:
         return None
     try:
-        output = cache.kept_output(_scope(kind, key), _still_holds)
+        return cache.kept_output(_scope(kind, key), _still_holds)
     finally:
         cache.close()
-    return None if output is None else output.decode()
 
 
 def keep_output(kind: str, workspace: Workspace, options: DiscoveryOptions, text: str) -> None:
