@@ -294,3 +294,12 @@ def test_a_helper_that_cannot_start_leaves_the_run_to_this_process(
         alone(items)
     )
     assert helper._process is None and not helper.started(len(items))
+
+
+@needs_helper
+def test_a_helper_starts_whatever_else_sys_path_holds(
+    tmp_path: Path, write_skill: WriteSkill, eager: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "path", [*sys.path, Path("/nowhere"), 42])
+    items = walked(varied_tree(tmp_path, write_skill))
+    assert shared_loads(items, monkeypatch) == alone(items)

@@ -202,7 +202,9 @@ class LoadHelper:
         )
         try:
             self._process = subprocess.Popen(
-                [sys.executable, "-S", "-c", code, package, *sys.path],
+                # Entries that are not paths (a program may put anything there) are
+                # of no use to an import in the helper.
+                [sys.executable, "-S", "-c", code, package, *filter(_is_path, sys.path)],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
@@ -312,6 +314,10 @@ class LoadHelper:
             from .._process import reap
 
             reap(process, 1.0)
+
+
+def _is_path(entry: object) -> bool:
+    return isinstance(entry, str)
 
 
 def _usable() -> bool:
