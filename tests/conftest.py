@@ -9,7 +9,7 @@ import subprocess
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -128,6 +128,23 @@ def isolated_home(
 
 
 WriteSkill = Callable[..., Path]
+T = TypeVar("T")
+
+
+def record_calls(
+    monkeypatch: pytest.MonkeyPatch, owner: object, name: str, note: Callable[..., T]
+) -> list[T]:
+    """Replace `owner.name` with a wrapper that appends `note(*args, **kwargs)` for each
+    call, then calls the real one; the list of notes, in call order."""
+    seen: list[T] = []
+    real = getattr(owner, name)
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        seen.append(note(*args, **kwargs))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, recording)
+    return seen
 
 
 @pytest.fixture
@@ -135,15 +152,9 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Paths handed to the parser, in order (the parser itself still runs)."""
     from skillpack.parse import _frontmatter
 
-    seen: list[str] = []
-    real = _frontmatter.parse_skill_bytes
-
-    def counting(data: bytes, **kwargs: object) -> _frontmatter.ParsedSkill:
-        seen.append(str(kwargs["path"]))
-        return real(data, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(_frontmatter, "parse_skill_bytes", counting)
-    return seen
+    return record_calls(
+        monkeypatch, _frontmatter, "parse_skill_bytes", lambda data, **kw: str(kw["path"])
+    )
 
 
 def stored_snapshots() -> int:

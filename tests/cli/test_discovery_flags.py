@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from conftest import WriteSkill
+from conftest import WriteSkill, record_calls
 from skillpack import DiscoveryOptions
 from skillpack.cli._app import cli
 from skillpack.cli._options import CatalogOptions
@@ -33,16 +33,12 @@ def run(*args: str, code: int = 0) -> Any:
 @pytest.fixture
 def runs(monkeypatch: pytest.MonkeyPatch) -> list[DiscoveryOptions]:
     """The options of every discovery run."""
-    seen: list[DiscoveryOptions] = []
-    real = _discover.discover_roots
 
-    def spy(*args: Any, options: DiscoveryOptions | None = None, **kwargs: Any) -> Any:
+    def options_of(*args: Any, options: DiscoveryOptions | None = None, **kwargs: Any) -> Any:
         assert options is not None, "discovery ran without the command's options"
-        seen.append(options)
-        return real(*args, options=options, **kwargs)
+        return options
 
-    monkeypatch.setattr(_discover, "discover_roots", spy)
-    return seen
+    return record_calls(monkeypatch, _discover, "discover_roots", options_of)
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from conftest import record_calls
 from skillpack._model import Root
 from skillpack.cli import _catalog_cmds
 from skillpack.cli._app import cli
@@ -27,15 +28,9 @@ from skillpack.runtime._kept import kept_output
 @pytest.fixture
 def renders(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Skill counts of every `list --json` that rendered (rather than wrote a kept copy)."""
-    seen: list[int] = []
-    real = _catalog_cmds.skill_summaries_json
-
-    def counting(skills: Any, *args: Any) -> str:
-        seen.append(len(skills))
-        return real(skills, *args)
-
-    monkeypatch.setattr(_catalog_cmds, "skill_summaries_json", counting)
-    return seen
+    return record_calls(
+        monkeypatch, _catalog_cmds, "skill_summaries_json", lambda skills, *_: len(skills)
+    )
 
 
 @pytest.fixture
