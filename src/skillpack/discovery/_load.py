@@ -130,6 +130,12 @@ def _with_stat(item: Found, st: os.stat_result) -> Found:
     )
 
 
+def unseen(item: Found, cache: SkillCache | None) -> bool:
+    """Whether `item`, from a fresh walk, is a file the index holds no parse of: it is
+    opened and read straight away, with no `stat` first (`load_skill_md`)."""
+    return item.mtime_ns < 0 and (cache is None or not cache.knows(item.real_path))
+
+
 def load_skill_md(
     item: Found,
     *,
@@ -144,7 +150,7 @@ def load_skill_md(
     has never seen is opened straight away and `fstat`ed there, so a cold run
     costs no `stat` per file; a known one is `stat`ed first to try the index.
     """
-    if item.mtime_ns < 0 and cache is not None and cache.knows(item.real_path):
+    if item.mtime_ns < 0 and not unseen(item, cache):
         try:
             st = os.stat(item.path)
         except OSError:

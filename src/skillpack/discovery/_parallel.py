@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Final
 from .._model import Problem, Root, Skill
 from ..index._snapshot import problem_values, problems_from_values, skill_from_values, skill_values
 from ._found import Found, root_from_values, root_values, snapshot_item
-from ._load import load_skill_md
+from ._load import load_skill_md, unseen
 
 if TYPE_CHECKING:
     import subprocess
@@ -50,6 +50,8 @@ other core; this process pays only the spawn)."""
 CHUNK: Final = 48
 """Files per request, the unit the two sides split by: small, so that at the end of a
 root neither waits long on the other (48 files are about 4 ms of loading)."""
+POLL_EVERY: Final = 8
+"""Files this process loads between two looks at the helper's replies (a `poll` call)."""
 IN_FLIGHT: Final = 2
 """Requests the helper holds at once: one it works on, one waiting."""
 REPLY_WAIT_S: Final = 30.0
@@ -202,9 +204,10 @@ class LoadHelper:
         )
         try:
             self._process = subprocess.Popen(
-                # Entries that are not paths (a program may put anything there) are
-                # of no use to an import in the helper.
-                [sys.executable, "-S", "-c", code, package, *filter(_is_path, sys.path)],
+                # Only str entries: a program may put anything in `sys.path`, and
+                # imports use only those.
+                [sys.executable, "-S", "-c", code, package]
+                + [entry for entry in sys.path if isinstance(entry, str)],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
@@ -299,10 +302,10 @@ class LoadHelper:
 
     def release(self) -> None:
         """End the helper's input: it exits while this process goes on (`close` waits)."""
-        process = self._process
-        if process is not None and process.stdin is not None and not process.stdin.closed:
-            with contextlib.suppress(OSError):
-                process.stdin.close()
+        if self._process is not None:
+            from .._process import close_input
+
+            close_input(self._process)
 
     def close(self) -> None:
         """Stop the helper and wait for it to exit; a later run may start another."""
@@ -314,10 +317,6 @@ class LoadHelper:
             from .._process import reap
 
             reap(process, 1.0)
-
-
-def _is_path(entry: object) -> bool:
-    return isinstance(entry, str)
 
 
 def _usable() -> bool:
@@ -349,11 +348,7 @@ def load_many(
 
     if helper is None:
         return [load(item) for item in items]
-    fresh = [
-        index
-        for index, item in enumerate(items)
-        if item.mtime_ns < 0 and (cache is None or not cache.knows(item.real_path))
-    ]
+    fresh = [index for index, item in enumerate(items) if unseen(item, cache)]
     if not helper.started(len(fresh)) or len(fresh) < 2 * CHUNK:
         return [load(item) for item in items]
     results: list[Loaded | None] = [None] * len(items)
@@ -401,7 +396,7 @@ class _Share:
             index = fresh[self.front]
             results[index] = load(items[index])
             self.front += 1
-            if self.front % 8 == 0:
+            if self.front % POLL_EVERY == 0:
                 self._exchange()
         while self.asked:
             self._take(wait=True)

@@ -166,19 +166,17 @@ def scan_root(
     # The walk clears `reusable` only for links, unlistable folders and special SKILL.md files.
     volatile = not record.reusable
     record.problems.extend(problems)
-    mine: list[str] = []
     skipped: list[str] = []
-    mine_found: list[Found] = []
+    mine: list[Found] = []
     for item in found:
         if item.real_path in claimed:
             record.reusable = False  # its parse belongs to an earlier root
             skipped.append(item.real_path)
             continue
         claimed.add(item.real_path)
-        mine.append(item.real_path)
-        mine_found.append(item)
+        mine.append(item)
     for loaded, skill, file_problems in load_many(
-        mine_found, cache=cache, strict=strict, max_file_bytes=max_file_bytes, helper=helper
+        mine, cache=cache, strict=strict, max_file_bytes=max_file_bytes, helper=helper
     ):
         if loaded is None:
             record.reusable = False  # it changed while we walked
@@ -196,8 +194,9 @@ def scan_root(
             dirs, manifests, _walk_problems, entries = frozen
             checked = (dirs, manifests, tuple(entry[0] for entry in entries))
             recorded = (root_values(root), identity, "", checked)
+    reals = [item.real_path for item in mine]
     return _scan(
-        root, skills, problems, mine, skipped, identity, volatile=volatile, recorded=recorded
+        root, skills, problems, reals, skipped, identity, volatile=volatile, recorded=recorded
     )
 
 

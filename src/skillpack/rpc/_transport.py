@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any, Protocol, cast
 
-from .._process import reap
+from .._process import close_input, reap
 from ._types import Notification
 
 MAX_IDLE_CONNECTIONS = 64
@@ -138,10 +138,7 @@ class StdioTransport:
             box.put(gone)
 
     def close(self) -> None:
-        stdin = self.process.stdin
-        if stdin is not None and not stdin.closed:
-            with contextlib.suppress(OSError):
-                stdin.close()
+        close_input(self.process)
         reap(self.process, _STOP_WAIT_S)
 
 
