@@ -25,7 +25,8 @@ def test_public_names_are_exactly_all() -> None:
 def test_import_is_cheap_and_loads_no_heavy_modules() -> None:
     code = (
         "import sys, skillpack; "
-        "heavy = {'yaml', 'sqlite3', 'click', 'rich', 'skillpack.discovery._discover', 'tomllib'}; "
+        "heavy = {'yaml', 'sqlite3', 'click', 'rich', 'tomllib', 'dataclasses', "
+        "'skillpack._model', 'skillpack.discovery._discover'}; "
         "print(sorted(heavy & set(sys.modules)))"
     )
     out = subprocess.run(

@@ -19,9 +19,9 @@ from ._errors import (
     UsageError,
 )
 from ._lazy import load_lazy
-from ._model import Catalog, CodexMetadata, Problem, Root, Skill, SkillLocation
 
 if TYPE_CHECKING:
+    from ._model import Catalog, CodexMetadata, Problem, Root, Skill, SkillLocation
     from .config._files import load_config
     from .config._schema import Config
     from .discovery._discover import discover, read_body
@@ -40,16 +40,23 @@ if TYPE_CHECKING:
 
 from ._version import __version__
 
-# name -> module holding it; loaded on first attribute access (PEP 562).
+# name -> module holding it; loaded on first attribute access (PEP 562). The value
+# types too: building their dataclasses is most of what importing `_model` costs.
 _LAZY = {
+    "Catalog": "._model",
     "CatalogChange": ".runtime._live",
+    "CodexMetadata": "._model",
     "Completion": ".runtime._complete",
     "Config": ".config._schema",
     "DependencyReport": ".runtime._deps",
     "DiscoveryOptions": ".discovery._options",
     "MemorySkills": ".discovery._memory",
+    "Problem": "._model",
+    "Root": "._model",
     "Session": ".runtime._session",
     "ShellPolicy": ".runtime._shell",
+    "Skill": "._model",
+    "SkillLocation": "._model",
     "SkillTools": ".runtime._tools",
     "Turn": ".runtime._turns",
     "complete_mention": ".runtime._complete",

@@ -27,9 +27,10 @@ prints and model-facing surfaces leave out.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
-from ._model import Problem
+if TYPE_CHECKING:
+    from ._model import Problem
 
 ErrorCode = Literal[
     "INVALID_PARAM",
