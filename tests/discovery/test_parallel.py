@@ -23,10 +23,10 @@ from skillpack.discovery._options import DiscoveryOptions
 from skillpack.discovery._parallel import (
     Loaded,
     LoadHelper,
+    RootLoads,
     _frame,
     _read_frame,
     _result,
-    load_many,
     serve_loads,
 )
 from skillpack.discovery._walk import walk_root
@@ -85,6 +85,21 @@ def walked(root_path: Path) -> list[Found]:
     return found
 
 
+def loaded_by(
+    helper: LoadHelper, items: list[Found], claimed: set[str] | None = None
+) -> list[Loaded]:
+    """A root's loads of `items`, found all at once, shared with `helper`."""
+    loads = RootLoads(
+        set() if claimed is None else claimed,
+        cache=None,
+        strict=False,
+        max_file_bytes=LIMIT,
+        helper=helper,
+    )
+    loads.found.extend(items)
+    return loads.finish()
+
+
 def alone(items: list[Found]) -> list[Loaded]:
     return [load_skill_md(item, cache=None, strict=False, max_file_bytes=LIMIT) for item in items]
 
@@ -100,11 +115,11 @@ def ready_helper(new_files: int) -> LoadHelper:
 
 
 def shared_loads(items: list[Found], monkeypatch: pytest.MonkeyPatch) -> list[Loaded]:
-    """`load_many` with a ready helper, which must have loaded some of the files."""
+    """A root's loads with a ready helper, which must have loaded some of the files."""
     counts = answered(monkeypatch)
     helper = ready_helper(len(items))
     try:
-        shared = load_many(items, cache=None, strict=False, max_file_bytes=LIMIT, helper=helper)
+        shared = loaded_by(helper, items)
     finally:
         helper.close()
     assert sum(counts) > 0, "the helper loaded nothing"
@@ -117,9 +132,9 @@ def answered(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     real = _parallel._Share._take
 
     def counting(self: Any, *, wait: bool) -> bool:
-        before = sum(loaded is not None for loaded in self.results)
+        before = len(self.results)
         took = real(self, wait=wait)
-        counts.append(sum(loaded is not None for loaded in self.results) - before)
+        counts.append(len(self.results) - before)
         return took
 
     monkeypatch.setattr(_parallel._Share, "_take", counting)
@@ -147,7 +162,7 @@ def test_a_helper_that_dies_leaves_its_files_to_this_process(
     assert process is not None
     process.kill()
     process.wait()
-    shared = load_many(items, cache=None, strict=False, max_file_bytes=LIMIT, helper=helper)
+    shared = loaded_by(helper, items)
     assert shared == alone(items)
     assert not helper.started(len(items)), "a helper that broke is not started again"
 
@@ -166,7 +181,7 @@ def test_a_helper_that_breaks_the_protocol_is_stopped(
     monkeypatch.setattr(LoadHelper, "reply", wrong_first)
     helper = ready_helper(len(items))
     process = helper._process
-    shared = load_many(items, cache=None, strict=False, max_file_bytes=LIMIT, helper=helper)
+    shared = loaded_by(helper, items)
     assert shared == alone(items)
     assert helper._process is None and process is not None and process.poll() is not None
 
@@ -191,7 +206,7 @@ def test_discovery_gives_the_same_run_with_or_without_the_helper(
     shared = discover_roots(roots, options=DiscoveryOptions(cache_dir=tmp_path / "a"))
     monkeypatch.setenv(_parallel.LOAD_HELPER_ENV, "0")
     single = discover_roots(roots, options=DiscoveryOptions(cache_dir=tmp_path / "b"))
-    assert started == [True, False]
+    assert started[0] and not any(started[1:]), "started once, then turned off"
     assert sum(counts) > 0
     assert shared.catalog == single.catalog
     assert [scan.problems for scan in shared.scans] == [scan.problems for scan in single.scans]
@@ -290,9 +305,7 @@ def test_a_helper_that_cannot_start_leaves_the_run_to_this_process(
     monkeypatch.setattr(_parallel, "_spare_core", lambda: True)
     items = walked(varied_tree(tmp_path, write_skill, copies=2))
     helper = LoadHelper()
-    assert load_many(items, cache=None, strict=False, max_file_bytes=LIMIT, helper=helper) == (
-        alone(items)
-    )
+    assert loaded_by(helper, items) == alone(items)
     assert helper._process is None and not helper.started(len(items))
 
 
@@ -303,3 +316,64 @@ def test_a_helper_starts_whatever_else_sys_path_holds(
     monkeypatch.setattr(sys, "path", [*sys.path, Path("/nowhere"), 42])
     items = walked(varied_tree(tmp_path, write_skill))
     assert shared_loads(items, monkeypatch) == alone(items)
+
+
+def walked_with(
+    helper: LoadHelper, root_path: Path, claimed: set[str]
+) -> tuple[RootLoads, list[Loaded]]:
+    """Walk a root as `scan_root` does, the helper taking files while the walk goes on."""
+    loads = RootLoads(claimed, cache=None, strict=False, max_file_bytes=LIMIT, helper=helper)
+    walk_root(
+        Root(path=str(root_path), scope="extra"),
+        max_depth=6,
+        max_dirs=2000,
+        found=loads.found,
+        problems=[],
+        record=WalkRecord(timed=False),
+        on_found=loads.walked,
+    )
+    return loads, loads.finish()
+
+
+@needs_helper
+def test_the_helper_loads_while_the_walk_goes_on(
+    tmp_path: Path, write_skill: WriteSkill, eager: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root_path = varied_tree(tmp_path, write_skill)
+    items = walked(root_path)
+    earlier = {items[1].real_path, items[-2].real_path}  # claimed by an earlier root
+    during: list[int] = []
+    real = _parallel._Share.feed
+
+    def feeding(self: Any) -> None:
+        before = len(self.asked)
+        real(self)
+        during.append(max(0, len(self.asked) - before))
+
+    monkeypatch.setattr(_parallel._Share, "feed", feeding)
+    helper = ready_helper(len(items))
+    try:
+        loads, shared = walked_with(helper, root_path, set(earlier))
+    finally:
+        helper.close()
+    assert sum(during) > 0, "the walk handed the helper nothing"
+    mine = [item for item in items if item.real_path not in earlier]
+    assert loads.mine == mine
+    assert loads.skipped == [item.real_path for item in items if item.real_path in earlier]
+    assert shared == alone(mine)
+
+
+@needs_helper
+def test_a_helper_that_dies_during_the_walk_leaves_its_files_to_this_process(
+    tmp_path: Path, write_skill: WriteSkill, eager: None
+) -> None:
+    root_path = varied_tree(tmp_path, write_skill)
+    helper = ready_helper(1)
+    process = helper._process
+    assert process is not None
+    process.kill()
+    process.wait()
+    claimed: set[str] = set()
+    _, shared = walked_with(helper, root_path, claimed)
+    assert shared == alone(walked(root_path))
+    assert helper._process is None and not helper.started(1)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
+from collections.abc import Callable
 
 from .._model import Problem, Root
 from ._confine import NOISE_DIRS
@@ -53,8 +54,10 @@ def walk_commands(
     found: list[Found],
     problems: list[Problem],
     record: WalkRecord | None = None,
+    on_found: Callable[[], None] | None = None,
 ) -> None:
-    """Breadth-first walk of a command root, appending each `*.md` file to `found`."""
+    """Breadth-first walk of a command root, appending each `*.md` file to `found`
+    (and calling `on_found` after each)."""
     root_path = root.path
     follow = root.follow_symlinks
     visited = {os.path.realpath(root_path)}
@@ -84,6 +87,8 @@ def walk_commands(
             path = os.path.join(folder, name)
             real = os.path.realpath(path)
             found.append(Found(path, folder, real, root, None, -1, -1, -1, -1, None, "", False))
+            if on_found is not None:
+                on_found()
         if not dirs:
             continue
         if depth >= max_depth:

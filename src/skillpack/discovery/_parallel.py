@@ -9,10 +9,12 @@ same `load_skill_md`, on the same file, sending each result back as the index
 stores it (marshal of `skill_values` and `problem_values`). So a file gives the
 same Skill and problems whichever process read it.
 
-`load_many` shares one root's files: this process loads from the front of the list,
-and hands the helper chunks of `CHUNK` files from the back, at most `IN_FLIGHT` at a
-time and only once the helper has said it is ready, until the two meet. Nothing
-waits on the helper's start-up: until it is ready, this process loads alone.
+`RootLoads` shares one root's files. While this process walks the root, it hands the
+helper chunks of `CHUNK` new files from the front of what the walk has found, so the
+other core loads while this one lists folders. Then this process loads from where
+those end, and hands the helper chunks from the back, until the two meet. The helper
+holds at most `IN_FLIGHT` chunks at a time, and gets none before it has said it is
+ready: nothing waits on its start-up, and until then this process loads alone.
 
 The helper only speeds things up; it never decides anything. If it cannot start,
 dies, falls silent for `REPLY_WAIT_S`, or sends back something that does not
@@ -51,7 +53,8 @@ CHUNK: Final = 48
 """Files per request, the unit the two sides split by: small, so that at the end of a
 root neither waits long on the other (48 files are about 4 ms of loading)."""
 POLL_EVERY: Final = 8
-"""Files this process loads between two looks at the helper's replies (a `poll` call)."""
+"""Files this process loads, or its walk finds, between two looks at the helper's
+replies (a `poll` call)."""
 IN_FLIGHT: Final = 2
 """Requests the helper holds at once: one it works on, one waiting."""
 REPLY_WAIT_S: Final = 30.0
@@ -332,66 +335,144 @@ def _usable() -> bool:
     )
 
 
-def load_many(
-    items: Sequence[Found],
-    *,
-    cache: SkillCache | None,
-    strict: bool,
-    max_file_bytes: int,
-    helper: LoadHelper | None,
-) -> list[Loaded]:
-    """`load_skill_md` of each item, in order, sharing new files with `helper` (when
-    given, and the run has met enough of them) as the module docstring says."""
+class RootLoads:
+    """One root's SKILL.md files, as its walk finds them: claimed in the order found
+    (a real path `claimed` already holds, an earlier root's, is skipped), then loaded
+    here or by the run's helper.
 
-    def load(item: Found) -> Loaded:
-        return load_skill_md(item, cache=cache, strict=strict, max_file_bytes=max_file_bytes)
+    The walk calls `walked` after each file it finds. With a helper, that hands it
+    chunks of new files from the front while the walk goes on, so the other core
+    loads while this one lists folders; `finish` shares what is left as the module
+    docstring says.
+    """
 
-    if helper is None:
-        return [load(item) for item in items]
-    fresh = [index for index, item in enumerate(items) if unseen(item, cache)]
-    if not helper.started(len(fresh)) or len(fresh) < 2 * CHUNK:
-        return [load(item) for item in items]
-    results: list[Loaded | None] = [None] * len(items)
-    # The files the index knows cost a `stat` and a lookup each: this process's.
-    new = set(fresh)
-    for index, item in enumerate(items):
-        if index not in new:
-            results[index] = load(item)
-    share = _Share(helper, items, fresh, results, strict, max_file_bytes)
-    try:
-        share.run(load)
-    except (HelperLost, OSError, EOFError, ValueError, TypeError):
-        helper.stop()
-    # What the helper held when it stopped, and what it could not send back.
-    return [
-        load(items[index]) if loaded is None else loaded for index, loaded in enumerate(results)
-    ]
+    def __init__(
+        self,
+        claimed: set[str],
+        *,
+        cache: SkillCache | None,
+        strict: bool,
+        max_file_bytes: int,
+        helper: LoadHelper | None,
+    ) -> None:
+        self.found: list[Found] = []
+        """What the walk found, in order (it appends here)."""
+        self.mine: list[Found] = []
+        """The files of `found` this root claimed, in order."""
+        self.skipped: list[str] = []
+        """The real paths of `found` an earlier root claimed."""
+        self._claimed = claimed
+        self._cache = cache
+        self._strict = strict
+        self._max_file_bytes = max_file_bytes
+        self._helper = helper
+        self._fresh: list[int] = []  # indexes into `mine` of files the index never saw
+        self._share: _Share | None = None
+        self._held: dict[int, Loaded] = {}  # the loads a stopped helper sent back
+        self._met = 0  # files of `found` claimed or skipped so far
+
+    def walked(self) -> None:
+        """Called by the walk after each file it finds: now and then, claim the new
+        ones and keep the helper busy with them."""
+        if len(self.found) - self._met >= POLL_EVERY and self._helper is not None:
+            self._claim()
+            if self._share is not None:
+                self._shared(self._share.feed)
+
+    def finish(self) -> list[Loaded]:
+        """`load_skill_md` of each file this root claimed, in the order found."""
+        self._claim()
+        items, share = self.mine, self._share
+
+        def load(item: Found) -> Loaded:
+            return load_skill_md(
+                item, cache=self._cache, strict=self._strict, max_file_bytes=self._max_file_bytes
+            )
+
+        results: list[Loaded | None] = [None] * len(items)
+        # Fewer new files than two chunks, none sent yet: not worth the helper.
+        if share is not None and (share.front or len(share.fresh) >= 2 * CHUNK):
+            new = set(share.fresh)
+            # The files the index knows cost a `stat` and a lookup each: this process's.
+            for index, item in enumerate(items):
+                if index not in new:
+                    results[index] = load(item)
+            self._shared(lambda: share.run(load))
+            self._held = share.results
+        held = self._held
+        return [
+            # What the helper held when it stopped, and what it could not send back,
+            # load here.
+            loaded or held.get(index) or load(items[index])
+            for index, loaded in enumerate(results)
+        ]
+
+    def _claim(self) -> None:
+        """Claim the files found since the last call, noting the new ones for the
+        helper, which starts once the run has met enough of them."""
+        found, mine, claimed, fresh = self.found, self.mine, self._claimed, self._fresh
+        known = len(fresh)
+        for item in found[self._met :]:
+            if item.real_path in claimed:
+                self.skipped.append(item.real_path)
+                continue
+            claimed.add(item.real_path)
+            if unseen(item, self._cache):
+                fresh.append(len(mine))
+            mine.append(item)
+        self._met = len(found)
+        helper = self._helper
+        if self._share is None and helper is not None and helper.started(len(fresh) - known):
+            self._share = _Share(helper, mine, fresh, self._strict, self._max_file_bytes)
+
+    def _shared(self, step: Callable[[], None]) -> None:
+        """Run one step of the sharing; on any failure, stop the helper for the run
+        (the files it held load here)."""
+        try:
+            step()
+        except (HelperLost, OSError, EOFError, ValueError, TypeError):
+            if self._helper is not None:
+                self._helper.stop()
+            self._helper = None
+            if self._share is not None:
+                self._held, self._share = self._share.results, None
 
 
 @dataclass(slots=True)
 class _Share:
-    """One root's new files split between this process (from the front) and the helper
-    (chunks from the back); `results` is filled in place."""
+    """One root's new files split between this process and the helper. While the walk
+    goes on, the helper gets chunks from the front (`feed`); then this process loads
+    from where those end and the helper takes chunks from the back (`run`)."""
 
     helper: LoadHelper
     items: Sequence[Found]
+    """The root's claimed files (the list grows while the walk goes on)."""
     fresh: list[int]
-    """Indexes into `items` of the files the index has never seen."""
-    results: list[Loaded | None]
+    """Indexes into `items` of the files the index has never seen (grows too)."""
     strict: bool
     max_file_bytes: int
+    results: dict[int, Loaded] = field(default_factory=dict)
+    """Loads by index into `items`: the helper's, and this process's in `run`."""
     front: int = 0
-    """Files of `fresh` before this are loaded here."""
-    back: int = -1
-    """Files of `fresh` from this on are the helper's (all of them at first)."""
+    """Files of `fresh` before this are taken: the helper's chunks from the walk, then
+    the ones loaded here."""
+    back: int = 0
+    """In `run`, files of `fresh` from this on are the helper's."""
     asked: dict[int, int] = field(default_factory=dict)
     """Requests in flight: first index into `fresh` -> the index after the last."""
 
-    def __post_init__(self) -> None:
-        self.back = len(self.fresh)
+    def feed(self) -> None:
+        """While the walk goes on: take the replies waiting, and send the helper the
+        next chunks of new files from the front while it can hold them."""
+        if not self._taken():
+            return
+        while len(self.asked) < IN_FLIGHT and len(self.fresh) - self.front >= CHUNK:
+            self._ask(self.front, self.front + CHUNK)
+            self.front += CHUNK
 
     def run(self, load: Callable[[Found], Loaded]) -> None:
         fresh, items, results = self.fresh, self.items, self.results
+        self.back = len(fresh)
         while self.front < self.back:
             index = fresh[self.front]
             results[index] = load(items[index])
@@ -403,20 +484,27 @@ class _Share:
 
     def _exchange(self) -> None:
         """Take the replies waiting, and keep the helper busy while enough is left."""
-        while self.asked and self._take(wait=False):
-            pass
-        if not self.helper.ready():
+        if not self._taken():
             return
         while len(self.asked) < IN_FLIGHT and self.back - self.front > 2 * CHUNK:
             first = self.back - CHUNK
-            self.helper.send(
-                first,
-                [self.items[index] for index in self.fresh[first : self.back]],
-                self.strict,
-                self.max_file_bytes,
-            )
-            self.asked[first] = self.back
+            self._ask(first, self.back)
             self.back = first
+
+    def _taken(self) -> bool:
+        """Take the replies waiting; whether the helper is ready for more."""
+        while self.asked and self._take(wait=False):
+            pass
+        return self.helper.ready()
+
+    def _ask(self, first: int, end: int) -> None:
+        self.helper.send(
+            first,
+            [self.items[index] for index in self.fresh[first:end]],
+            self.strict,
+            self.max_file_bytes,
+        )
+        self.asked[first] = end
 
     def _take(self, *, wait: bool) -> bool:
         reply = self.helper.reply(wait=wait)
@@ -431,7 +519,8 @@ class _Share:
             for index, answer in zip(self.fresh[first:end], answers, strict=True)
         ]
         for index, loaded in zip(self.fresh[first:end], loads, strict=True):
-            self.results[index] = loaded
+            if loaded is not None:
+                self.results[index] = loaded
         return True
 
 

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from .._model import Problem, Root, Skill
 from ._commands import walk_commands
-from ._found import Found, WalkRecord, problem, root_from_values, root_values
-from ._parallel import LoadHelper, load_many
+from ._found import WalkRecord, problem, root_from_values, root_values
+from ._parallel import LoadHelper, RootLoads
 from ._replay import Limits, replay_root, snapshot_key, unchanged
 from ._walk import walk_root
 
@@ -153,31 +153,23 @@ def scan_root(
                 recorded=(root_values(root), identity, "", replayed.recorded),
             )
     max_depth, max_dirs, max_file_bytes, strict = limits
-    found: list[Found] = []
+    loads = RootLoads(
+        claimed, cache=cache, strict=strict, max_file_bytes=max_file_bytes, helper=helper
+    )
     record = WalkRecord(timed=cache is not None)
     (walk_commands if root.kind == "commands" else walk_root)(
         root,
         max_depth=max_depth,
         max_dirs=max_dirs,
-        found=found,
+        found=loads.found,
         problems=problems,
         record=record,
+        on_found=loads.walked,
     )
     # The walk clears `reusable` only for links, unlistable folders and special SKILL.md files.
     volatile = not record.reusable
     record.problems.extend(problems)
-    skipped: list[str] = []
-    mine: list[Found] = []
-    for item in found:
-        if item.real_path in claimed:
-            record.reusable = False  # its parse belongs to an earlier root
-            skipped.append(item.real_path)
-            continue
-        claimed.add(item.real_path)
-        mine.append(item)
-    for loaded, skill, file_problems in load_many(
-        mine, cache=cache, strict=strict, max_file_bytes=max_file_bytes, helper=helper
-    ):
+    for loaded, skill, file_problems in loads.finish():
         if loaded is None:
             record.reusable = False  # it changed while we walked
             continue
@@ -185,6 +177,8 @@ def scan_root(
             skills.append(skill)
         problems.extend(file_problems)
         record.items.append((loaded, skill, file_problems))
+    if loads.skipped:
+        record.reusable = False  # their parses belong to an earlier root
     recorded: RootRecord | None = None
     if cache is not None:
         # Stored even when it cannot be replayed: its parses still serve.
@@ -194,9 +188,16 @@ def scan_root(
             dirs, manifests, _walk_problems, entries = frozen
             checked = (dirs, manifests, tuple(entry[0] for entry in entries))
             recorded = (root_values(root), identity, "", checked)
-    reals = [item.real_path for item in mine]
+    reals = [item.real_path for item in loads.mine]
     return _scan(
-        root, skills, problems, reals, skipped, identity, volatile=volatile, recorded=recorded
+        root,
+        skills,
+        problems,
+        reals,
+        loads.skipped,
+        identity,
+        volatile=volatile,
+        recorded=recorded,
     )
 
 

@@ -17,7 +17,7 @@ import json
 import os
 import stat
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from .._limits import MAX_MANIFEST_BYTES
@@ -402,13 +402,15 @@ def walk_root(
     found: list[Found],
     problems: list[Problem],
     record: WalkRecord | None = None,
+    on_found: Callable[[], None] | None = None,
 ) -> None:
     """Breadth-first walk of one root, appending its SKILL.md files to `found`.
 
     Real paths are tracked incrementally (a child's real path is its parent's plus
     its name unless it is a symlink), so only symlinks cost a `realpath` call. With
     a `record`, each folder's (mtime, ctime) is kept so the next run can replay the
-    walk: that `stat` is the only cost the index adds to a fresh walk.
+    walk: that `stat` is the only cost the index adds to a fresh walk. `on_found` is
+    called after each file appended (`RootLoads.walked`).
     """
     root_path = root.path
     sep = os.sep
@@ -451,6 +453,8 @@ def walk_root(
         skill = _skill_here(root, listing, folder, prefix, real_prefix, plugin)
         if skill is not None:
             found.append(skill)
+            if on_found is not None:
+                on_found()
         elif listing[0] == 3 or (listing[0] == 2 and follow):
             special = _special_file(prefix + SKILL_FILE)
             if special is not None:
