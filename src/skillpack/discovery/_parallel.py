@@ -368,7 +368,6 @@ class RootLoads:
         self._helper = helper
         self._fresh: list[int] = []  # indexes into `mine` of files the index never saw
         self._share: _Share | None = None
-        self._held: dict[int, Loaded] = {}  # the loads a stopped helper sent back
         self._met = 0  # files of `found` claimed or skipped so far
 
     def walked(self) -> None:
@@ -391,15 +390,18 @@ class RootLoads:
 
         results: list[Loaded | None] = [None] * len(items)
         # Fewer new files than two chunks, none sent yet: not worth the helper.
-        if share is not None and (share.front or len(share.fresh) >= 2 * CHUNK):
+        if (
+            share is not None
+            and self._helper is not None
+            and (share.front or len(share.fresh) >= 2 * CHUNK)
+        ):
             new = set(share.fresh)
             # The files the index knows cost a `stat` and a lookup each: this process's.
             for index, item in enumerate(items):
                 if index not in new:
                     results[index] = load(item)
             self._shared(lambda: share.run(load))
-            self._held = share.results
-        held = self._held
+        held = {} if share is None else share.results
         return [
             # What the helper held when it stopped, and what it could not send back,
             # load here.
@@ -427,15 +429,13 @@ class RootLoads:
 
     def _shared(self, step: Callable[[], None]) -> None:
         """Run one step of the sharing; on any failure, stop the helper for the run
-        (the files it held load here)."""
+        (the share keeps what it sent back; the files it held load here)."""
         try:
             step()
         except (HelperLost, OSError, EOFError, ValueError, TypeError):
             if self._helper is not None:
                 self._helper.stop()
             self._helper = None
-            if self._share is not None:
-                self._held, self._share = self._share.results, None
 
 
 @dataclass(slots=True)
