@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING, Any
 from .._model import Problem, Root, Skill
 from ._commands import walk_commands
 from ._found import WalkRecord, problem, root_from_values, root_values
-from ._parallel import LoadHelper, RootLoads
 from ._replay import Limits, replay_root, snapshot_key, unchanged
 from ._walk import walk_root
 
 if TYPE_CHECKING:
     from ..index._cache import SkillCache
+    from ._parallel import LoadHelper
 
 Identity = tuple[int, int]
 """(st_dev, st_ino) of a root folder, links followed."""
@@ -152,6 +152,9 @@ def scan_root(
                 stamp=None if replayed.reloaded else replayed.generation,
                 recorded=(root_values(root), identity, "", replayed.recorded),
             )
+    # Imported here: a kept output's check (`still_recorded`) needs none of the loading.
+    from ._parallel import RootLoads
+
     max_depth, max_dirs, max_file_bytes, strict = limits
     loads = RootLoads(
         claimed, cache=cache, strict=strict, max_file_bytes=max_file_bytes, helper=helper
