@@ -72,8 +72,9 @@ def varied_tree(base: Path, write_skill: WriteSkill, copies: int = 12) -> Path:
     return base / "root"
 
 
-def walked(root_path: Path) -> list[Found]:
-    found: list[Found] = []
+def walked(root_path: Path, loads: RootLoads | None = None) -> list[Found]:
+    """The files a walk of `root_path` finds; into `loads` (told of each) when given."""
+    found: list[Found] = [] if loads is None else loads.found
     walk_root(
         Root(path=str(root_path), scope="extra"),
         max_depth=6,
@@ -81,6 +82,7 @@ def walked(root_path: Path) -> list[Found]:
         found=found,
         problems=[],
         record=WalkRecord(timed=False),
+        on_found=None if loads is None else loads.walked,
     )
     return found
 
@@ -323,15 +325,7 @@ def walked_with(
 ) -> tuple[RootLoads, list[Loaded]]:
     """Walk a root as `scan_root` does, the helper taking files while the walk goes on."""
     loads = RootLoads(claimed, cache=None, strict=False, max_file_bytes=LIMIT, helper=helper)
-    walk_root(
-        Root(path=str(root_path), scope="extra"),
-        max_depth=6,
-        max_dirs=2000,
-        found=loads.found,
-        problems=[],
-        record=WalkRecord(timed=False),
-        on_found=loads.walked,
-    )
+    walked(root_path, loads)
     return loads, loads.finish()
 
 
