@@ -18,7 +18,8 @@ one `--corpus DIR`), in the same run and interleaved repetition by repetition:
 then `python -X importtime -c "import skillpack"` (cumulative µs of the `skillpack`
 line). Every number is whole-process wall time (spawn to exit). Targets (docs/design.md
 "Rules: performance", tightened by issue 27):
-cold ≤ 1.25× floor, warm ≤ 0.30× floor, import ≤ 60 ms.
+cold ≤ 1.25× floor, warm ≤ 0.30× floor, import ≤ 60 ms; the two ratios are judged on a
+corpus of 10,000 skills or more (`TARGET_MIN_SKILLS`).
 
 The environment points HOME, SKILLPACK_HOME, the XDG dirs and the admin dir into the
 work dir, and commands run from an empty directory, so nothing outside the corpus
@@ -58,6 +59,10 @@ from _common import (
 COLD_MAX_RATIO = 1.25
 WARM_MAX_RATIO = 0.30
 IMPORT_MAX_MS = 60.0
+TARGET_MIN_SKILLS = 10_000
+"""The ratio targets are set at 10,000 skills (issue 27). A smaller corpus's rows are
+printed, not judged: there the fixed start-up is most of a run (its own line says
+how much), so its ratio says little about the per-skill work."""
 FLOOR_SCRIPT = BENCH_DIR / "floor.py"
 
 
@@ -137,9 +142,10 @@ def measure_corpus(
     expected = floor_counts["found"] - broken if isinstance(broken, int) else floor_counts["valid"]
     cold_ratio = cold.wall.median / floor.wall.median
     warm_ratio = warm.wall.median / floor.wall.median
+    n_skills = corpus.summary.get("n_skills", floor_counts["found"])
     return {
         "corpus": str(corpus.dir),
-        "n_skills": corpus.summary.get("n_skills", floor_counts["found"]),
+        "n_skills": n_skills,
         "roots": len(roots),
         "floor": floor,
         "cold": cold,
@@ -156,8 +162,8 @@ def measure_corpus(
             "warm": round(warm.cpu.median / floor.cpu.median, 3),
         },
         "targets": {
-            "cold": {"max_ratio": COLD_MAX_RATIO, "pass": cold_ratio <= COLD_MAX_RATIO},
-            "warm": {"max_ratio": WARM_MAX_RATIO, "pass": warm_ratio <= WARM_MAX_RATIO},
+            "cold": target(n_skills, cold_ratio, COLD_MAX_RATIO),
+            "warm": target(n_skills, warm_ratio, WARM_MAX_RATIO),
         },
         "sanity": {
             "floor_found": floor_counts["found"],
@@ -192,6 +198,23 @@ def measure_import(*, work: Path, runs: int) -> dict[str, Any]:
     }
 
 
+def target(n_skills: int, ratio: float, max_ratio: float) -> dict[str, Any]:
+    """One ratio target of a corpus: whether it applies (`TARGET_MIN_SKILLS`) and
+    whether the ratio meets it."""
+    return {
+        "max_ratio": max_ratio,
+        "pass": ratio <= max_ratio,
+        "applies": n_skills >= TARGET_MIN_SKILLS,
+    }
+
+
+def targets_pass(results: list[dict[str, Any]], imported: dict[str, Any]) -> bool:
+    """Whether `--check` passes: the import target and every ratio target that applies."""
+    return imported["pass"] and all(
+        t["pass"] for res in results for t in res["targets"].values() if t["applies"]
+    )
+
+
 def _verdict(ok: bool) -> str:
     return "PASS" if ok else "FAIL"
 
@@ -221,7 +244,8 @@ def render_text(results: list[dict[str, Any]], imported: dict[str, Any]) -> str:
                 ratio = f"{res['ratios'][key]:.2f}x"
                 cpu_ratio = f"{res['cpu_ratios'][key]:.2f}x"
                 target = f"<= {limit:.2f}x"
-                verdict = _verdict(res["targets"][key]["pass"])
+                judged = res["targets"][key]
+                verdict = _verdict(judged["pass"]) if judged["applies"] else "n/a"
             rows.append(
                 (
                     label,
@@ -240,6 +264,11 @@ def render_text(results: list[dict[str, Any]], imported: dict[str, Any]) -> str:
             f"warm less start-up: {res['warm_less_startup_ms']:.1f} ms for the catalog itself"
             " (medians; start-up is paid by every run, whatever the catalog's size)"
         )
+        if not all(t["applies"] for t in res["targets"].values()):
+            out.append(
+                f"targets: judged at {TARGET_MIN_SKILLS:,} skills and more (n/a here: start-up"
+                f" is {res['ratios']['startup']:.2f}x the floor on its own)"
+            )
         out.append(
             f"sanity: floor found {san['floor_found']} SKILL.md (parsed {san['floor_parsed']},"
             f" valid {san['floor_valid']}), generator broken"
@@ -274,9 +303,7 @@ def to_json(
                 **{f"{key}_cpu_ms": res[key].cpu.to_dict() for key in _TIMED},
             }
         )
-    all_pass = imported["pass"] and all(
-        t["pass"] for res in results for t in res["targets"].values()
-    )
+    all_pass = targets_pass(results, imported)
     return {
         "machine": machine_info(),
         "repeat": repeat,

@@ -140,3 +140,19 @@ def test_floor_splits_frontmatter_only_at_a_line_that_is_exactly_three_dashes(
     text: str, expected: str | None
 ) -> None:
     assert floor.split_frontmatter(text) == expected
+
+
+def test_the_catalog_ratio_targets_are_judged_at_ten_thousand_skills(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.syspath_prepend(str(BENCH))  # as when run as a script: its `_common`
+    catalog = _load("bench_catalog")
+    imported = {"pass": True}
+    small = {"targets": {"cold": catalog.target(1_000, 1.9, 1.25)}}
+    large = {"targets": {"cold": catalog.target(10_000, 1.9, 1.25)}}
+    assert small["targets"]["cold"] == {"max_ratio": 1.25, "pass": False, "applies": False}
+    assert catalog.targets_pass([small], imported)
+    assert not catalog.targets_pass([small, large], imported)
+    assert not catalog.targets_pass([small], {"pass": False})
+    passing = {"targets": {"warm": catalog.target(10_000, 0.25, 0.30)}}
+    assert catalog.targets_pass([small, passing], imported)
