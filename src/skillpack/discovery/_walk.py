@@ -22,6 +22,7 @@ from typing import Final
 
 from .._limits import MAX_MANIFEST_BYTES
 from .._model import Problem, Root
+from ..index._snapshot import FileVersion, file_version
 from ._confine import NOISE_DIRS, SKILL_FILE
 from ._found import Found, WalkRecord, problem
 from ._load import read_bytes
@@ -127,17 +128,17 @@ def codex_sidecar(folder: str) -> tuple[str | None, str]:
         except OSError:
             continue
         if stat.S_ISREG(st.st_mode):
-            return candidate, f"{candidate}|{st.st_mtime_ns}|{st.st_size}"
+            return candidate, "|".join((candidate, *map(str, file_version(st))))
     return None, ""
 
 
-def file_sig(path: str) -> tuple[int, int, int] | None:
-    """(mtime_ns, ctime_ns, size) of a file, None when it cannot be `stat`ed."""
+def file_sig(path: str) -> FileVersion | None:
+    """`file_version` of a file (a plugin manifest), None when it cannot be `stat`ed."""
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size)
+    return file_version(st)
 
 
 Listing = tuple[int, list[tuple[str, bool]], list[str], bool, bool, list[str]]
