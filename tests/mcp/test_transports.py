@@ -203,6 +203,52 @@ def test_a_read_error_over_stdio_is_a_json_rpc_error_and_serving_goes_on(tree: P
     assert types.LATEST_PROTOCOL_VERSION  # the SDK's types are the ones the client speaks
 
 
+def test_a_deeply_nested_tool_argument_gets_the_invalid_param_result_with_its_id(
+    tree: Path,
+) -> None:
+    """A `limit` nested 300 (past the SDK's parser), 1,000 and 100,000 arrays deep: the
+    call is answered, by the tool's own check, and serving goes on."""
+    with subprocess.Popen(
+        [*SERVE, "--root", str(tree), "--no-user", "--no-system"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    ) as process:
+        assert process.stdin is not None and process.stdout is not None
+        init = {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"},
+        }
+        lines = [
+            json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}),
+            '{"jsonrpc": "2.0", "method": "notifications/initialized"}',
+        ]
+        for request_id, depth in ((2, 300), (3, 1_000), (4, 100_000)):
+            deep = "[" * depth + "3" + "]" * depth
+            lines.append(
+                f'{{"jsonrpc": "2.0", "id": {request_id}, "method": "tools/call", "params": '
+                f'{{"name": "skill_search", "arguments": {{"query": "alpha", "limit": {deep}}}}}}}'
+            )
+        lines.append('{"jsonrpc": "2.0", "id": 5, "method": "ping"}')
+        process.stdin.write("".join(line + "\n" for line in lines).encode())
+        process.stdin.flush()
+        replies: dict[Any, Any] = {}
+        while len(replies) < 5:
+            reply = json.loads(process.stdout.readline())
+            replies[reply.get("id")] = reply
+        process.stdin.close()
+        process.wait(timeout=30)
+
+    for request_id in (2, 3, 4):
+        result = replies[request_id]["result"]
+        assert result["isError"] is True
+        error = result["structuredContent"]["error"]
+        assert error["code"] == "INVALID_PARAM"
+        assert error["message"].startswith("`limit` of skill_search nests arrays or objects")
+    assert replies[5]["result"] == {}
+
+
 def test_raw_stdio_answers_malformed_lines_with_errors_and_keeps_serving(tree: Path) -> None:
     from skillpack.mcp._stdio import MAX_LINE_BYTES
 
@@ -236,8 +282,8 @@ def test_raw_stdio_answers_malformed_lines_with_errors_and_keeps_serving(tree: P
         send(b"this is not json")
         assert reply()["error"]["code"] == -32700
         for deep in (b"[" * 100_000 + b"]" * 100_000, b'{"a":' * 100_000 + b"1" + b"}" * 100_000):
-            send(deep)  # the parser's recursion limit, not the server's end
-            assert reply()["error"]["code"] == -32700
+            send(deep)  # read with its deep parts cut: valid JSON, but no request
+            assert reply()["error"]["code"] == -32600
         send(b'{"hello": "world"}')
         assert reply()["error"]["code"] == -32600
         send(
