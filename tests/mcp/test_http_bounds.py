@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from skill_client import skill_md, write
 
-from skillpack.mcp._http import MAX_SESSIONS
+from skillpack.mcp._http import MAX_SESSIONS, MAX_SESSIONS_ENV
 
 SERVE = [sys.executable, "-c", "from skillpack.cli import main; main()", "mcp"]
 INIT = json.dumps(
@@ -116,7 +116,9 @@ class Server:
 TOKEN = "s3cret-token"
 
 
-def start(tmp_path: Path, *, files: int | None = None, token: bool = False) -> Iterator[Server]:
+def start(
+    tmp_path: Path, *, files: int | None = None, token: bool = False, sessions: int | None = None
+) -> Iterator[Server]:
     tree = write(tmp_path / "skills", {"alpha/SKILL.md": skill_md("alpha")})
     token_args: tuple[str, ...] = ()
     if token:
@@ -124,6 +126,10 @@ def start(tmp_path: Path, *, files: int | None = None, token: bool = False) -> I
         token_args = ("--token-file", str(tmp_path / "token"))
     cache = Path(os.environ["SKILLPACK_CACHE_DIR"])
     stderr_path = tmp_path / "server.err"
+
+    env = dict(os.environ)
+    if sessions is not None:
+        env[MAX_SESSIONS_ENV] = str(sessions)
 
     def limit() -> None:
         if files is not None:
@@ -141,6 +147,7 @@ def start(tmp_path: Path, *, files: int | None = None, token: bool = False) -> I
             stdout=subprocess.PIPE,
             stderr=stderr,
             text=True,
+            env=env,
             preexec_fn=limit,  # noqa: PLW1509 - only setrlimit, before exec
         ) as process,
     ):
@@ -173,8 +180,9 @@ def small_server(tmp_path: Path) -> Iterator[Server]:
 def test_2000_sessions_that_never_close_hold_rss_and_open_files_bounded(
     server: Server,
 ) -> None:
-    """Bound: at most MAX_SESSIONS (500) sessions; RSS grows by under 64 MB over the
-    start, open files by under 16 (the index is one shared connection)."""
+    """Bound: at most MAX_SESSIONS (500) sessions, every new client admitted in the
+    place of the least recently used idle one; RSS grows by under 64 MB over the start,
+    open files by under 16 (the index is one shared connection)."""
     first = server.open_session()
     assert server.search(first)
     rss0, files0 = server.usage()
@@ -187,13 +195,59 @@ def test_2000_sessions_that_never_close_hold_rss_and_open_files_bounded(
             assert server.search(session)
     rss, files = server.usage()
 
-    assert statuses == {200: MAX_SESSIONS - 1, 503: 2001 - MAX_SESSIONS}
+    assert statuses == {200: 2000}
     assert rss - rss0 < 64 * 1024, (rss0, rss)
     assert files - files0 < 16, (files0, files)
-    assert server.search(first)  # the sessions already open keep working
-    refusals = server.stderr.read_text(encoding="utf-8")
-    assert refusals.count("client sessions are open") == 1, refusals[:2000]
-    assert "Traceback" not in refusals
+    assert server.post(SEARCH, first)[0] == 404  # idle the longest: its place was taken
+    log = server.stderr.read_text(encoding="utf-8")
+    assert log.count(f"{MAX_SESSIONS} client sessions are open") == 1, log[:2000]
+    assert "Traceback" not in log
+
+
+@pytest.fixture
+def five_sessions(tmp_path: Path) -> Iterator[Server]:
+    yield from start(tmp_path, sessions=5)
+
+
+def test_a_full_session_table_admits_a_new_client_in_the_least_recently_used_idle_place(
+    five_sessions: Server,
+) -> None:
+    """Abandoned sessions fill the table (5 here, by MAX_SESSIONS_ENV): a new client
+    is admitted, the session idle the longest makes room and says so in the log, a
+    session in use keeps its place, one holding an event stream (a request in
+    flight) is never closed, and only a table of busy sessions refuses (503)."""
+    server = five_sessions
+    streaming = server.open_session()
+    stream = server.open_stream(streaming)
+    try:
+        abandoned = [server.open_session() for _ in range(3)]
+        used = server.open_session()
+        assert server.search(used)  # now `used` is the most recently used
+
+        newcomer = server.open_session()  # a sixth: `abandoned[0]` makes room
+
+        assert server.search(newcomer) and server.search(used)
+        assert server.post(SEARCH, abandoned[0])[0] == 404
+        assert all(server.search(s) for s in abandoned[1:])
+        for _ in range(10):  # every new client admitted, the streaming one kept
+            assert server.post(INIT)[0] == 200
+        assert server.post(SEARCH, newcomer)[0] == 404
+        log = server.stderr.read_text(encoding="utf-8")
+        assert log.count("5 client sessions are open (the most it keeps)") == 1, log
+        assert "least recently used idle session" in log
+        # Every other session busy too: nothing idle to close, so 503.
+        busy = [server.open_session() for _ in range(4)]
+        streams = [server.open_stream(s) for s in busy]
+        try:
+            assert server.post(INIT)[0] == 503
+        finally:
+            for sock in streams:
+                sock.close()
+        sock_ok = server.search(streaming)
+    finally:
+        stream.close()
+    assert sock_ok
+    assert "Traceback" not in server.stderr.read_text(encoding="utf-8")
 
 
 STREAMS = 180

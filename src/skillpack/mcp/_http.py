@@ -6,8 +6,11 @@ connections are bounded as `_httpguard` says (a whole head within `HEADER_SECOND
 however it is drip-fed, a whole body within `BODY_SECONDS` of it, at most `PENDING_MAX`
 waiting for a head, the oldest closed first; the limit kept under the open-file
 limit), and so are the client sessions (`MAX_SESSIONS`, closed after
-`SESSION_IDLE_SECONDS` idle or on DELETE). Running out of file handles, or of
-sessions, is one log line per episode (`_httpguard.EpisodeLog`).
+`SESSION_IDLE_SECONDS` idle or on DELETE). A full session table does not lock new
+clients out: the least recently used session with no request in flight is closed to
+admit the new one (`make_room`); only when every session is busy is a new client
+refused (503). Running out of file handles, evicting sessions and refusing them are
+each one log line per episode (`_httpguard.EpisodeLog`).
 
 The SDK's own transport security (the same host and origin lists) and its request
 body limit stay on behind these.
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import socket
 import sys
 from collections.abc import Callable
@@ -36,10 +40,15 @@ from .._httpguard import (
 
 MCP_PATH: Final = "/mcp"
 MAX_SESSIONS: Final = 500
-"""Client sessions open at once; one more is refused with 503 "Too many open sessions"
-until one ends (DELETE, or idle). A session costs about 60 KB (its `Session` and
-tools; the index connection is shared), so 500 bound the server near 30 MB over its
-start."""
+"""Client sessions open at once; a new client past it takes the place of the least
+recently used idle session (`make_room`), and is refused with 503 "Too many open
+sessions" only while every session has a request in flight. A session costs about
+60 KB (its `Session` and tools; the index connection is shared), so 500 bound the
+server near 30 MB over its start."""
+MAX_SESSIONS_ENV: Final = "SKILLPACK_MCP_MAX_SESSIONS"
+"""A positive integer here lowers (or raises) `MAX_SESSIONS` for one server (tests)."""
+_log = logging.getLogger("skillpack.mcp")
+_EVICTED: Final = "Closing the least recently used idle session"
 SESSION_IDLE_SECONDS: Final = 600.0
 """A session with no request in flight and no open event stream for this long is
 closed (a client that vanished without DELETE, or whose connection dropped); its id
@@ -68,12 +77,77 @@ def read_token(path: str) -> str:
     return token
 
 
-class GuardedApp:
-    """ASGI wrapper: the shared Host, Origin and token checks (module docstring)."""
+def session_cap() -> int:
+    """The session table's size: `MAX_SESSIONS`, or `MAX_SESSIONS_ENV` when it holds a
+    positive integer.
 
-    def __init__(self, app: Any, *, guard: HostGuard) -> None:
+    Raises:
+        UsageError: `MAX_SESSIONS_ENV` is set to something else.
+    """
+    raw = os.environ.get(MAX_SESSIONS_ENV, "").strip()
+    if not raw:
+        return MAX_SESSIONS
+    if not raw.isdigit() or int(raw) < 1:
+        raise UsageError(
+            f"{MAX_SESSIONS_ENV}={raw!r} is not a positive whole number of sessions; "
+            f"set it to one (e.g. {MAX_SESSIONS}) or unset it."
+        )
+    return int(raw)
+
+
+def make_room(manager: Any) -> str | None:
+    """When the SDK's session table (`manager`, its `StreamableHTTPSessionManager`) is
+    full, close its least recently used session with no request in flight (an open
+    event stream counts as one) and return its id; None when there is room, or when
+    every session is busy (the SDK then refuses the new client with 503).
+
+    The session leaves the table at once, so the new client is admitted; its server
+    task ends as an idle timeout would end it (its id then answers 404). Uses the
+    SDK's table and each transport's idle deadline (mcp 2.x, which the extra pins);
+    any other shape leaves admission to the SDK as it is.
+    """
+    try:
+        table: dict[str, Any] = manager._server_instances
+        cap = manager.max_sessions
+        if cap is None or len(table) < cap:
+            return None
+        idle = [
+            (transport.idle_scope.deadline, session_id, transport)
+            for session_id, transport in table.items()
+            if transport._requests_in_flight == 0
+            and transport.idle_scope is not None
+            and not transport.idle_scope.cancel_called
+        ]
+        if not idle:
+            return None
+        # The idle deadline is the end of the last request plus the idle timeout:
+        # the earliest is the session used least recently.
+        _, session_id, transport = min(idle, key=lambda entry: entry[0])
+        table.pop(session_id, None)
+        manager._session_owners.pop(session_id, None)
+        transport.idle_scope.cancel()
+    except (AttributeError, TypeError):
+        return None
+    _log.warning(
+        "%s (%s…) to admit a new client: %d sessions are open.", _EVICTED, session_id[:8], cap
+    )
+    return session_id
+
+
+class GuardedApp:
+    """ASGI wrapper: the shared Host, Origin and token checks (module docstring), and
+    room in a full session table for a new client (`make_room`)."""
+
+    def __init__(self, app: Any, *, guard: HostGuard, sessions: Any = None) -> None:
+        """Args:
+        app: The SDK's ASGI app.
+        guard: The Host, Origin and token checks.
+        sessions: The SDK's session manager, whose table `make_room` keeps
+            open to new clients; None: left to the SDK.
+        """
         self.app = app
         self.guard = guard
+        self.sessions = sessions
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -86,6 +160,12 @@ class GuardedApp:
         if refused is not None:
             await _refuse(send, *refused)
             return
+        if (
+            self.sessions is not None
+            and scope.get("method") == "POST"
+            and b"mcp-session-id" not in headers
+        ):
+            make_room(self.sessions)  # a request without a session opens one
         await self.app(scope, receive, send)
 
 
@@ -103,11 +183,12 @@ def build_app(
     host: str,
     token: str | None,
     port: int | None = None,
-    max_sessions: int = MAX_SESSIONS,
+    max_sessions: int | None = None,
 ) -> Any:
     """The ASGI app: the SDK's streamable HTTP at `/mcp`, wrapped in `GuardedApp`
     (requests must name `port` when given), holding at most `max_sessions` client
-    sessions (closed after `SESSION_IDLE_SECONDS` idle)."""
+    sessions (default `session_cap()`; closed after `SESSION_IDLE_SECONDS` idle, the
+    least recently used idle one when a new client needs its place)."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     guard = HostGuard(host, token=token, port=port)
@@ -122,10 +203,10 @@ def build_app(
         streamable_http_path=MCP_PATH,
         host=host,
         transport_security=security,
-        max_sessions=max_sessions,
+        max_sessions=max_sessions or session_cap(),
         session_idle_timeout=SESSION_IDLE_SECONDS,
     )
-    return GuardedApp(app, guard=guard)
+    return GuardedApp(app, guard=guard, sessions=sdk_server.session_manager)
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -192,7 +273,9 @@ the SDK's session manager, skillpack's handlers."""
 
 def episode_log() -> EpisodeLog:
     """The server's log filter: one line per episode of file-handle exhaustion and of
-    a full session table; none for a client that left mid-request."""
+    a full session table (sessions evicted, or refused); none for a client that left
+    mid-request."""
+    cap = session_cap()
     return EpisodeLog(
         {
             "no-handles": (
@@ -202,11 +285,18 @@ def episode_log() -> EpisodeLog:
                 "repeats. (Logged once per episode.)",
             ),
             "client-left": (client_left, None),
+            "sessions-evicted": (
+                lambda record: record.getMessage().startswith(_EVICTED),
+                f"skillpack mcp: {cap} client sessions are open (the most it keeps); each "
+                "new client takes the place of the least recently used idle session, whose "
+                "id then answers 404. Clients that end their sessions with DELETE avoid "
+                "this. (Logged once per episode.)",
+            ),
             "sessions-full": (
                 lambda record: record.getMessage().startswith("Refusing to open a new session"),
-                f"skillpack mcp: {MAX_SESSIONS} client sessions are open; new ones are "
-                "refused with 503 until one ends (DELETE, or "
-                f"{int(SESSION_IDLE_SECONDS // 60)} minutes idle). (Logged once per episode.)",
+                f"skillpack mcp: {cap} client sessions are open, each with a request in "
+                "flight; new ones are refused with 503 until one is idle or ends. "
+                "(Logged once per episode.)",
             ),
         }
     )
