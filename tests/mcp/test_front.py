@@ -230,12 +230,12 @@ def test_a_line_that_is_not_json_gets_the_sdk_servers_error(tree: Path) -> None:
     assert any(b"-32700" in line for line in transcript)
 
 
-def test_a_line_nested_too_deeply_to_parse_is_refused_as_no_request_and_serving_goes_on(
+def test_a_line_nested_too_deeply_to_parse_gets_a_parse_error_and_serving_goes_on(
     tree: Path,
 ) -> None:
     deep = b"[" * 100_000 + b"]" * 100_000 + b"\n"
     transcript = converse(tree, [initialize(), deep, request(2, "ping")], fast=True)
-    assert json.loads(transcript[1])["error"]["code"] == -32600  # read cut: an array
+    assert json.loads(transcript[1])["error"]["code"] == -32700
     assert json.loads(transcript[-1]) == {"jsonrpc": "2.0", "id": 2, "result": {}}
 
 

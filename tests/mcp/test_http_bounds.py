@@ -204,6 +204,24 @@ def test_2000_sessions_that_never_close_hold_rss_and_open_files_bounded(
     assert "Traceback" not in log
 
 
+def test_a_deeply_nested_tool_argument_over_http_gets_the_invalid_param_result(
+    server: Server,
+) -> None:
+    """A `limit` nested 300 (past the SDK's parser), 1,000 and 100,000 arrays deep: the
+    body is read with its nesting cut, so the tool's own check answers the call."""
+    session = server.open_session()
+    for depth in (300, 1_000, 100_000):
+        deep = "[" * depth + "3" + "]" * depth
+        body = SEARCH.replace('"query": "alpha"}', f'"query": "alpha", "limit": {deep}}}')
+        status, _, reply = server.post(body, session)
+        assert status == 200, reply[:300]
+        data = [line[5:] for line in reply.decode().splitlines() if line.startswith("data:")]
+        error = json.loads(data[-1] if data else reply)["result"]["structuredContent"]["error"]
+        assert error["code"] == "INVALID_PARAM"
+        assert error["message"].startswith("`limit` of skill_search nests arrays or objects")
+    assert server.search(session)
+
+
 @pytest.fixture
 def five_sessions(tmp_path: Path) -> Iterator[Server]:
     yield from start(tmp_path, sessions=5)

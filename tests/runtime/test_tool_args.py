@@ -19,6 +19,7 @@ from skillpack.runtime._tool_args import (
     SCHEMAS,
     check_args,
     clip_nesting,
+    clip_request,
     parse_args,
     strict_schema,
 )
@@ -321,3 +322,14 @@ def test_parse_args_reads_any_depth_without_recursing() -> None:
     assert parse_args("skill_search", "  ") == {}
     with pytest.raises(UsageError, match="The arguments of skill_search are not JSON"):
         parse_args("skill_search", "{nope")
+
+
+def test_clip_request_cuts_only_a_deep_request_and_leaves_the_rest_to_the_protocol() -> None:
+    deep = "[" * 1_000 + "]" * 1_000
+    request = '{"jsonrpc": "2.0", "id": 1, "method": "m", "params": {"p": ' + deep + "}}"
+    clipped = clip_request(request.encode())
+    assert clipped != request.encode() and json.loads(clipped)["id"] == 1
+    for other in (deep, '{"a": ' + deep + "}", '{"method": ' + deep + "}", "[[[" + deep):
+        assert clip_request(other) is other  # not a request: the parse error answers
+    shallow = '{"jsonrpc": "2.0", "id": 1, "method": "m"}'
+    assert clip_request(shallow) is shallow

@@ -13,7 +13,8 @@ refused (503). Running out of file handles, evicting sessions and refusing them 
 each one log line per episode (`_httpguard.EpisodeLog`).
 
 The SDK's own transport security (the same host and origin lists) and its request
-body limit stay on behind these.
+body limit stay on behind these. A request nested deeper than `MAX_FRAME_DEPTH` is
+read with its deep parts cut (`_clipped`, `clip_request`), as a stdio line is.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ from .._httpguard import (
     connection_limit,
     out_of_handles,
 )
+from ..runtime._tool_args import clip_request
+from ._stdio import MAX_LINE_BYTES
 
 MCP_PATH: Final = "/mcp"
 MAX_SESSIONS: Final = 500
@@ -160,13 +163,43 @@ class GuardedApp:
         if refused is not None:
             await _refuse(send, *refused)
             return
-        if (
-            self.sessions is not None
-            and scope.get("method") == "POST"
-            and b"mcp-session-id" not in headers
-        ):
-            make_room(self.sessions)  # a request without a session opens one
+        if scope.get("method") == "POST":
+            if self.sessions is not None and b"mcp-session-id" not in headers:
+                make_room(self.sessions)  # a request without a session opens one
+            receive = _clipped(receive)
         await self.app(scope, receive, send)
+
+
+def _clipped(receive: Any) -> Any:
+    """`receive` whose request body, once whole (within `MAX_LINE_BYTES`), comes as one
+    message, a deep request's nesting cut (`clip_request`), as a stdio line is: the SDK's parser
+    drops a request nested past 200 levels, where the tool's own check should answer.
+    A longer body, and everything after the body, passes as it comes."""
+    pending: list[Any] = []
+    read = False
+
+    async def clipped() -> Any:
+        nonlocal read
+        if pending:
+            return pending.pop(0)
+        if read:
+            return await receive()
+        read = True
+        body = bytearray()
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                if not body:
+                    return message
+                pending.append(message)
+                return {"type": "http.request", "body": bytes(body), "more_body": True}
+            body += message.get("body", b"")
+            if not message.get("more_body", False):
+                return {"type": "http.request", "body": clip_request(bytes(body))}
+            if len(body) > MAX_LINE_BYTES:
+                return {"type": "http.request", "body": bytes(body), "more_body": True}
+
+    return clipped
 
 
 async def _refuse(send: Any, status: int, message: str) -> None:

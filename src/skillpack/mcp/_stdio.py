@@ -11,8 +11,8 @@ null device, 1 at stderr), so a stray `print` or a child process never writes in
 the protocol; both come back on exit. When stdin or stdout is not a pipe, socket or
 terminal (a regular file), the SDK's own transport serves instead. Lines are bounded
 (`MAX_LINE_BYTES`); a line that is too long, not JSON or not JSON-RPC is answered with
-a JSON-RPC error (`-32600`, `-32700`), and serving goes on. A line nested deeper than
-`MAX_FRAME_DEPTH` reaches the SDK with its deep parts cut (`clip_nesting`): a tool
+a JSON-RPC error (`-32600`, `-32700`), and serving goes on. A request nested deeper
+than `MAX_FRAME_DEPTH` reaches the SDK with its deep parts cut (`clip_request`): a tool
 call's deep argument is then refused by the tool's check, with the call's id.
 """
 
@@ -27,7 +27,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any, Final
 
-from ..runtime._tool_args import clip_nesting
+from ..runtime._tool_args import clip_request
 from ._pipes import is_stream
 
 MAX_LINE_BYTES: Final = 4 * 1024 * 1024
@@ -65,7 +65,7 @@ class _Lines:
                 continue
             if not line.strip():
                 continue
-            line = clip_nesting(line)  # the SDK's parser stops at 200 levels, silently
+            line = clip_request(line)  # the SDK's parser drops it past 200 levels
             refusal = _refusal(line)
             if refusal is None:
                 return line.decode("utf-8", errors="replace")
@@ -92,8 +92,10 @@ def _refusal(line: bytes) -> tuple[Any, int, str] | None:
     """(id, code, message) of the error a line gets, None when it is a JSON-RPC message."""
     try:
         message = json.loads(line)
-    except ValueError as exc:  # no RecursionError: the line's nesting is clipped
+    except ValueError as exc:
         return None, -32700, f"Parse error: {exc}"
+    except RecursionError:  # 100,000 nested brackets: the parser's stack, not the line
+        return None, -32700, "Parse error: nested too deeply"
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
         return None, -32600, "Invalid request: not a JSON-RPC 2.0 message"
     if "method" not in message and "id" not in message:

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from ..runtime._tool_args import clip_nesting
+from ..runtime._tool_args import clip_request
 from ._codes import PROTOCOL_CODES, RPC_CODES, ParamError, RpcFailure, error_object, invalid_params
 from ._frame import MAX_BATCH, MAX_RESPONSE_BYTES, Sink, encode, error_frame
 from ._methods import Methods
@@ -63,14 +63,20 @@ class Dispatcher:
             try:
                 message = json.loads(frame)
             except RecursionError:
-                # Nesting deeper than the parser goes (a 1,000-deep argument): parse it
-                # with the deep parts cut, so the tool's check refuses them with the id.
-                message = json.loads(clip_nesting(frame))
-        except (ValueError, UnicodeDecodeError) as exc:
+                # Nesting deeper than the parser goes: a request (a 1,000-deep argument)
+                # is read cut, so the tool's check refuses it with its id; anything
+                # else stays the parse error.
+                clipped = clip_request(frame)
+                if clipped is frame:
+                    raise
+                message = json.loads(clipped)
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            # RecursionError: nesting deeper than the parser goes (a 100,000-deep body).
+            reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
             return error_frame(
                 None,
                 PROTOCOL_CODES["parse-error"],
-                f"Parse error: the message is not valid JSON ({exc}). Send one JSON-RPC "
+                f"Parse error: the message is not valid JSON ({reason}). Send one JSON-RPC "
                 "object (or a batch array) per message.",
             )
         if isinstance(message, list):

@@ -256,6 +256,23 @@ def clip_nesting(text: Text, keep: int = MAX_FRAME_DEPTH) -> Text:
     return empty.join(kept)  # type: ignore[no-any-return]
 
 
+def clip_request(data: Text) -> Text:
+    """A JSON-RPC request nested deeper than `MAX_FRAME_DEPTH`, cut (`clip_nesting`) so
+    a parser reads it and the method's own checks refuse its deep arguments, with the
+    request's id; anything else (nested no deeper, or not a request once cut) comes back
+    as is, for the protocol's parse error to answer."""
+    clipped = clip_nesting(data)
+    if clipped is data:
+        return data
+    try:
+        message = json.loads(clipped)
+    except ValueError:
+        return data
+    if isinstance(message, dict) and isinstance(message.get("method"), str):
+        return clipped
+    return data
+
+
 def _deepest_key(arguments: Mapping[str, Any], limit: int) -> str | None:
     """The first key of `arguments` whose value nests arrays or objects past `limit`
     levels (the arguments themselves being the first), found without recursion."""
