@@ -8,9 +8,10 @@ waiting for a head, the oldest closed first; the limit kept under the open-file
 limit), and so are the client sessions (`MAX_SESSIONS`, closed after
 `SESSION_IDLE_SECONDS` idle or on DELETE). A full session table does not lock new
 clients out: the least recently used session with no request in flight is closed to
-admit the new one (`make_room`); only when every session is busy is a new client
-refused (503). Running out of file handles, evicting sessions and refusing them are
-each one log line per episode (`_httpguard.EpisodeLog`).
+admit the new one (`make_room`, run inside the SDK's admission: `evict_on_admit`);
+only when every session is busy is a new client refused (503). Running out of file
+handles, evicting sessions and refusing them are each one log line per episode
+(`_httpguard.EpisodeLog`).
 
 The SDK's own transport security (the same host and origin lists) and its request
 body limit stay on behind these. A request nested deeper than `MAX_FRAME_DEPTH` is
@@ -98,6 +99,22 @@ def session_cap() -> int:
     return int(raw)
 
 
+def evict_on_admit(manager: Any) -> None:
+    """Have the SDK's session manager `make_room` each time it admits a new session:
+    inside its admission (under its lock, with nothing awaited in between), so two
+    clients arriving together cannot both find the one place made. A manager of
+    another shape is left as it is (a full table then refuses with 503)."""
+    admit = getattr(manager, "_admit_session", None)
+    if admit is None:
+        return
+
+    def admit_making_room(*args: Any, **kwargs: Any) -> Any:
+        make_room(manager)
+        return admit(*args, **kwargs)
+
+    manager._admit_session = admit_making_room
+
+
 def make_room(manager: Any) -> str | None:
     """When the SDK's session table (`manager`, its `StreamableHTTPSessionManager`) is
     full, close its least recently used session with no request in flight (an open
@@ -139,18 +156,11 @@ def make_room(manager: Any) -> str | None:
 
 class GuardedApp:
     """ASGI wrapper: the shared Host, Origin and token checks (module docstring), and
-    room in a full session table for a new client (`make_room`)."""
+    a request body read the way a stdio line is (`_clipped`)."""
 
-    def __init__(self, app: Any, *, guard: HostGuard, sessions: Any = None) -> None:
-        """Args:
-        app: The SDK's ASGI app.
-        guard: The Host, Origin and token checks.
-        sessions: The SDK's session manager, whose table `make_room` keeps
-            open to new clients; None: left to the SDK.
-        """
+    def __init__(self, app: Any, *, guard: HostGuard) -> None:
         self.app = app
         self.guard = guard
-        self.sessions = sessions
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -164,8 +174,6 @@ class GuardedApp:
             await _refuse(send, *refused)
             return
         if scope.get("method") == "POST":
-            if self.sessions is not None and b"mcp-session-id" not in headers:
-                make_room(self.sessions)  # a request without a session opens one
             receive = _clipped(receive)
         await self.app(scope, receive, send)
 
@@ -239,7 +247,8 @@ def build_app(
         max_sessions=max_sessions or session_cap(),
         session_idle_timeout=SESSION_IDLE_SECONDS,
     )
-    return GuardedApp(app, guard=guard, sessions=sdk_server.session_manager)
+    evict_on_admit(sdk_server.session_manager)
+    return GuardedApp(app, guard=guard)
 
 
 def bind(host: str, port: int) -> socket.socket:
