@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from skill_client import skill_md, write
@@ -383,3 +384,109 @@ def test_a_request_head_drip_fed_a_byte_a_second_is_closed(
 ) -> None:
     # The head's own deadline (HEADER_SECONDS, from the connection's start) closes it.
     assert drip_until_closed(server.port, "/mcp") < 60
+
+
+def test_the_session_cap_comes_from_the_environment_or_is_refused_clearly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from skillpack._errors import UsageError
+    from skillpack.mcp._http import session_cap
+
+    monkeypatch.delenv(MAX_SESSIONS_ENV, raising=False)
+    assert session_cap() == MAX_SESSIONS
+    monkeypatch.setenv(MAX_SESSIONS_ENV, " 7 ")
+    assert session_cap() == 7
+    for bad in ("0", "-3", "many"):
+        monkeypatch.setenv(MAX_SESSIONS_ENV, bad)
+        with pytest.raises(UsageError, match="not a positive whole number of sessions"):
+            session_cap()
+
+
+class FakeScope:
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
+        self.cancel_called = False
+
+    def cancel(self) -> None:
+        self.cancel_called = True
+
+
+class FakeTransport:
+    def __init__(self, deadline: float, in_flight: int = 0) -> None:
+        self.idle_scope = FakeScope(deadline)
+        self._requests_in_flight = in_flight
+
+
+class FakeManager:
+    def __init__(self, cap: int, transports: dict[str, FakeTransport]) -> None:
+        self.max_sessions = cap
+        self._server_instances = dict(transports)
+        self._session_owners = {key: "owner" for key in transports}
+        self.admitted = 0
+
+    def _admit_session(self, requestor: object) -> str:
+        self.admitted += 1
+        return f"new{self.admitted}"
+
+
+def test_make_room_closes_the_least_recently_used_idle_session_only_when_full() -> None:
+    from skillpack.mcp._http import evict_on_admit, make_room
+
+    busy, old, recent = FakeTransport(1.0, in_flight=1), FakeTransport(5.0), FakeTransport(9.0)
+    manager = FakeManager(3, {"busy": busy, "old": old, "recent": recent})
+    assert make_room(FakeManager(4, {"old": FakeTransport(5.0)})) is None  # room left
+
+    evict_on_admit(manager)
+    assert manager._admit_session(None) == "new1"
+
+    assert set(manager._server_instances) == {"busy", "recent"}
+    assert "old" not in manager._session_owners and old.idle_scope.cancel_called
+    assert not busy.idle_scope.cancel_called and not recent.idle_scope.cancel_called
+    all_busy = FakeManager(1, {"busy": FakeTransport(1.0, in_flight=2)})
+    assert make_room(all_busy) is None and len(all_busy._server_instances) == 1
+    assert make_room(object()) is None  # another SDK's shape: left to the SDK
+    evict_on_admit(object())  # nothing to wrap
+
+
+def test_a_body_is_read_whole_and_a_deep_request_cut_else_passed_as_it_comes() -> None:
+    import anyio
+
+    from skillpack.mcp._http import _clipped
+    from skillpack.mcp._stdio import MAX_LINE_BYTES
+
+    deep = b"[" * 1_000 + b"]" * 1_000
+    request = b'{"jsonrpc": "2.0", "id": 1, "method": "m", "params": {"p": ' + deep + b"}}"
+
+    def received(*messages: dict[str, object], reads: int) -> list[Any]:
+        queue = list(messages)
+
+        async def receive() -> dict[str, object]:
+            return queue.pop(0)
+
+        async def main() -> list[Any]:
+            clipped = _clipped(receive)
+            return [await clipped() for _ in range(reads)]
+
+        return anyio.run(main)
+
+    half = len(request) // 2
+    [whole] = received(
+        {"type": "http.request", "body": request[:half], "more_body": True},
+        {"type": "http.request", "body": request[half:]},
+        reads=1,
+    )
+    assert json.loads(whole["body"])["id"] == 1 and len(whole["body"]) < len(request)
+    gone: dict[str, object] = {"type": "http.disconnect"}
+    assert received(gone, reads=1) == [gone]
+    first, then = received(
+        {"type": "http.request", "body": b"[[", "more_body": True}, gone, reads=2
+    )
+    assert first == {"type": "http.request", "body": b"[[", "more_body": True} and then == gone
+    big = b"x" * (MAX_LINE_BYTES + 1)
+    first, rest = received(
+        {"type": "http.request", "body": big, "more_body": True},
+        {"type": "http.request", "body": deep},
+        reads=2,
+    )
+    assert first["body"] == big and first["more_body"] is True
+    assert rest == {"type": "http.request", "body": deep}  # past the bound: as it comes
