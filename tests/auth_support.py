@@ -114,17 +114,20 @@ def bad_tokens(issuer: Issuer) -> dict[str, str | None]:
 
 
 class JwksServer:
-    """An issuer's JWK set at `url` (plain http on 127.0.0.1), counting the fetches."""
+    """An issuer's JWK set at `url` (plain http on 127.0.0.1), counting the fetches;
+    the keys of `rotated` issuers are published beside it (a key rotation)."""
 
     def __init__(self, issuer: Issuer) -> None:
         self.issuer = issuer
+        self.rotated: list[Issuer] = []
         self.fetches = 0
         served = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # noqa: N802 - the http.server naming
                 served.fetches += 1
-                body = json.dumps(served.issuer.jwks()).encode()
+                keys = [k for i in (served.issuer, *served.rotated) for k in i.jwks()["keys"]]
+                body = json.dumps({"keys": keys}).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
@@ -172,3 +175,88 @@ def write_auth_config(
     path = folder / "config.toml"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+TEAM = {
+    "finance-report/SKILL.md": "finance-report",
+    "finance-audit/SKILL.md": "finance-audit",
+    "hr-payroll/SKILL.md": "hr-payroll",
+    "eng-deploy/SKILL.md": "eng-deploy",
+    "public-help/SKILL.md": "public-help",
+}
+"""A team's skills: each group sees its own and the public ones."""
+GRANTS = [
+    ("groups", "finance", ["finance-*", "public-*"]),
+    ("realm_access.roles", "hr", ["hr-*", "public-*"]),
+    ("roles", "Skills.Eng", ["eng-*", "public-*"]),
+]
+"""One grant per claim shape: a plain list (`groups`), Keycloak's nested realm roles
+and Entra's app roles."""
+SEES = {
+    "finance": ["finance-audit", "finance-report", "public-help"],
+    "hr": ["hr-payroll", "public-help"],
+    "eng": ["eng-deploy", "public-help"],
+}
+
+
+def write_team(root: Path) -> Path:
+    """The team's skills under `root`, each with a reference file and arguments."""
+    for rel, name in TEAM.items():
+        folder = root / rel.rsplit("/", 1)[0]
+        (folder / "references").mkdir(parents=True, exist_ok=True)
+        (folder / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: The {name} skill of the team. Use it for "
+            f"{name.replace('-', ' ')} work.\n---\n# {name}\n\nRead references/notes.md.\n",
+            encoding="utf-8",
+        )
+        (folder / "references" / "notes.md").write_text(f"# Notes of {name}\n", "utf-8")
+    return root
+
+
+def team_token(issuer: Issuer, group: str) -> str:
+    """A token of a member of `group`, in the claim shape its grant reads."""
+    if group == "finance":
+        return issuer.token(sub="fay", groups=["finance"])
+    if group == "hr":
+        return issuer.token(sub="hal", realm_access={"roles": ["hr", "offline_access"]})
+    return issuer.token(sub="eve", algorithm="ES256", roles=["Skills.Eng"])
+
+
+def isolated_env(home: Path) -> dict[str, str]:
+    """The environment of a server subprocess whose user paths are under `home`."""
+    import os
+
+    env = dict(os.environ)
+    env.update(
+        SKILLPACK_HOME=str(home),
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        XDG_CACHE_HOME=str(home / ".cache"),
+        SKILLPACK_CACHE_DIR=str(home / "cache"),
+        SKILLPACK_ADMIN_DIR=str(home / "admin-skills"),
+    )
+    return env
+
+
+@contextmanager
+def server_process(
+    argv: Sequence[str], *, env: dict[str, str], stderr_path: Path
+) -> Iterator[dict[str, Any]]:
+    """Start a server printing one JSON line once it listens; yield that line's object
+    (with the process under `process`), and stop it at the end."""
+    import subprocess
+
+    with (
+        stderr_path.open("w", encoding="utf-8") as stderr,
+        subprocess.Popen(
+            list(argv), stdout=subprocess.PIPE, stderr=stderr, text=True, env=env
+        ) as process,
+    ):
+        try:
+            assert process.stdout is not None
+            line = process.stdout.readline()
+            assert line, stderr_path.read_text(encoding="utf-8")
+            yield {**json.loads(line), "process": process}
+        finally:
+            process.terminate()
+            process.wait(timeout=30)

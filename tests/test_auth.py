@@ -129,15 +129,18 @@ def test_a_key_set_url_is_fetched_once_then_only_for_a_new_kid_and_at_most_so_of
         assert served.fetches == 1
         rotated = Issuer(rsa_kid="k2", ec_kid="e2")
         served.issuer = rotated
-        now[0] += JWKS_REFETCH_SECONDS
-        assert verifier.verify(rotated.token()).subject == "alice"
+        assert verifier.verify(rotated.token()).subject == "alice"  # a new kid: fetched
         assert served.fetches == 2
         with pytest.raises(AuthRefused):
             verifier.verify(Issuer(rsa_kid="k3").token())  # unknown, too soon: no fetch
         assert served.fetches == 2
+        now[0] += JWKS_REFETCH_SECONDS
+        with pytest.raises(AuthRefused):
+            verifier.verify(Issuer(rsa_kid="k4").token())  # unknown, later: fetched again
+        assert served.fetches == 3
         now[0] += JWKS_TTL_SECONDS
         verifier.verify(rotated.token())  # stale: fetched again
-        assert served.fetches == 3
+        assert served.fetches == 4
 
 
 def test_a_refetch_that_fails_keeps_the_keys_held(issuer: Issuer) -> None:

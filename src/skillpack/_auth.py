@@ -9,8 +9,9 @@
 - **Keys** (`JwksKeys`): a JWKS file, or an `https://` URL (`http://` on a loopback
   host only) fetched with httpx: at most `JWKS_MAX_BYTES` within
   `JWKS_TIMEOUT_SECONDS`, kept `JWKS_TTL_SECONDS`, fetched again for a `kid` it does
-  not hold at most once per `JWKS_REFETCH_SECONDS` (so tokens with made-up `kid`s
-  cannot make the server hammer the issuer). A failed refetch keeps the keys held.
+  not hold (a key rotation), such refetches at most once per `JWKS_REFETCH_SECONDS`
+  (so tokens with made-up `kid`s cannot make the server hammer the issuer). A failed
+  fetch keeps the keys held.
 - **Claims**: `iss` equal to the issuer, `aud` holding the audience, `exp` (and
   `nbf`, `iat` when present) within `LEEWAY_SECONDS`; `exp`, `iss` and `aud` are
   required. Required scopes (`scope` or `scp`, a space-separated string or a list)
@@ -173,6 +174,7 @@ class JwksKeys:
         self.fetches = 0
         self._keys: tuple[_Key, ...] = ()
         self._fetched_at = float("-inf")
+        self._refetched_at = float("-inf")
         self._lock = threading.Lock()
         self._fetching = threading.Lock()
 
@@ -194,31 +196,41 @@ class JwksKeys:
         Raises:
             FetchNeeded: `fetch` is False and a fetch is due.
         """
-        with self._lock:
-            keys, age = self._keys, self.clock() - self._fetched_at
-        found = _pick(keys, kid, algorithm)
-        due = self.is_url and (
-            age >= JWKS_TTL_SECONDS or (found is None and age >= JWKS_REFETCH_SECONDS)
-        )
+        if not self.is_url:
+            return _pick(self._keys, kid, algorithm)
+        found, due = self._lookup(kid, algorithm)
         if not due:
             return found
         if not fetch:
             raise FetchNeeded
         with self._fetching:
+            found, due = self._lookup(kid, algorithm)  # another thread may have fetched
+            if not due:
+                return found
+            try:
+                fresh = self._read()
+            except UsageError as exc:
+                audit_log.warning(json.dumps({"event": "jwks-fetch-failed", "why": str(exc)}))
+                fresh = None
             with self._lock:
-                age = self.clock() - self._fetched_at
-            if age >= JWKS_REFETCH_SECONDS:  # another thread may have fetched meanwhile
-                try:
-                    fresh = self._read()
-                except UsageError as exc:
-                    audit_log.warning(json.dumps({"event": "jwks-fetch-failed", "why": str(exc)}))
-                    fresh = None
-                with self._lock:
-                    self._fetched_at = self.clock()
-                    if fresh is not None:
-                        self._keys = fresh
+                now = self.clock()
+                self._fetched_at = now
+                if found is None:
+                    self._refetched_at = now
+                if fresh is not None:
+                    self._keys = fresh
         with self._lock:
             return _pick(self._keys, kid, algorithm)
+
+    def _lookup(self, kid: str | None, algorithm: str) -> tuple[_Key | None, bool]:
+        """(the key held for `kid`, whether the set must be fetched first): when it is
+        stale, or lacks the `kid` and no refetch for a missing `kid` came lately."""
+        with self._lock:
+            keys, now = self._keys, self.clock()
+            stale = now - self._fetched_at >= JWKS_TTL_SECONDS
+            may_refetch = now - self._refetched_at >= JWKS_REFETCH_SECONDS
+        found = _pick(keys, kid, algorithm)
+        return found, stale or (found is None and may_refetch)
 
     def _read(self) -> tuple[_Key, ...]:
         data = self._fetch() if self.is_url else self._read_file()
