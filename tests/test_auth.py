@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 
 import pytest
-from auth_support import AUDIENCE, ISSUER, Issuer, JwksServer, bad_tokens
 
+from auth_support import AUDIENCE, ISSUER, Issuer, JwksServer, bad_tokens
 from skillpack._auth import (
     JWKS_REFETCH_SECONDS,
     JWKS_TTL_SECONDS,

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from .runtime._tools import ToolDefinition, ToolFormat
     from .runtime._turns import Invoker
     from .runtime._workspace import Toggled
+    from .select._grants import Grant, SkillGrant
     from .select._resolve import Activation, Diagnostic, Resolution
     from .select._rules import Decision, PermissionRules
 
@@ -57,6 +58,7 @@ _LAZY = {
     "EnvVarDependency": ".runtime._deps",
     "ErrorCode": "._errors",
     "ForkRun": ".runtime._fork",
+    "Grant": ".select._grants",
     "Hook": ".runtime._hooks",
     "HookResult": ".runtime._hooks",
     "Injection": ".runtime._inject",
@@ -77,6 +79,7 @@ _LAZY = {
     "ShellRequest": ".runtime._shell",
     "SkillContent": ".runtime._readers",
     "SkillFile": "._model",
+    "SkillGrant": ".select._grants",
     "SkillReader": ".runtime._readers",
     "SubagentRunner": ".runtime._fork",
     "Toggled": ".runtime._workspace",
@@ -101,6 +104,7 @@ __all__ = [
     "EnvVarDependency",
     "ErrorCode",
     "ForkRun",
+    "Grant",
     "Hook",
     "HookResult",
     "Injection",
@@ -121,6 +125,7 @@ __all__ = [
     "ShellRequest",
     "SkillContent",
     "SkillFile",
+    "SkillGrant",
     "SkillReader",
     "SkillSearch",
     "SubagentRunner",

@@ -15,6 +15,12 @@ from typing import Any
 
 import anyio
 import pytest
+from mcp.client.client import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.exceptions import MCPError
+from skill_client import all_resources, get_skill, list_skills, read_directory
+
 from auth_support import (
     AUDIENCE,
     GRANTS,
@@ -28,11 +34,6 @@ from auth_support import (
     write_auth_config,
     write_team,
 )
-from mcp.client.client import Client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
-from mcp.shared.exceptions import MCPError
-from skill_client import all_resources, get_skill, list_skills, read_directory
 
 SERVE = [sys.executable, "-c", "from skillpack.cli import main; main()", "mcp"]
 METADATA = "https://skills.example/.well-known/oauth-protected-resource/mcp"

@@ -10,10 +10,10 @@ import sys
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+
 from auth_support import (
     AUDIENCE,
     GRANTS,

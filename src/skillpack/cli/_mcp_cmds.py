@@ -117,6 +117,13 @@ def mcp_command(
         return
     token = None
     auth: Any = None
+    if transport != "http" and (auth_jwks or auth_issuer or auth_audience):
+        from .. import _errors
+
+        raise _errors.UsageError(
+            "--auth-jwks, --auth-issuer and --auth-audience check tokens over HTTP; "
+            "add --transport http (a stdio server has one client, its parent)."
+        )
     if transport == "http" or token_file:  # the HTTP modules stay out of a stdio start
         from .. import _errors
         from .._httpguard import is_loopback

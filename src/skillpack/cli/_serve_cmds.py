@@ -111,6 +111,13 @@ def serve_command(
             "pip install 'skillpack[rpc]' to watch the roots."
         )
     if transport == "stdio":
+        if auth_jwks or auth_issuer or auth_audience:
+            from .. import _errors
+
+            raise _errors.UsageError(
+                "--auth-jwks, --auth-issuer and --auth-audience check tokens over HTTP; "
+                "add --http (over stdio the one client is the parent process)."
+            )
         serve_stdio(options, stdin=sys.stdin.buffer, stdout=sys.stdout.buffer)
         return
     bearer, grants = server_auth(

@@ -16,6 +16,9 @@ restricts the session's catalog with it, `Session(grant=...)`).
 
 from __future__ import annotations
 
+import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -54,16 +57,36 @@ class SkillGrant:
     def restrict(self, catalog: Catalog) -> Catalog:
         """`catalog` with only the skills this grant opens. Problems that name no
         skill's file stay (roots cut short); those of files (an invalid SKILL.md)
-        are dropped, since they would name skills the caller may not see."""
+        are dropped, since they would name skills the caller may not see.
+
+        Worked out once per catalog and grant (`RESTRICTED_KEPT` kept): every
+        conversation a server opens for a grant starts from the same catalog."""
+        key = (id(catalog), self)
+        with _restricted_lock:
+            kept = _restricted.get(key)
+            if kept is not None and kept[0]() is catalog:
+                _restricted.move_to_end(key)
+                return kept[1]
         skills = tuple(s for s in catalog.skills if self.allows(s))
-        if len(skills) == len(catalog.skills):
-            return catalog
-        problems = tuple(p for p in catalog.problems if p.code in _ROOT_PROBLEMS)
-        return Catalog(skills=skills, problems=problems, roots=catalog.roots)
+        restricted = catalog
+        if len(skills) != len(catalog.skills):
+            problems = tuple(p for p in catalog.problems if p.code in _ROOT_PROBLEMS)
+            restricted = Catalog(skills=skills, problems=problems, roots=catalog.roots)
+        with _restricted_lock:
+            _restricted[key] = (weakref.ref(catalog), restricted)
+            while len(_restricted) > RESTRICTED_KEPT:
+                _restricted.popitem(last=False)
+        return restricted
 
 
 _ROOT_PROBLEMS = frozenset({"walk-truncated"})
 """Problems about a root as a whole, kept in a restricted catalog."""
+RESTRICTED_KEPT = 256
+"""Restricted catalogs kept (by the identity of the whole catalog and the grant)."""
+_restricted: OrderedDict[tuple[int, SkillGrant], tuple[weakref.ref[Catalog], Catalog]] = (
+    OrderedDict()
+)
+_restricted_lock = threading.Lock()
 
 
 def grant_for(grants: Sequence[Grant], claims: Mapping[str, Any]) -> SkillGrant | None:

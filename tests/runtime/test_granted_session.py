@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from conftest import WriteSkill, root_session
 from skillpack._errors import SkillNotFoundError
 from skillpack.runtime._left_out import left_out
 from skillpack.runtime._tools import SkillTools
 from skillpack.select._grants import SkillGrant
-from conftest import WriteSkill, root_session
 
 
 @pytest.fixture
