@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,6 +28,13 @@ from auth_support import (
     write_auth_config,
     write_team,
 )
+from skillpack._auth import AuthSettings, BearerAuth, JwtVerifier
+from skillpack.discovery._options import DiscoveryOptions
+from skillpack.rpc._dispatch import Hub
+from skillpack.rpc._http import RpcHTTPServer
+from skillpack.rpc._live import Discovery
+from skillpack.rpc._server import ServeOptions, running
+from skillpack.select._grants import Grant, SkillGrant
 
 SERVE = [sys.executable, "-c", "from skillpack.cli import main; main()", "serve"]
 
@@ -146,3 +155,125 @@ def test_each_group_sees_its_catalog_and_a_hidden_skill_answers_as_a_missing_one
     audit = [json.loads(line) for line in served["errors"].read_text("utf-8").splitlines() if line]
     loads = [a for a in audit if a.get("method") == "skills.load"]
     assert {(a["sub"], a["skill"]) for a in loads} >= {("fay", "hr-payroll"), ("hal", "hr-payroll")}
+
+
+# -- in process: the same server object, its guard, views and notifications ----------
+
+
+@pytest.fixture
+def in_process(tmp_path: Path, issuer: Issuer) -> Iterator[tuple[RpcHTTPServer, Path]]:
+    tree = write_team(tmp_path / "skills")
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    settings = AuthSettings(
+        jwks=str(issuer.write_jwks(tmp_path / "jwks.json")),
+        issuer="https://idp.example/realms/team",
+        audience=AUDIENCE,
+    )
+    bearer = BearerAuth(JwtVerifier(settings), endpoint="/rpc")
+    bearer.verifier.keys.load()
+    options = ServeOptions(
+        discovery=Discovery(
+            cwd=str(project),
+            options=DiscoveryOptions(
+                extra_roots=(str(tree),), include_user=False, include_system=False
+            ),
+            refresh="manual",
+        )
+    )
+    grants = [Grant(claim=c, value=v, skills=tuple(s)) for c, v, s in GRANTS]
+    with running(options) as (dispatcher, hub):
+        server = RpcHTTPServer(
+            ("127.0.0.1", 0), dispatcher=dispatcher, hub=hub, token=None, auth=bearer, grants=grants
+        )
+        thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        thread.start()
+        try:
+            yield server, tree
+        finally:
+            server.stopping.set()
+            server.shutdown()
+            server.server_close()
+            thread.join(timeout=10)
+
+
+def test_in_process_the_guard_refuses_serves_metadata_and_answers_each_grant(
+    in_process: tuple[RpcHTTPServer, Path], issuer: Issuer
+) -> None:
+    server, _tree = in_process
+    info = {"rpc": f"{server.url}/rpc"}
+    status, headers, reply = http(info["rpc"], "garbage", {"jsonrpc": "2.0", "id": 1})
+    assert status == 401
+    assert 'error="invalid_token"' in headers["WWW-Authenticate"]
+    assert reply["error"]["message"] == "The bearer token is not a JWT."
+    status, _headers, document = http(
+        server.url + "/.well-known/oauth-protected-resource/rpc", None, method="GET"
+    )
+    assert (status, document["resource"]) == (200, AUDIENCE)
+    status, _headers, _reply = http(
+        server.url + "/.well-known/oauth-protected-resource",
+        None,
+        method="GET",
+    )
+    assert status == 200
+    for group, names in SEES.items():
+        (listing,) = call(info, team_token(issuer, group), "skills.list")["data"]
+        assert sorted(s["name"] for s in listing["skills"]) == names
+        context = call(info, team_token(issuer, group), "context.inspect", include_skills=True)
+        assert sorted(s["name"] for s in context["skills"]) == names
+
+
+def read_event(stream: Any, name: str) -> dict[str, Any]:
+    """The data of the next `name` event on a server-sent event stream."""
+    event = None
+    for raw in stream:
+        line = raw.decode().rstrip("\n")
+        if line.startswith("event: "):
+            event = line[7:]
+        elif line.startswith("data: ") and event == name:
+            return dict(json.loads(line[6:]))
+    raise AssertionError(f"the stream ended before a {name} event")
+
+
+def test_a_change_reaches_each_listener_as_its_grant_sees_it(
+    in_process: tuple[RpcHTTPServer, Path], issuer: Issuer
+) -> None:
+    server, tree = in_process
+    info = {"rpc": f"{server.url}/rpc"}
+    finance = team_token(issuer, "finance")
+    call(info, finance, "skills.list")  # opens the workspace
+    request = urllib.request.Request(
+        f"{server.url}/events", headers={"Authorization": f"Bearer {finance}"}
+    )
+    with urllib.request.urlopen(request, timeout=30) as stream:
+        read_event(stream, "ready")
+        for name in ("finance-new", "hr-new"):
+            (tree / name).mkdir()
+            (tree / name / "SKILL.md").write_text(
+                f"---\nname: {name}\ndescription: New. Use it.\n---\nBody.\n", "utf-8"
+            )
+        reloaded = call(info, team_token(issuer, "hr"), "skills.reload")
+        assert [s["name"] for s in reloaded["data"][0]["added"]] == ["hr-new"]
+        change = read_event(stream, "skills/changed")
+    assert [s["name"] for s in change["params"]["added"]] == ["finance-new"]
+
+
+def test_the_hub_encodes_a_scoped_notification_once_per_grant() -> None:
+    hub = Hub()
+    seen: list[tuple[str, bytes]] = []
+    calls: list[object] = []
+    grant = SkillGrant(patterns=("a-*",))
+    hub.subscribe(lambda method, frame: seen.append(("all", frame)))
+    hub.subscribe(lambda method, frame: seen.append(("a", frame)), grant=grant)
+    hub.subscribe(lambda method, frame: seen.append(("a2", frame)), grant=grant)
+
+    def scoped(for_grant: object) -> dict[str, Any]:
+        calls.append(for_grant)
+        return {"only": "a"}
+
+    hub.publish("skills/changed", {"every": "one"}, scoped=scoped)
+    assert calls == [grant]
+    shown = {who: json.loads(frame)["params"] for who, frame in seen}
+    assert shown == {"all": {"every": "one"}, "a": {"only": "a"}, "a2": {"only": "a"}}
