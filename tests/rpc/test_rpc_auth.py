@@ -277,3 +277,17 @@ def test_the_hub_encodes_a_scoped_notification_once_per_grant() -> None:
     assert calls == [grant]
     shown = {who: json.loads(frame)["params"] for who, frame in seen}
     assert shown == {"all": {"every": "one"}, "a": {"only": "a"}, "a2": {"only": "a"}}
+
+
+def test_in_process_a_session_of_one_grant_is_missing_for_another(
+    in_process: tuple[RpcHTTPServer, Path], issuer: Issuer
+) -> None:
+    server, _tree = in_process
+    info = {"rpc": f"{server.url}/rpc"}
+    hr, finance = team_token(issuer, "hr"), team_token(issuer, "finance")
+    session = call(info, hr, "session.open")["session"]
+    assert call(info, hr, "skills.load", name="hr-payroll", session=session)["ok"] is True
+    hidden = call(info, finance, "skills.search", query="payroll", session=session)
+    assert hidden["data"]["field"] == "session"
+    assert call(info, finance, "session.close", session=session) == {"closed": False}
+    assert call(info, hr, "session.close", session=session) == {"closed": True}
