@@ -447,16 +447,16 @@ def bearer_token(authorization: str | None) -> str:
     return token
 
 
-def resource_metadata_url(audience: str, *, host: str, path: str, https: bool = False) -> str:
+def resource_metadata_url(audience: str, *, host: str, path: str) -> str:
     """Where a client finds this server's RFC 9728 metadata: beside the audience when
     it is a URL (`https://h/mcp` -> `https://h/.well-known/oauth-protected-resource/mcp`),
-    else on the host the client called, suffixed with the endpoint's `path`."""
+    else on the host the client called (this server speaks plain HTTP), suffixed
+    with the endpoint's `path`."""
     if audience.startswith(("https://", "http://")):
         parts = urlsplit(audience)
         suffix = parts.path.rstrip("/")
         return f"{parts.scheme}://{parts.netloc}{METADATA_PATH}{suffix}"
-    scheme = "https" if https else "http"
-    return f"{scheme}://{host}{METADATA_PATH}{path.rstrip('/')}"
+    return f"http://{host}{METADATA_PATH}{path.rstrip('/')}"
 
 
 def metadata_paths(endpoint: str, audience: str) -> frozenset[str]:
