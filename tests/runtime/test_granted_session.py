@@ -10,6 +10,7 @@ import pytest
 from conftest import WriteSkill, root_session
 from skillpack._errors import SkillNotFoundError
 from skillpack.runtime._left_out import left_out
+from skillpack.runtime._session import Session
 from skillpack.runtime._tools import SkillTools
 from skillpack.select._grants import SkillGrant
 
@@ -73,3 +74,29 @@ def test_a_conversation_of_a_granted_session_keeps_its_grant_and_follows_reloads
 def test_a_grant_with_no_pattern_hides_every_skill(tree: Path) -> None:
     session = root_session(tree, refresh="manual").conversation(grant=SkillGrant(patterns=()))
     assert session.model_skills() == ()
+
+
+def test_values_kept_per_grant_are_bounded_and_follow_the_root(
+    tree: Path, write_skill: WriteSkill
+) -> None:
+    from skillpack.runtime._granted import Granted
+
+    root = root_session(tree, refresh="manual")
+    built: list[SkillGrant | None] = []
+
+    def build(session: Session) -> Session:
+        built.append(session.grant)
+        return session
+
+    kept = Granted(root, build=build, session_of=lambda session: session, most=2)
+    finance, hr, public = (SkillGrant(patterns=(p,)) for p in ("finance-*", "hr-*", "public-*"))
+    first = kept.get(finance)
+    assert kept.get(SkillGrant(patterns=("finance-*",))) is first  # equal grants share
+    kept.get(hr)
+    kept.get(public)  # past `most`: finance, the least recently used, is dropped
+    assert len(kept) == 2
+    assert kept.get(finance) is not first
+    write_skill("finance-new", base=tree)
+    root.refresh()
+    assert "finance-new" in {s.name for s in kept.get(finance).catalog.skills}
+    assert built == [finance, hr, public, finance]

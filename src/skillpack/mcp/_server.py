@@ -16,7 +16,7 @@ When the live catalog changes, every connection is sent
 Over HTTP with grants (`[[auth.grant]]`), a request is served through the grant its
 token opens (`_auth.caller_of`): its conversation, and the served view read by
 resources, prompts and the skills extension, are of a session restricted to that
-grant (`Session(grant=...)`), one per grant at most `MAX_GRANTS` kept, so that every
+grant (`Session(grant=...)`), kept per grant (`runtime._granted`), so that every
 view agrees and a hidden skill answers as a missing one. Each such request is one
 audit line (`_auth.audit`).
 """
@@ -31,7 +31,6 @@ import shlex
 import threading
 import typing
 import weakref
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -49,6 +48,7 @@ from .. import _errors as errors
 from .._auth import audit
 from .._model import SKILL_FILE, Skill
 from .._version import __version__
+from ..runtime._granted import Granted
 from ..runtime._readers import SkillContent
 from ..runtime._session import Session
 from ..runtime._tools import SkillTools, new_search
@@ -77,9 +77,6 @@ logger = logging.getLogger("skillpack.mcp")
 PAGE_RESOURCES: Final = 500
 PAGE_PROMPTS: Final = 200
 PAGE_CHILDREN: Final = 500
-MAX_GRANTS: Final = 64
-"""Grants (distinct sets of skill patterns) whose sessions and views are kept; the
-least recently used one past it is built again when asked for."""
 T = TypeVar("T")
 
 
@@ -199,7 +196,11 @@ class SkillServer:
         self.told_first = told
         """What the first connection was told is left out (see `told`)."""
         self._lock = threading.Lock()
-        self._granted: OrderedDict[SkillGrant, Pages] = OrderedDict()
+        self._granted: Granted[Pages] = Granted(
+            session,
+            build=lambda granted: Pages(granted, catalog_chars=catalog_chars),
+            session_of=lambda pages: pages.session,
+        )
         self._hubs: list[_Hub] = []
         self._search: Any = None
         self.catalog_chars = catalog_chars
@@ -221,19 +222,7 @@ class SkillServer:
         kept per grant and moved onto the current catalog and config."""
         if grant is None:
             return self.pages
-        root = self.session
-        with self._lock:
-            pages = self._granted.get(grant)
-            if pages is not None and pages.session.config is root.config:
-                self._granted.move_to_end(grant)
-            else:
-                granted = root.conversation(grant=grant, cwd=self._cwd or root.cwd)
-                pages = Pages(granted, catalog_chars=self.catalog_chars)
-                self._granted[grant] = pages
-                while len(self._granted) > MAX_GRANTS:
-                    self._granted.popitem(last=False)
-        pages.session.reload(root.catalog)  # a no-op unless the catalog changed
-        return pages
+        return self._granted.get(grant, cwd=self._cwd or self.session.cwd)
 
     def prepare(self) -> threading.Thread:
         """Build the served view on a thread of its own, so that it is ready (or under

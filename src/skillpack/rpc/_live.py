@@ -10,8 +10,8 @@ workspace without sessions is closed past `max_workspaces`; `session.open` past
 are closed. Every method is safe to call from the server's worker threads.
 
 With grants (JWT auth), a caller sees a workspace through its grant (`Live.view`): a
-session of the workspace restricted to it (`Session(grant=...)`, kept per grant, at
-most `MAX_GRANTS` per workspace), with its own tools and listing. A session opened by
+session of the workspace restricted to it (`Session(grant=...)`, kept per grant by
+`runtime._granted`), with its own tools and listing. A session opened by
 one grant is not found by another, and change notifications list only what each
 listener's grant may see.
 """
@@ -21,14 +21,14 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from .._model import Catalog, Skill
 from ..config._schema import Config
 from ..discovery._options import DiscoveryOptions
+from ..runtime._granted import Granted
 from ..runtime._session import Session
 from ..runtime._summary import summarizer
 from ..runtime._tools import SkillTools
@@ -40,9 +40,7 @@ if TYPE_CHECKING:
 
 Notify = Callable[..., None]
 """`Hub.publish`: (method, params, scoped=(grant -> params) or None)."""
-MAX_GRANTS: Final = 64
-"""Grants whose view of one workspace is kept; the least recently used one past it
-is built again when asked for."""
+
 WorkspaceKey = tuple[str, tuple[str, ...]]
 
 
@@ -92,8 +90,16 @@ class Workspace:
     used: float = 0.0
     listing: tuple[Catalog, Config, bytes] | None = None
     """`skills.list`'s entry, encoded, with the catalog and config it was made from."""
-    granted: OrderedDict[SkillGrant, GrantView] = field(default_factory=OrderedDict)
-    """The views of the grants that asked, least recently used first."""
+    granted: Granted[GrantView] = field(init=False)
+    """The views of the grants that asked (`runtime._granted`)."""
+
+    def __post_init__(self) -> None:
+        cwd = self.cwd
+        self.granted = Granted(
+            self.live,
+            build=lambda session: GrantView(cwd=cwd, live=session, tools=SkillTools(session)),
+            session_of=lambda view: view.live,
+        )
 
 
 @dataclass(kw_only=True, eq=False)
@@ -175,19 +181,7 @@ class Live:
         catalog and config."""
         if grant is None:
             return workspace
-        live = workspace.live
-        with self._lock:
-            found = workspace.granted.get(grant)
-            if found is not None and found.live.config is live.config:
-                workspace.granted.move_to_end(grant)
-            else:
-                session = live.conversation(grant=grant)
-                found = GrantView(cwd=workspace.cwd, live=session, tools=SkillTools(session))
-                workspace.granted[grant] = found
-                while len(workspace.granted) > MAX_GRANTS:
-                    workspace.granted.popitem(last=False)
-        found.live.reload(live.catalog)  # a no-op unless the catalog changed
-        return found
+        return workspace.granted.get(grant)
 
     def refresh(self, workspace: Workspace, grant: SkillGrant | None = None) -> dict[str, Any]:
         """Re-discover now; subscribers hear of a difference. Returns the change, as
