@@ -223,3 +223,26 @@ def test_an_audit_line_is_one_json_object_without_the_token(
         "skill": "pdf",
     }
     assert token not in record.getMessage()
+
+
+def test_an_algorithm_outside_the_two_is_refused_even_with_the_right_key(
+    issuer: Issuer, tmp_path: Path
+) -> None:
+    import jwt
+
+    verifier = verifier_for(issuer, tmp_path)
+    for algorithm in ("RS512", "PS256"):
+        token = jwt.encode(
+            issuer.claims(), issuer.rsa, algorithm=algorithm, headers={"kid": "rsa-1"}
+        )
+        with pytest.raises(AuthRefused, match="not accepted"):
+            verifier.verify(token)
+
+
+def test_a_key_set_over_the_size_bound_is_refused(tmp_path: Path) -> None:
+    from skillpack._auth import JWKS_MAX_BYTES
+
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps({"keys": [], "pad": "x" * JWKS_MAX_BYTES}), encoding="utf-8")
+    with pytest.raises(UsageError, match="over"):
+        JwksKeys(str(big)).load()
