@@ -203,7 +203,8 @@ class LiveCatalog:
             catalog, known = grant.restrict(catalog), None
         change = diff_catalogs(self.catalog, catalog, config_changed=config_changed, known=known)
         if change is None:
-            self.given = given
+            if grant is not None:
+                self.given = given  # the restricted catalog in place stays
             return None  # the catalog in place stays (searches keyed on it stay warm)
         with self._lock:
             self.given = given
