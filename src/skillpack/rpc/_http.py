@@ -365,8 +365,8 @@ class RpcHandler(BaseHTTPRequestHandler):
             )
             if refused is not None:
                 self._refuse(*refused, close=True)
-            else:
-                self._send(200, auth.metadata)
+            else:  # a connection not admitted: it is closed after the document
+                self._send(200, auth.metadata, close=True)
             return
         if self.path != "/events":
             self._refuse(404, "Not found: notifications are at GET /events.", close=True)
