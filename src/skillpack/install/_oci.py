@@ -10,8 +10,10 @@ and does not map `docker.io` to its API host (docs/design.md, "OCI registries").
   repository gets `library/`.
 - **Transport**: https always; plain http only for a loopback registry (tried when
   https cannot connect) or one named with `insecure` (which also skips certificate
-  checks). Redirects (blob storage) are followed; httpx drops `Authorization` when a
-  redirect leaves the registry's origin.
+  checks). Every request, redirects and upload `Location`s included, is checked:
+  plain http only to a loopback host or the registry named `insecure`. Credentials
+  and tokens go only to the registry's own origin (scheme, host, port): an upload
+  `Location` or a redirect elsewhere (blob storage) gets no `Authorization`.
 - **Auth**: the registry's `WWW-Authenticate` challenge decides: `Bearer` fetches a
   token from the realm (with the user's credentials when there are any), `Basic`
   sends them. Credentials come from `$DOCKER_CONFIG/config.json` or
@@ -351,6 +353,7 @@ class OciClient:
             max_redirects=5,
             verify=not insecure,
             headers={"User-Agent": f"skillpack/{__version__}"},
+            event_hooks={"request": [self._check_request]},
         )
 
     def close(self) -> None:
@@ -555,7 +558,7 @@ class OciClient:
         while True:
             url = path if "://" in path else self.base + path
             sent = dict(headers or {})
-            auth = self._authorization(scope)
+            auth = self._authorization(scope) if self._own_origin(url) else None
             if auth:
                 sent["Authorization"] = auth
             try:
@@ -610,6 +613,27 @@ class OciClient:
                 raise _too_large(label, max_bytes)
             body = b"".join(_bounded(response, max_bytes, deadline, label, strict=True))
             return response.status_code, answer, body
+
+    def _own_origin(self, url: str) -> bool:
+        """Whether `url` is on the registry's origin (scheme, host and port): the only
+        place its credentials and tokens are sent."""
+        return _origin(url) == _origin(self.base)
+
+    def _check_request(self, request: httpx.Request) -> None:
+        """Refuse any request (an upload Location, a redirect, a token realm) that is
+        not https, unless it is on a loopback host or on this registry named `insecure`."""
+        url = str(request.url)
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        if parts.scheme == "https" and host:
+            return
+        if parts.scheme == "http" and host and (is_loopback(host) or self._own_origin(url)):
+            return
+        raise OciError(
+            f"{self.registry}: refusing to send a request to {url}: only https URLs are "
+            "allowed (plain http only on loopback or on the registry named with --insecure).",
+            reason="registry-error",
+        )
 
     def _authorization(self, scope: str) -> str | None:
         token = self._tokens.get(scope)
@@ -689,6 +713,12 @@ class OciClient:
             "tries; nothing was installed. Check the address and your network.",
             reason="registry-unreachable",
         )
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url)
+    port = parts.port or {"https": 443, "http": 80}.get(parts.scheme)
+    return parts.scheme, (parts.hostname or "").lower(), port
 
 
 def parse_challenge(header: str) -> tuple[str, dict[str, str]]:
