@@ -3,12 +3,13 @@ registry's own origin, and a blob is read no further than its descriptor's size.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hostile_registry import PASSWORD, TOKEN, hostile_registry
+from hostile_registry import PASSWORD, TOKEN, hostile_registry, lying_blob_server
 from install_support import write_skill
 
 from skillpack.cli._app import cli
@@ -61,3 +62,43 @@ def test_an_upload_location_over_plain_http_to_a_host_that_is_not_loopback_is_re
     assert "http://192.0.2.1:9/upload/abc" in pushed.output
     assert "only https" in pushed.output
     assert PASSWORD not in pushed.output
+
+
+def lying_manifest(declared: int) -> bytes:
+    config = b"{}"
+    return json.dumps(
+        {
+            "schemaVersion": 2,
+            "mediaType": "application/vnd.oci.image.manifest.v1+json",
+            "artifactType": "application/vnd.agentskills.skill.v1",
+            "config": {
+                "mediaType": "application/vnd.agentskills.skill.config.v1+json",
+                "digest": "sha256:" + hashlib.sha256(config).hexdigest(),
+                "size": len(config),
+            },
+            "layers": [
+                {
+                    "mediaType": "application/vnd.agentskills.skill.content.v1.tar+gzip",
+                    "digest": "sha256:" + "ab" * 32,
+                    "size": declared,
+                }
+            ],
+        }
+    ).encode()
+
+
+@pytest.mark.parametrize(("declared", "served"), [(1000, 40 * 1024 * 1024), (1000, 999)])
+def test_a_blob_is_read_no_further_than_the_size_its_descriptor_declares(
+    isolated_home: Path, declared: int, served: int
+) -> None:
+    with lying_blob_server(lying_manifest(declared), declared, served) as (host, sent):
+        outcome = install(f"oci://{host}/liar/skill:1", approve=approve_all)
+    (refusal,) = outcome.refusals
+    assert refusal.code == "digest-mismatch"
+    assert f"the manifest says {declared}" in refusal.message
+    if served > declared:
+        # Stopped at the declared size: the 40 MiB never all left the server (only what
+        # the loopback socket buffers hold), where it used to be read to the 50 MiB cap.
+        assert not sent.whole
+        assert sent.bytes < served // 2
+    assert not (isolated_home / ".agents" / "skills").exists()

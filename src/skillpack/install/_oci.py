@@ -411,7 +411,11 @@ class OciClient:
         return Fetched(body=body, media_type=media_type, digest=digest)
 
     def blob(self, ref: OciRef, digest: str, *, size: int | None, max_bytes: int) -> bytes:
-        """The blob `digest`, checked against its digest and its descriptor's size."""
+        """The blob `digest`, checked against its digest and its descriptor's size.
+
+        A blob with a declared `size` is read at most that far: a longer answer is
+        refused as soon as it passes the size, not at `max_bytes`.
+        """
         label = f"{ref.name}@{digest}"
         if size is not None and size > max_bytes:
             raise OciError(
@@ -419,13 +423,22 @@ class OciClient:
                 "was not downloaded.",
                 reason="too-large",
             )
-        body, _headers = self._request(
-            "GET",
-            f"{ref.repository}/blobs/{digest}",
-            repository=ref.repository,
-            label=label,
-            max_bytes=max_bytes,
-        )
+        try:
+            body, _headers = self._request(
+                "GET",
+                f"{ref.repository}/blobs/{digest}",
+                repository=ref.repository,
+                label=label,
+                max_bytes=max_bytes if size is None else size,  # never past the declared size
+            )
+        except OciError as error:
+            if size is None or error.reason != "too-large":
+                raise
+            raise OciError(
+                f"{label}: the registry sent more than {size} bytes, but the manifest says "
+                f"{size}; it was not read further and nothing was installed.",
+                reason="digest-mismatch",
+            ) from None
         if size is not None and len(body) != size:
             raise OciError(
                 f"{label}: the registry sent {len(body)} bytes, but the manifest says {size}; "
