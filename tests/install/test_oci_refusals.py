@@ -244,7 +244,7 @@ def test_indexes_that_nest_or_point_at_themselves_are_refused(
     with OciClient(ref.registry, limits=Limits()) as client:
         top = client.manifest(ref)
         with pytest.raises(Refused) as caught:
-            _follow(client, ref, top.digest, {top.digest}, depth=1)
+            _follow(client, ref, top.checked_digest, {top.checked_digest}, depth=1)
     assert caught.value.code == "index-cycle"
     assert "lists itself" in caught.value.message
 

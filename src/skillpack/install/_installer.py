@@ -27,11 +27,12 @@ from typing import TYPE_CHECKING, Any
 from .._errors import SkillIOError, UsageError
 from .._paths import cache_dir, system_skills_dir
 from .._version import __version__
-from ._http import Fetcher, ProgressHook
+from ._http import Fetcher
 from ._lockfile import LockedSkill, locked_skills, make_entry, read_lock
 from ._plan import Plan, PlanItem, make_plan
 from ._resolve import resolve
 from ._source import Source, parse_source
+from ._transport import ProgressHook
 from ._txn import Change, Target, commit, recover, target_for
 from ._values import Candidate, InstallScope, Limits, Origin, Refusal, Request, Resolved
 

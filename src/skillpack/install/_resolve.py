@@ -28,11 +28,12 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from .._errors import SkillIOError, UsageError
+from .._httpguard import is_loopback
 from ._archive import archive_kind, read_archive
 from ._candidate import SKILL_FILE, make_candidate
 from ._collect import FoundSkill, find_skill_dirs, nested_dirs, read_folder
 from ._digest import file_digests, legacy_index_digest, sha256_digest, skill_digest
-from ._http import Fetcher, FetchError, is_loopback
+from ._http import Fetcher, FetchError
 from ._source import Source
 from ._values import (
     Candidate,
