@@ -150,7 +150,7 @@ def test_a_tampered_blob_and_a_tampered_manifest_are_refused_with_the_old_state_
             FLUX_CONFIG,
             None,
             "unsafe-entry",
-            "'..' segment",
+            "segment that is '.' or '..'",
         ),
         (
             [(FLUX_LAYER, targz({"ok/SKILL.md": skill_md("ok")}, symlinks={"ok/x": "SKILL.md"}))],
