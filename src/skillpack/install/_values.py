@@ -16,7 +16,9 @@ from typing import Any, Literal
 from .._errors import UsageError
 from ._audit import Finding
 
-SourceType = Literal["well-known", "github", "git", "local", "archive", "system", "oci"]
+SourceType = str
+"""A lock file `sourceType`: one of a registered kind's `lock_types` (`_kinds`):
+`well-known`, `github`, `git`, `local`, `archive`, `system`, `oci`."""
 """Kinds of source. The first four are the `skills` npm CLI's own `sourceType`s, so
 that CLI can update and restore what skillpack installed; `archive`, `system` and
 `oci` are skillpack's (that CLI keeps such entries but cannot update them)."""
