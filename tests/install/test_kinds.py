@@ -83,3 +83,15 @@ def test_a_new_kind_is_one_class_and_one_registration(
     updated = update(approve=approve_all)
     assert [(i.candidate.name, i.action) for i in updated.written] == [("memo", "update")]
     assert installed.read_bytes() == memo_skill(VERSIONS["2"])
+
+
+def test_an_unknown_kind_or_lock_type_is_an_error_that_names_it() -> None:
+    from skillpack._errors import SkillIOError, UsageError
+    from skillpack.install._kinds import kind_recorded
+
+    with pytest.raises(UsageError, match="'ftp'"):
+        kind_named("ftp")
+    with pytest.raises(SkillIOError, match="'svn'"):
+        kind_recorded(Origin(source_type="svn", source="x"))
+    with pytest.raises(SkillIOError, match="no OCI pin"):
+        kind_named("oci").source_of(Origin(source_type="oci", source="r.example/a"))

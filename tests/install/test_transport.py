@@ -105,3 +105,44 @@ def test_credentials_reach_only_their_origin_and_a_refused_url_is_never_sent() -
             transport.close()
     assert [r[1] for r in registry.record.requests] == ["/blob/x"]
     assert registry.record.authorizations() == []
+
+
+def test_a_retryable_status_is_tried_again_and_the_last_answer_returned() -> None:
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    seen: list[str] = []
+
+    class Flaky(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            seen.append(self.path)
+            status = 503 if len(seen) < 3 else 200
+            self.send_response(status)
+            self.send_header("Retry-After", "0")
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Flaky)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/x"
+    try:
+        with_retries = Transport(limits=Limits(retries=2))
+        answer = with_retries.send("GET", url, max_bytes=10)
+        assert (answer.status, answer.body, len(seen)) == (200, b"ok", 3)
+        seen.clear()
+        without = Transport(limits=Limits(retries=0))
+        assert without.send("GET", url, max_bytes=10).status == 503
+        with_retries.close()
+        without.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    with pytest.raises(TransportFailure) as caught:
+        Transport(limits=Limits(retries=1)).send("GET", url, max_bytes=10)
+    assert caught.value.kind == "unreachable" and caught.value.tries == 2
+    assert caught.value.connect and not caught.value.timed_out
