@@ -320,6 +320,9 @@ def test_signed_publish_verifies_and_wrong_or_missing_signatures_are_refused(
     assert nothing_written(isolated_home)
     done = CliRunner().invoke(cli, ["install", ref, "--yes", "--verify-key", str(public)])
     assert done.exit_code == 0, done.output
+    assert "signature: verified with --verify-key (tag sha256-" in done.output
+    lock = json.loads((isolated_home / ".agents" / ".skillpack-lock.json").read_text())
+    assert lock["skills"]["signed"]["skillpack"]["oci"]["signature"].startswith("tag sha256-")
     # A new unsigned version under the same tag: update with the key keeps the old one.
     before = tree_files(isolated_home / ".agents")
     write_skill(source, "signed", body="Unsigned change.")

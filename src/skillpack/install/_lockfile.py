@@ -184,6 +184,7 @@ def _oci_pin(value: Any) -> OciPin | None:
         format=_str(value.get("format")) or "agentskills",
         sub_path=_str(value.get("subPath")) or "",
         insecure=value.get("insecure") is True,
+        signature=_str(value.get("signature")),
     )
 
 

@@ -87,10 +87,11 @@ def _resolve(
 
     top = client.manifest(ref)
     top_digest = top.checked_digest
+    signature: str | None = None
     if options.verify_key is not None:
         from ._oci_sign import verify_signature
 
-        verify_signature(client, ref, top_digest, options.verify_key)
+        signature = verify_signature(client, ref, top_digest, options.verify_key)
     wanted = request.wanted
     if wanted and all(request.known.get(name) == top_digest for name in wanted):
         return Offer(
@@ -125,6 +126,7 @@ def _resolve(
         digest=top_digest,
         format=formats.pop() if len(formats) == 1 else "agentskills",
         insecure=ref.registry in options.insecure,
+        signature=signature,
     )
     unpacked: list[tuple[str, str, SkillManifest, Payload]] = []
     for manifest in manifests:

@@ -71,6 +71,9 @@ class OciPin:
     """The skill's folder inside the layer (bundles and rooted layouts)."""
     insecure: bool = False
     """The registry was named with `--insecure` (plain http or unchecked TLS)."""
+    signature: str | None = None
+    """Where the cosign signature that verified with `--verify-key` was found (`tag
+    sha256-….sig`, `referrers API`, …); None when no key was asked for."""
 
     def pinned(self) -> str:
         """`oci://registry/repository@digest`: what reinstalls and checks use."""
@@ -88,6 +91,8 @@ class OciPin:
         }
         if self.insecure:
             data["insecure"] = True
+        if self.signature:
+            data["signature"] = self.signature
         return data
 
 
