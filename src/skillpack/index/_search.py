@@ -43,7 +43,7 @@ from typing import Any
 
 from .._errors import SkillpackError, UsageError
 from .._limits import MAX_QUERY_CHARS, SEARCH_LIMIT, SEARCH_MAX_LIMIT
-from .._model import SCOPE_RANK, SCOPES, Catalog, Scope, Skill
+from .._model import SCOPE_RANK, SCOPES, Catalog, Scope, Skill, bare_named
 from ..select._words import folded, norm_name, query_words
 from ._fts import damaged, database_file, ensure_schema, sync
 from ._query import (
@@ -121,8 +121,13 @@ class _State:
     by_rowid: dict[int, Skill]
     rowid_by_key: dict[str, int]
     by_name: dict[str, list[Skill]]
+    """Skills by lowercased bare name, shadowed copies left out."""
     names: list[str]
-    """Sorted lowercased names, for prefix lookups by bisection."""
+    """Sorted keys of `by_name`, for prefix lookups by bisection."""
+    by_qualified: dict[str, list[Skill]]
+    """Every skill by lowercased qualified id, shadowed copies included."""
+    qualified: list[str]
+    """Sorted keys of `by_qualified`."""
     vocab: Vocabulary
     """The query words' terms and counts, kept for the catalog's later queries."""
     by_path: dict[str, list[Skill]] | None = None
@@ -303,18 +308,25 @@ class SkillSearch:
                 and bool(is_visible(skill))
             )
 
+        def accept_text(skill: Skill) -> bool:
+            # A shadowed copy is found by its qualified id or path only (the rules).
+            return skill.shadowed_by is None and accept(skill)
+
         tiers: dict[str, tuple[int, Skill, list[str]]] = {}
         for tier, reason, skills in self._rule_matches(state, query):
             for skill in skills:
                 if skill.key not in tiers and accept(skill):
                     tiers[skill.key] = (tier, skill, [reason])
-        texts, known = self._text_matches(state, query, limit=limit, accept=accept, keep=tiers)
+        texts, known = self._text_matches(
+            state, query, limit=limit, accept=accept_text, keep=tiers
+        )
 
         ranked = []
         for key in tiers.keys() | texts.keys():
             tier, skill, reasons = tiers.get(key) or (TIER_TEXT, texts[key][1], [])
             relevance, _skill, columns = texts.get(key) or (0.0, skill, ())
-            order = (-tier, -relevance, SCOPE_RANK[skill.scope], skill.path)
+            shadowed = skill.shadowed_by is not None
+            order = (-tier, shadowed, -relevance, SCOPE_RANK[skill.scope], skill.path)
             ranked.append((order, skill, tier, relevance, reasons, columns))
         ranked.sort(key=lambda candidate: candidate[0])
         # Results are built for the returned rows only: a short name prefix can
@@ -340,15 +352,25 @@ class SkillSearch:
             # cannot be a path, and needs no path table.
             yield TIER_EXACT_PATH, "exact_path", state.paths().get(path, ())
         name = norm_name(query)
-        yield TIER_EXACT_NAME, "exact_name", state.by_name.get(name, ())
+        # A query with the namespace separator is matched against qualified ids, any
+        # other against bare names only: `repo` or `sys` is no prefix of every skill
+        # of that scope. A bare name means the skills outside plugins when any have
+        # it (`bare_named`), as the resolver reads it.
+        qualified = ":" in name
+        by_name, names = (
+            (state.by_qualified, state.qualified) if qualified else (state.by_name, state.names)
+        )
+        exact = by_name.get(name, ())
+        yield TIER_EXACT_NAME, "exact_name", exact if qualified else bare_named(exact)
         if len(name) >= 2:
-            start = bisect.bisect_left(state.names, name)
-            stop = bisect.bisect_left(state.names, name + "\uffff")
+            start = bisect.bisect_left(names, name)
+            stop = bisect.bisect_left(names, name + "\uffff")
             prefixed = (
                 skill
-                for candidate in state.names[start:stop]
+                for candidate in names[start:stop]
                 if candidate != name
-                for skill in state.by_name[candidate]
+                for skill in by_name[candidate]
+                if skill.shadowed_by is None
             )
             yield TIER_NAME_PREFIX, "name_prefix", prefixed
 
@@ -462,18 +484,19 @@ class SkillSearch:
             self._schema_ready = True
         by_rowid, total = sync(self._conn, catalog, self._body)
         by_name: dict[str, list[Skill]] = {}
+        by_qualified: dict[str, list[Skill]] = {}
         for skill in catalog.skills:
-            name = norm_name(skill.name)
-            by_name.setdefault(name, []).append(skill)
-            qualified = norm_name(skill.qualified_name)
-            if qualified != name:
-                by_name.setdefault(qualified, []).append(skill)
+            if skill.shadowed_by is None:
+                by_name.setdefault(norm_name(skill.name), []).append(skill)
+            by_qualified.setdefault(norm_name(skill.qualified_name), []).append(skill)
         self._state = _State(
             catalog=catalog,
             by_rowid=by_rowid,
             rowid_by_key={skill.key: rowid for rowid, skill in by_rowid.items()},
             by_name=by_name,
             names=sorted(by_name),
+            by_qualified=by_qualified,
+            qualified=sorted(by_qualified),
             vocab=Vocabulary(total=total),
         )
         return self._state
