@@ -7,10 +7,10 @@ from __future__ import annotations
 import dataclasses
 import sqlite3
 
+from test_search import Bodies, make_skill
+
 from skillpack._model import Catalog, Root, Skill
 from skillpack.index._search import SkillSearch
-
-from test_search import Bodies, make_skill
 
 
 def _search(catalog: Catalog, query: str) -> list[tuple[str, str]]:

@@ -98,6 +98,16 @@ class SearchResult:
     and most of the query is in words some skill holds (`KNOWN_SHARE`).
     `weak`: some words match, too few to call it a fit; returned so the caller
     can judge. "No skill fits" is a list without a strong result."""
+    relevance: float = 0.0
+    """The text relevance alone: weighted BM25 over the query's IDF mass (0 for a
+    rule match without a text match)."""
+    coverage: float = 0.0
+    """The share of the query's IDF mass in words the skill's name, description or
+    when_to_use hold: how much of the request the skill says it is for (a body
+    mentions many words its skill is not about)."""
+    known: float = 1.0
+    """The share of the query's IDF mass in words some skill holds (one value per
+    query): low for a request made of words no skill uses."""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape tools and surfaces return."""
@@ -111,6 +121,17 @@ class SearchResult:
             "reasons": list(self.reasons),
             "match": self.match,
         }
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class _Text:
+    """One skill's text match."""
+
+    relevance: float
+    coverage: float
+    """`SearchResult.coverage`."""
+    skill: Skill
+    columns: tuple[str, ...]
 
 
 @dataclass(kw_only=True, slots=True)
@@ -317,28 +338,29 @@ class SkillSearch:
             for skill in skills:
                 if skill.key not in tiers and accept(skill):
                     tiers[skill.key] = (tier, skill, [reason])
-        texts, known = self._text_matches(
-            state, query, limit=limit, accept=accept_text, keep=tiers
-        )
+        texts, known = self._text_matches(state, query, limit=limit, accept=accept_text, keep=tiers)
 
         ranked = []
         for key in tiers.keys() | texts.keys():
-            tier, skill, reasons = tiers.get(key) or (TIER_TEXT, texts[key][1], [])
-            relevance, _skill, columns = texts.get(key) or (0.0, skill, ())
+            tier, skill, reasons = tiers.get(key) or (TIER_TEXT, texts[key].skill, [])
+            text = texts.get(key) or _Text(relevance=0.0, coverage=0.0, skill=skill, columns=())
             shadowed = skill.shadowed_by is not None
-            order = (-tier, shadowed, -relevance, SCOPE_RANK[skill.scope], skill.path)
-            ranked.append((order, skill, tier, relevance, reasons, columns))
+            order = (-tier, shadowed, -text.relevance, SCOPE_RANK[skill.scope], skill.path)
+            ranked.append((order, tier, reasons, text))
         ranked.sort(key=lambda candidate: candidate[0])
         # Results are built for the returned rows only: a short name prefix can
         # match thousands of skills.
         return tuple(
             SearchResult(
-                skill=skill,
-                score=tier + relevance / (1.0 + relevance),
-                reasons=tuple(reasons) + tuple(f"text_match:{c}" for c in columns),
-                match=match_of(tier, relevance, known),
+                skill=text.skill,
+                score=tier + text.relevance / (1.0 + text.relevance),
+                reasons=tuple(reasons) + tuple(f"text_match:{c}" for c in text.columns),
+                match=match_of(tier, text.relevance, known),
+                relevance=text.relevance,
+                coverage=text.coverage,
+                known=known,
             )
-            for _order, skill, tier, relevance, reasons, columns in ranked[:limit]
+            for _order, tier, reasons, text in ranked[:limit]
         )
 
     # -- rules ------------------------------------------------------------------
@@ -384,9 +406,9 @@ class SkillSearch:
         limit: int,
         accept: Callable[[Skill], bool],
         keep: Mapping[str, object],
-    ) -> tuple[dict[str, tuple[float, Skill, tuple[str, ...]]], float]:
-        """Text matches by skill key (relevance, skill, matching columns), and the
-        share of the query's IDF mass in words some skill holds."""
+    ) -> tuple[dict[str, _Text], float]:
+        """Text matches by skill key, and the share of the query's IDF mass in
+        words some skill holds."""
         terms = self._terms(state, query_words(query))
         if not terms or state.vocab.total == 0:
             return {}, 0.0
@@ -429,8 +451,15 @@ class SkillSearch:
             if not full:
                 break
             fetch *= 4
-        columns = self._matched_columns(state, terms, [skill for _, skill in found.values()])
-        matches = {key: (rel, skill, columns.get(key, ())) for key, (rel, skill) in found.items()}
+        skills = [skill for _, skill in found.values()]
+        columns = self._matched_columns(state, terms, skills)
+        held = _coverage(terms, idfs, skills)
+        matches = {
+            key: _Text(
+                relevance=rel, coverage=held[key] / mass, skill=skill, columns=columns.get(key, ())
+            )
+            for key, (rel, skill) in found.items()
+        }
         return matches, known
 
     def _terms(self, state: _State, words: list[str]) -> list[Term]:
@@ -448,12 +477,7 @@ class SkillSearch:
         """
         if not skills:
             return {}
-        prefixes = {t.word for t in terms} | {form for t in terms for form in t.forms}
-        for term in terms:
-            # Porter turns a final "y" into "i" ("deploy" -> "deploi").
-            stem = term.stem
-            prefixes.add(stem[:-1] if stem.endswith("i") and len(stem) > 2 else stem)
-        ordered = sorted(prefixes)
+        ordered = sorted({prefix for term in terms for prefix in _prefixes(term)})
         wanted = [state.rowid_by_key.get(skill.key) for skill in skills]
         texts: dict[int, str] = {}
         ids = [i for i in wanted if i is not None]
@@ -510,3 +534,23 @@ class SkillSearch:
             # Gone or unreadable since discovery: index what the catalog knows and
             # mark the version unknown so the next catalog retries the body.
             return None
+
+
+def _prefixes(term: Term) -> set[str]:
+    """What a word of a text starts with when it holds `term`: the word, its body
+    forms, or its stem (Porter turns a final "y" into "i": "deploy" -> "deploi")."""
+    stem = term.stem
+    return {term.word, *term.forms, stem[:-1] if stem.endswith("i") and len(stem) > 2 else stem}
+
+
+def _coverage(terms: list[Term], idfs: list[float], skills: list[Skill]) -> dict[str, float]:
+    """Per skill key, the IDF mass of the query terms its name, description or
+    when_to_use hold (`SearchResult.coverage` before dividing by the whole mass)."""
+    wanted = [(sorted(_prefixes(term)), weight) for term, weight in zip(terms, idfs, strict=True)]
+    out: dict[str, float] = {}
+    for skill in skills:
+        text = folded(
+            f"{skill.name.replace('-', ' ')} {skill.description} {skill.when_to_use or ''}"
+        )
+        out[skill.key] = sum(weight for prefixes, weight in wanted if starts_word(text, prefixes))
+    return out

@@ -47,6 +47,7 @@ from ._readers import FileSystemReader as FileSystemReader
 from ._readers import SkillContent as SkillContent
 from ._readers import SkillReader as SkillReader
 from ._refresh import LiveCatalog
+from ._suggest import TurnSearch
 
 if TYPE_CHECKING:
     from ..discovery._options import DiscoveryOptions
@@ -179,6 +180,7 @@ class Session:
             injections=injections,
             chain=InvocationChain(lock),
             cwd=cwd,
+            search=TurnSearch(self._reader),
         )
         self._hooks: HookState | None = None
         if refresh == "watch":
@@ -357,6 +359,7 @@ class Session:
         The session still works on the catalog it has; `refresh()` still re-discovers.
         """
         self._parts.live.close()
+        self._parts.search.close()
 
     def __enter__(self) -> Session:
         return self
