@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ..index._suggest import Suggestion
     from ._parts import SessionParts
     from ._readers import SkillReader
+    from ._session import Session
 
 
 class TurnSearch:
@@ -72,3 +73,9 @@ def turn_suggestions(parts: SessionParts, resolution: Resolution) -> tuple[Sugge
         # Hints only: a search that cannot run (SQLite without FTS5) never fails a turn.
         return ()
     return suggestions_of(pick_suggestions(results, limit=limit), catalog, is_visible=usable)
+
+
+def resolution_suggestions(session: Session, resolution: Resolution) -> tuple[Suggestion, ...]:
+    """What `session.prepare_turn` would suggest for the message `resolution` came
+    from, without loading anything (`skillpack resolve`, the picker)."""
+    return turn_suggestions(session._parts, resolution)
