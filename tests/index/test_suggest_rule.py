@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import pytest
 from test_search import make_skill
 
@@ -11,15 +9,19 @@ from skillpack._model import Catalog, Root
 from skillpack.index._search import SearchResult
 from skillpack.index._suggest import (
     MIN_FIT,
+    MIN_FIT_MANY,
     Suggestion,
     fit_of,
+    fits,
     pick_suggestions,
     suggestion_note,
     suggestions_of,
 )
 
 
-def result(name: str, *, relevance: float, coverage: float, tier: int = 0) -> SearchResult:
+def result(
+    name: str, *, relevance: float, coverage: float, held: int = 2, tier: int = 0
+) -> SearchResult:
     return SearchResult(
         skill=make_skill(name, f"Does {name}."),
         score=tier + relevance / (1 + relevance),
@@ -27,6 +29,7 @@ def result(name: str, *, relevance: float, coverage: float, tier: int = 0) -> Se
         match="strong",
         relevance=relevance,
         coverage=coverage,
+        held=held,
     )
 
 
@@ -43,7 +46,17 @@ def test_only_results_whose_fit_clears_the_threshold_are_picked_in_rank_order() 
     assert pick_suggestions([strong, weak, second], limit=3) == (strong, second)
     assert pick_suggestions([weak, strong], limit=1) == ()  # only the first `limit` count
     assert pick_suggestions([strong, second], limit=0) == ()
-    assert pick_suggestions([strong], limit=3, min_fit=math.inf) == ()
+    assert pick_suggestions([strong], limit=3, accept=lambda r: False) == ()
+
+
+def test_more_words_in_the_frontmatter_let_a_lower_fit_through() -> None:
+    # fit 0.4: between the two thresholds
+    low = {"relevance": 1.0, "coverage": 0.4}
+    assert MIN_FIT_MANY < fit_of(result("a", **low)) < MIN_FIT
+    assert not fits(result("a", held=2, **low))
+    assert fits(result("a", held=3, **low))
+    # one word, however well it matches, is not enough
+    assert not fits(result("a", held=1, relevance=9.0, coverage=1.0))
 
 
 def test_a_name_or_path_rule_match_is_always_picked() -> None:

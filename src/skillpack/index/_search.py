@@ -105,6 +105,8 @@ class SearchResult:
     """The share of the query's IDF mass in words the skill's name, description or
     when_to_use hold: how much of the request the skill says it is for (a body
     mentions many words its skill is not about)."""
+    held: int = 0
+    """How many of the query's distinct informative words (stems) those fields hold."""
     known: float = 1.0
     """The share of the query's IDF mass in words some skill holds (one value per
     query): low for a request made of words no skill uses."""
@@ -130,6 +132,8 @@ class _Text:
     relevance: float
     coverage: float
     """`SearchResult.coverage`."""
+    held: int
+    """`SearchResult.held`."""
     skill: Skill
     columns: tuple[str, ...]
 
@@ -343,7 +347,9 @@ class SkillSearch:
         ranked = []
         for key in tiers.keys() | texts.keys():
             tier, skill, reasons = tiers.get(key) or (TIER_TEXT, texts[key].skill, [])
-            text = texts.get(key) or _Text(relevance=0.0, coverage=0.0, skill=skill, columns=())
+            text = texts.get(key) or _Text(
+                relevance=0.0, coverage=0.0, held=0, skill=skill, columns=()
+            )
             shadowed = skill.shadowed_by is not None
             order = (-tier, shadowed, -text.relevance, SCOPE_RANK[skill.scope], skill.path)
             ranked.append((order, tier, reasons, text))
@@ -358,6 +364,7 @@ class SkillSearch:
                 match=match_of(tier, text.relevance, known),
                 relevance=text.relevance,
                 coverage=text.coverage,
+                held=text.held,
                 known=known,
             )
             for _order, tier, reasons, text in ranked[:limit]
@@ -453,10 +460,14 @@ class SkillSearch:
             fetch *= 4
         skills = [skill for _, skill in found.values()]
         columns = self._matched_columns(state, terms, skills)
-        held = _coverage(terms, idfs, skills)
+        held = _held(terms, idfs, skills)
         matches = {
             key: _Text(
-                relevance=rel, coverage=held[key] / mass, skill=skill, columns=columns.get(key, ())
+                relevance=rel,
+                coverage=held[key][0] / mass,
+                held=held[key][1],
+                skill=skill,
+                columns=columns.get(key, ()),
             )
             for key, (rel, skill) in found.items()
         }
@@ -543,14 +554,18 @@ def _prefixes(term: Term) -> set[str]:
     return {term.word, *term.forms, stem[:-1] if stem.endswith("i") and len(stem) > 2 else stem}
 
 
-def _coverage(terms: list[Term], idfs: list[float], skills: list[Skill]) -> dict[str, float]:
-    """Per skill key, the IDF mass of the query terms its name, description or
-    when_to_use hold (`SearchResult.coverage` before dividing by the whole mass)."""
+def _held(
+    terms: list[Term], idfs: list[float], skills: list[Skill]
+) -> dict[str, tuple[float, int]]:
+    """Per skill key, the IDF mass and the number of the query terms its name,
+    description or when_to_use hold (`coverage` before dividing by the whole mass,
+    and `held`)."""
     wanted = [(sorted(_prefixes(term)), weight) for term, weight in zip(terms, idfs, strict=True)]
-    out: dict[str, float] = {}
+    out: dict[str, tuple[float, int]] = {}
     for skill in skills:
         text = folded(
             f"{skill.name.replace('-', ' ')} {skill.description} {skill.when_to_use or ''}"
         )
-        out[skill.key] = sum(weight for prefixes, weight in wanted if starts_word(text, prefixes))
+        weights = [weight for prefixes, weight in wanted if starts_word(text, prefixes)]
+        out[skill.key] = (sum(weights), len(weights))
     return out

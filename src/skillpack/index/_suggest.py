@@ -1,12 +1,14 @@
 """Turn-time suggestions: which of a request's search results to put before the model.
 
 One rule over `SkillSearch`'s ranking (`pick_suggestions`), pure: the first `limit`
-results, each kept when a name or path rule matched it, or when its fit
-(`fit_of`: coverage × √relevance) reaches `MIN_FIT`. A request that needs no skill
-("rename this variable", "which port does PostgreSQL use") shares some words with
-skill bodies, but few of the words that say what a skill is for: its best results'
-coverage stays low, and the turn suggests nothing. Suggestions are hints the host
-shows the model, never instructions: `suggestion_note` says so.
+results, each kept when a name or path rule matched it, or when the skill's own
+statement of purpose (name, description, when_to_use) holds enough of the request:
+at least `MANY_WORDS` of its words with a fit (`fit_of`: coverage × √relevance) of
+`MIN_FIT_MANY`, or `FEW_WORDS` with `MIN_FIT`. A request that needs no skill
+("rename this variable", "which port does PostgreSQL use") shares words with skill
+bodies, but few with what any skill says it is for, so the turn suggests nothing.
+Suggestions are hints the host shows the model, never instructions:
+`suggestion_note` says so.
 
 The threshold was chosen on the tuning half of `eval/suggest_requests.toml` only
 (`eval/suggest_eval.py`); `docs/design.md` has the numbers.
@@ -24,11 +26,18 @@ from ..select._resolve import shown_ids
 from ._query import TIER_NAME_PREFIX
 from ._search import SearchResult
 
+FEW_WORDS = 2
+"""Least number of the request's words a suggested skill's frontmatter holds."""
 MIN_FIT = 0.60
-"""Least `fit_of` a text match needs to be suggested. On the tuning half at the
-real corpus (360 skills): a right skill among the suggestions for 0.643 of the
-requests some skill fits, and no suggestion for 0.902 of those none does (0.55:
-0.643 / 0.843; 0.70: 0.545 / 0.922)."""
+"""Least `fit_of` of a text match whose frontmatter holds `FEW_WORDS` of the words."""
+MANY_WORDS = 3
+"""With this many of the request's words in its frontmatter, `MIN_FIT_MANY` will do."""
+MIN_FIT_MANY = 0.30
+"""Least `fit_of` of a text match whose frontmatter holds `MANY_WORDS` words.
+
+All four were chosen on the tuning half of the eval at the real corpus (360
+skills): a right skill among the suggestions for 0.804 of the requests some skill
+fits, none for 0.980 of those none does (see `docs/design.md` for the others tried)."""
 
 NOTE_DESCRIPTION_CHARS = 160
 """Each suggestion's description in the note is cut to this many characters."""
@@ -65,20 +74,30 @@ def fit_of(result: SearchResult) -> float:
     return result.coverage * math.sqrt(max(result.relevance, 0.0))
 
 
+def fits(result: SearchResult) -> bool:
+    """Whether `result` may be suggested: a name or path rule matched it, or its
+    frontmatter holds enough of the request's words with enough fit."""
+    if result.score >= TIER_NAME_PREFIX:
+        return True
+    fit = fit_of(result)
+    return (result.held >= MANY_WORDS and fit >= MIN_FIT_MANY) or (
+        result.held >= FEW_WORDS and fit >= MIN_FIT
+    )
+
+
 def pick_suggestions(
-    results: Sequence[SearchResult], *, limit: int, min_fit: float = MIN_FIT
+    results: Sequence[SearchResult],
+    *,
+    limit: int,
+    accept: Callable[[SearchResult], bool] = fits,
 ) -> tuple[SearchResult, ...]:
-    """The rule: of the first `limit` results (best first), those a name or path
-    rule matched or whose `fit_of` reaches `min_fit`, in their order.
+    """The rule: of the first `limit` results (best first), those `accept` (`fits`)
+    takes, in their order.
 
     Pure and cheap: `results` is a search's ranking for the request; nothing else
-    is read. `limit` 0 suggests nothing.
+    is read. `limit` 0 suggests nothing. An evaluation may pass another `accept`.
     """
-    return tuple(
-        result
-        for result in results[: max(limit, 0)]
-        if result.score >= TIER_NAME_PREFIX or fit_of(result) >= min_fit
-    )
+    return tuple(result for result in results[: max(limit, 0)] if accept(result))
 
 
 def suggestions_of(
