@@ -99,8 +99,7 @@ def catalogs(corpus: Path, requests: Sequence[Request], work: Path) -> dict[str,
     """The three catalogs, by label, each of model-visible skills only."""
     from _common import ensure_corpus
 
-    real = discover(roots=[Root(path=str(corpus), scope="extra")], use_cache=False)
-    skills = model_skills(real)
+    skills = list(real_catalog(corpus).skills)
     by_rel = {rel(s, corpus): s for s in skills}
     unknown = sorted({e for r in requests for e in r.expect} - by_rel.keys())
     if unknown:
@@ -120,6 +119,12 @@ def catalogs(corpus: Path, requests: Sequence[Request], work: Path) -> dict[str,
             skills=tuple(skills) + tuple(extra), roots=roots + generated.roots
         ),
     }
+
+
+def real_catalog(corpus: Path) -> Catalog:
+    """The corpus's model-visible skills, discovered as `--root` discovers them."""
+    real = discover(roots=[Root(path=str(corpus), scope="extra")], use_cache=False)
+    return Catalog(skills=tuple(model_skills(real)), roots=real.roots)
 
 
 def rel(skill: Skill, corpus: Path) -> str:
