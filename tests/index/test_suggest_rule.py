@@ -51,10 +51,9 @@ def test_only_results_whose_fit_clears_the_threshold_are_picked_in_rank_order() 
 
 def test_more_words_in_the_frontmatter_let_a_lower_fit_through() -> None:
     # fit 0.4: between the two thresholds
-    low = {"relevance": 1.0, "coverage": 0.4}
-    assert MIN_FIT_MANY < fit_of(result("a", **low)) < MIN_FIT
-    assert not fits(result("a", held=2, **low))
-    assert fits(result("a", held=3, **low))
+    assert MIN_FIT_MANY < fit_of(result("a", relevance=1.0, coverage=0.4)) < MIN_FIT
+    assert not fits(result("a", held=2, relevance=1.0, coverage=0.4))
+    assert fits(result("a", held=3, relevance=1.0, coverage=0.4))
     # one word, however well it matches, is not enough
     assert not fits(result("a", held=1, relevance=9.0, coverage=1.0))
 
