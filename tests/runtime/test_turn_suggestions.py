@@ -6,11 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from skillpack._errors import SkillIOError
 from skillpack._model import Root
 from skillpack.config._schema import Config
 from skillpack.discovery._discover import discover
 from skillpack.discovery._memory import MemorySkills
 from skillpack.runtime._session import Session
+from skillpack.runtime._suggest import TurnSearch
 from skillpack.select._rules import PermissionRules
 
 
@@ -117,3 +121,16 @@ def test_a_plugin_skill_is_suggested_under_its_plugin_id(tmp_path: Path) -> None
         turn = session.prepare_turn("find the nearest coffee shops on a map")
     assert [s.id for s in turn.suggestions] == ["geo:near"]
     assert "- geo:near: Find the nearest" in turn.suggestion_note
+
+
+def test_a_search_that_cannot_run_leaves_the_turn_without_suggestions(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class Broken:
+        def search(self, *args: Any, **kwargs: Any) -> Any:
+            raise SkillIOError("SQLite lacks FTS5")
+
+    with open_session() as session:
+        monkeypatch.setattr(TurnSearch, "get", lambda self: Broken())
+        turn = session.prepare_turn("fill in the fields of this PDF form")
+    assert turn.suggestions == () and turn.suggestion_note == ""
