@@ -134,3 +134,14 @@ def test_a_search_that_cannot_run_leaves_the_turn_without_suggestions(
         monkeypatch.setattr(TurnSearch, "get", lambda self: Broken())
         turn = session.prepare_turn("fill in the fields of this PDF form")
     assert turn.suggestions == () and turn.suggestion_note == ""
+
+
+def test_only_a_users_message_and_only_its_opening_is_searched_for_suggestions() -> None:
+    text = "fill in the fields of this PDF form"
+    with open_session() as session:
+        assert session.prepare_turn(text, invoker="model").suggestions == ()
+        # past the opening, a request's words are not searched
+        assert [s.id for s in session.prepare_turn("hello " * 10 + text).suggestions] == [
+            "pdf-forms"
+        ]
+        assert session.prepare_turn("hello " * 90 + text).suggestions == ()

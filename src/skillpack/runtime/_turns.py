@@ -149,7 +149,8 @@ def prepare_turn(
         used.append(activation)
         lines.append(line)
     parts.injections.record(rendered)
-    suggestions = turn_suggestions(parts, resolution)
+    # Suggestions answer a person's request; a model's own message gets none.
+    suggestions = turn_suggestions(parts, resolution) if invoker == "user" else ()
     return Turn(
         activations=tuple(used),
         injections=tuple(injection.text for injection in rendered),
