@@ -34,9 +34,7 @@ import statistics
 import sys
 import tempfile
 import time
-import tomllib
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -53,42 +51,22 @@ TARGETS = {"visible": 0.95, "quiet": 0.85}
 
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "bench"))
-from search_split import HALVES, load_split, request_id  # noqa: E402
+# The request file's form, its split and the corpus paths are the search eval's.
+from search_eval import Request  # noqa: E402
+from search_eval import load_requests as load_split_requests  # noqa: E402
+from search_eval import relpath as rel  # noqa: E402
+from search_split import HALVES  # noqa: E402
 
-try:
-    from skillpack._model import Catalog, Root, Skill
-except ImportError:  # run from a checkout without installing
-    sys.path.insert(0, str(HERE.parent / "src"))
-    from skillpack._model import Catalog, Root, Skill
+from skillpack._model import Catalog, Root, Skill  # noqa: E402
 from skillpack.config._schema import Config  # noqa: E402
 from skillpack.discovery._discover import discover, read_body  # noqa: E402
 from skillpack.index._search import SkillSearch  # noqa: E402
 from skillpack.runtime._session import Session  # noqa: E402
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
-class Request:
-    query: str
-    expect: frozenset[str]
-    """Expected SKILL.md paths, relative to the corpus (empty: no skill fits)."""
-    half: str
-
-
 def load_requests(path: Path = DEFAULT_REQUESTS, split_path: Path = DEFAULT_SPLIT) -> list[Request]:
-    """The requests with their halves; refuses a request the split does not list."""
-    with path.open("rb") as handle:
-        data = tomllib.load(handle)
-    split = load_split(split_path)
-    out = []
-    for item in data["request"]:
-        half = split.get(request_id(item["query"]))
-        if half is None:
-            raise SystemExit(
-                f"{path}: {item['query']!r} is in neither half of {split_path}; run "
-                f"`python eval/search_split.py --requests {path} --split {split_path}`"
-            )
-        out.append(Request(query=item["query"], expect=frozenset(item["expect"]), half=half))
-    return out
+    """The suggestion requests with their halves (`search_eval.load_requests`)."""
+    return load_split_requests(path, split_path)
 
 
 def model_skills(catalog: Catalog) -> list[Skill]:
@@ -127,10 +105,6 @@ def real_catalog(corpus: Path) -> Catalog:
     return Catalog(skills=tuple(model_skills(real)), roots=real.roots)
 
 
-def rel(skill: Skill, corpus: Path) -> str:
-    return os.path.relpath(skill.real_path or skill.path, os.path.realpath(corpus))
-
-
 def measure(catalog: Catalog, requests: Sequence[Request], corpus: Path) -> dict[str, Any]:
     """Per half: visibility, quiet share, ranking quality and turn latency."""
     present = {rel(s, corpus) for s in catalog.skills}
@@ -146,7 +120,7 @@ def measure(catalog: Catalog, requests: Sequence[Request], corpus: Path) -> dict
         quiet: list[bool] = []
         times: list[float] = []
         for request in (r for r in requests if r.half == half):
-            expect = request.expect & present
+            expect = set(request.expect) & present
             if request.expect and not expect:
                 continue  # its skill is not in this catalog
             start = time.perf_counter()

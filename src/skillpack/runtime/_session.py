@@ -501,7 +501,9 @@ class Session:
         longer parsing), a forked one without a runner, or one whose run fails is a
         diagnostic and left out, while the others are still used; only skills whose
         text the turn returns are recorded as loaded. A new user turn also clears the
-        chain of leading skills (see `active_tools`).
+        chain of leading skills (see `active_tools`). A user's message that activates
+        nothing gets `Turn.suggestions`: the skills that may fit it, as hints with a
+        note for the model (`[search] suggestions`, 3 by default).
         """
         from . import _turns
 
