@@ -18,7 +18,7 @@ from skill_snapshots import assert_snapshot, make_skill
 from conftest import REAL_SKILLS
 from skillpack._errors import UsageError
 from skillpack._limits import BUDGET_CHARS
-from skillpack._model import SCOPE_RANK, CodexMetadata, Skill
+from skillpack._model import SCOPE_RANK, CodexMetadata, Scope, Skill
 from skillpack.render._catalog import (
     CATALOG_MODES,
     MIN_DESCRIPTION_CHARS,
@@ -247,7 +247,7 @@ def test_lowest_ranked_entries_go_to_the_compact_list_of_names_first() -> None:
 
 
 def test_rank_is_recent_use_then_scope_never_the_alphabet() -> None:
-    scopes = {"b": "repo", "g": "user"}
+    scopes: dict[str, Scope] = {"b": "repo", "g": "user"}
     skills = [replace(s, scope=scopes.get(s.name, "system")) for s in SHORT]
     by_name = {s.name: s for s in skills}
     # Room for two descriptions: the repo and the user skill keep theirs; a skill
@@ -442,7 +442,7 @@ def test_every_budget_is_respected_and_every_skill_accounted_for(fmt: CatalogFor
     rng = random.Random(5)
     # "\x07" is escaped by JSON only after a full scan: it exercises the exact re-render.
     words = ["use", "a&b", "<tag>", '"q"', "back\\slash", "naïve", "tab\there", "\x07", "x" * 45]
-    scopes = ("repo", "user", "system")
+    scopes: tuple[Scope, ...] = ("repo", "user", "system")
     for trial in range(25):
         skills = [
             replace(
