@@ -116,11 +116,14 @@ def test_bad_limits_are_config_errors(text: str) -> None:
 @pytest.mark.parametrize("fmt", ["xml", "markdown", "json"])
 def test_max_entries_caps_the_catalog_and_says_so(fmt: str) -> None:
     listed = list(skills(5).catalog().skills)
-    rendered = render_catalog(listed, format=fmt, max_entries=2)  # type: ignore[arg-type]
+    # The best-ranked two are listed: here the two used most recently.
+    recent = {listed[3].key: 2, listed[1].key: 1}
+    rendered = render_catalog(listed, format=fmt, max_entries=2, recent=recent)  # type: ignore[arg-type]
     report = rendered.report
     assert (report.shown, report.total, report.truncated) == (2, 5, True)
-    assert report.omitted == ("skill-2", "skill-3", "skill-4")
-    assert "skill-1" in rendered.text and "skill-2" not in rendered.text
+    assert report.omitted == ("skill-0", "skill-2", "skill-4")
+    assert "skill-1" in rendered.text and "skill-3" in rendered.text
+    assert "skill-2" not in rendered.text
     assert len(rendered.text) == report.used_chars
     if fmt == "xml":
         assert '<truncated shown="2" total="5">' in rendered.text

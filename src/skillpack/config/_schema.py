@@ -52,12 +52,14 @@ from .._limits import (
 )
 from .._model import Problem, Skill
 from .._paths import expand_home
+from ..render._catalog import CatalogMode
 from ..select._refs import SkillRefs
 from ..select._rules import DECISIONS, Decision, PermissionRules
 from ._checks import (
     Check,
     Invalid,
     boolean,
+    catalog_mode,
     enabled_entries,
     fraction,
     int_at_least,
@@ -141,6 +143,9 @@ class Config:
     catalog_max_entries: int | None = None
     """`[catalog] max_entries`: the most entries the model's catalog lists (None: the
     character budget alone decides)."""
+    catalog_mode: CatalogMode = "auto"
+    """`[catalog] mode`: `auto` (a deferred stub when not even every name fits),
+    `full` (never the stub) or `deferred` (always the stub)."""
     budget_fraction: float = BUDGET_FRACTION
     """`[budget] context_window_fraction`: share of the context window for the catalog."""
     budget_chars: int = BUDGET_CHARS
@@ -214,7 +219,7 @@ class Config:
                 "default_limit": self.search_default_limit,
                 "max_limit": self.search_max_limit,
             },
-            "catalog": {"max_entries": self.catalog_max_entries},
+            "catalog": {"max_entries": self.catalog_max_entries, "mode": self.catalog_mode},
             "budget": {
                 "context_window_fraction": self.budget_fraction,
                 "chars": self.budget_chars,
@@ -308,6 +313,7 @@ _SCHEMA: Mapping[tuple[str, str], tuple[str, Check]] = {
     ("search", "default_limit"): ("search_default_limit", limit),
     ("search", "max_limit"): ("search_max_limit", limit),
     ("catalog", "max_entries"): ("catalog_max_entries", int_at_least(1)),
+    ("catalog", "mode"): ("catalog_mode", catalog_mode),
     ("budget", "context_window_fraction"): ("budget_fraction", fraction),
     ("budget", "chars"): ("budget_chars", int_at_least(1)),
     ("discovery", "max_depth"): ("max_depth", int_at_least(0)),
@@ -328,6 +334,7 @@ _SCALARS = (
     "search_default_limit",
     "search_max_limit",
     "catalog_max_entries",
+    "catalog_mode",
 )
 _HEADER = re.compile(r"^\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$")
 

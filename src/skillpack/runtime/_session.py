@@ -50,7 +50,7 @@ from ._refresh import LiveCatalog
 
 if TYPE_CHECKING:
     from ..discovery._options import DiscoveryOptions
-    from ..render._catalog import RenderedCatalog
+    from ..render._catalog import CatalogMode, RenderedCatalog
     from ..select._resolve import Resolution
     from ._create import CreatedSkill
     from ._hooks import Hook, HookResult, HookState
@@ -427,8 +427,24 @@ class Session:
         context_window: int | None = None,
         budget_chars: int | None = None,
         include_location: bool = True,
+        skill_load: bool = True,
+        mode: CatalogMode | None = None,
     ) -> RenderedCatalog:
-        """The catalog text plus a report of what the budget shortened or omitted."""
+        """The catalog text plus a report of what the budget shortened or omitted.
+
+        Every surface builds its catalog here, so one allocator (`render_catalog`)
+        decides for all: the skills used in this session rank first when the budget
+        is short, then the project's skills, then personal, then bundled ones.
+
+        Args:
+            format: `xml`, `markdown` or `json`.
+            context_window: The model's window in tokens (the budget is a share).
+            budget_chars: An explicit budget in characters (wins over the window).
+            include_location: List each skill's SKILL.md path.
+            skill_load: The model has the skill_load tool: locations are the first
+                thing dropped over budget.
+            mode: `auto`, `full` or `deferred`; None is the config's `[catalog] mode`.
+        """
         env = self._env if self._env is not None else os.environ
         env_var, env_value = budget_from_env(env)
         config = self._parts.live.config
@@ -448,6 +464,9 @@ class Session:
             budget_chars=budget,
             include_location=include_location,
             max_entries=config.catalog_max_entries,
+            skill_load=skill_load,
+            mode=config.catalog_mode if mode is None else mode,
+            recent=self._parts.injections.recent(),
         )
 
     def catalog_prompt(
@@ -456,10 +475,11 @@ class Session:
         context_window: int | None = None,
         budget_chars: int | None = None,
         format: CatalogFormat = "xml",
+        mode: CatalogMode | None = None,
     ) -> str:
-        """The catalog text for the system prompt, within budget."""
+        """The catalog text for the system prompt, within budget (`render_catalog`)."""
         return self.render_catalog(
-            format=format, context_window=context_window, budget_chars=budget_chars
+            format=format, context_window=context_window, budget_chars=budget_chars, mode=mode
         ).text
 
     # -- selection (`_turns`) ---------------------------------------------------
