@@ -103,6 +103,7 @@ def test_search_limits_come_from_the_config() -> None:
         "[search]\nmax_limit = true\n",
         "[catalog]\nmax_entries = 0\n",
         '[catalog]\nmax_entries = "10"\n',
+        '[catalog]\nmode = "lazy"\n',
     ],
 )
 def test_bad_limits_are_config_errors(text: str) -> None:
@@ -147,6 +148,14 @@ def test_max_entries_below_one_is_a_usage_error() -> None:
 def test_the_session_catalog_honours_catalog_max_entries() -> None:
     rendered = session("[catalog]\nmax_entries = 3\n").render_catalog()
     assert (rendered.report.shown, rendered.report.total) == (3, 5)
+
+
+def test_the_config_chooses_the_catalog_mode_and_a_caller_overrides_it() -> None:
+    configured = session('[catalog]\nmode = "deferred"\n')
+    assert configured.config.catalog_mode == "deferred"
+    assert configured.render_catalog().report.deferred
+    assert not configured.render_catalog(mode="full").report.deferred
+    assert not session("").render_catalog().report.deferred
 
 
 # -- SLASH_COMMAND_TOOL_CHAR_BUDGET ----------------------------------------------------------

@@ -17,9 +17,11 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from skill_client import open_session, run, skill_md, write
 
+from conftest import REAL_SKILLS
 from skillpack._errors import UsageError
 from skillpack.mcp._pages import INSTRUCTIONS
 from skillpack.mcp._server import SkillServer
+from skillpack.runtime._session import Session
 from skillpack.runtime._tools import SkillTools
 
 PDF = "Fill and merge PDF forms. Use when the user hands you a PDF to fill."
@@ -190,3 +192,22 @@ def test_a_budget_that_is_no_number_of_characters_is_refused_before_serving(
     monkeypatch.setenv("SKILLS_PROMPT_CHAR_BUDGET", "lots")
     with pytest.raises(UsageError, match="SKILLS_PROMPT_CHAR_BUDGET='lots'"):
         SkillServer(open_session(tree))
+
+
+@pytest.mark.corpus
+def test_on_the_real_corpus_skill_load_names_every_skill_as_the_one_allocator_does(
+    tmp_path: Path,
+) -> None:
+    session = Session.open(
+        cwd=str(tmp_path), roots=[str(REAL_SKILLS)], include_user=False, use_cache=False
+    )
+    expected = session.render_catalog(format="markdown", include_location=False)
+    (bare,) = [d for d in SkillTools(session).definitions() if d.name == "skill_load"]
+    description = load_description(SkillServer(session))
+    assert description == f"{bare.description}\n\n{expected.text}"
+    report = expected.report
+    assert report.shown == report.total == len(session.model_skills())
+    assert report.omitted == ()
+    # Descriptions are cut evenly, not given to the first skills by the alphabet.
+    assert report.description_chars is not None
+    assert len(report.shortened) > 100
