@@ -98,8 +98,8 @@ def listed_names(rendered: RenderedCatalog) -> list[str]:
         (line for line in text.splitlines() if line.startswith("More skills, by name only: ")),
         "",
     )
-    more = more_line.removeprefix("More skills, by name only: ")
-    return entries + (more.split(", ") if more else [])
+    names = more_line.removeprefix("More skills, by name only: ")
+    return entries + (names.split(", ") if names else [])
 
 
 @pytest.mark.corpus
