@@ -98,8 +98,8 @@ def listed_names(rendered: RenderedCatalog) -> list[str]:
         (line for line in text.splitlines() if line.startswith("More skills, by name only: ")),
         "",
     )
-    names = more_line.removeprefix("More skills, by name only: ")
-    return entries + (names.split(", ") if names else [])
+    listed = more_line.removeprefix("More skills, by name only: ")
+    return entries + (listed.split(", ") if listed else [])
 
 
 @pytest.mark.corpus
