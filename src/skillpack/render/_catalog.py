@@ -43,7 +43,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, repeat
-from operator import add, attrgetter
+from operator import add, attrgetter, sub
 from typing import Any, Literal, get_args
 
 from .._errors import UsageError
@@ -71,6 +71,7 @@ MIN_DESCRIPTION_CHARS = 40
 
 ELLIPSIS = "…"
 _SCOPE = attrgetter("scope")
+_NAME = attrgetter("name")
 
 CatalogMode = Literal["auto", "full", "deferred"]
 """`full`: list skills (by name only, then leaving the lowest-ranked out, when the
@@ -216,7 +217,7 @@ def render_catalog(
     if not listed:
         report = CatalogReport(budget_chars=budget_chars, used_chars=0, total=0, shown=0)
         return RenderedCatalog(text="", report=report, format=format)
-    order = catalog_rank(listed, recent)
+    rank = _Rank(listed, recent)
     options = _Options(
         fmt=format,
         budget=budget_chars,
@@ -226,10 +227,10 @@ def render_catalog(
         skill_load=skill_load,
         mode=mode,
     )
-    rendered = _Allocator(listed, order, options).fit()
+    rendered = _Allocator(listed, rank, options).fit()
     if len(rendered.text) > budget_chars:
         # Only a control character that the quick JSON scan skips can cause this.
-        rendered = _Allocator(listed, order, options, exact=True).fit()
+        rendered = _Allocator(listed, rank, options, exact=True).fit()
     return rendered
 
 
@@ -278,6 +279,8 @@ class _Layout:
         name_overhead = len(entry_text(fmt, "", None, location, scope))
         self.description_overhead = len(entry_text(fmt, "", "", location, scope)) - name_overhead
         self.name_only: list[int] = list(map(add, common, repeat(name_overhead)))
+        self.ranked = _Column(self.name_only, allocator.rank)
+        """Sizes of the k best-ranked entries written by name only, for every k."""
         self.compact = not shown
         """Entries without a description go to the compact list of names."""
 
@@ -286,10 +289,10 @@ class _Allocator:
     """Sizes every entry once, then picks the richest rendering within the budget."""
 
     def __init__(
-        self, skills: list[Skill], order: list[int], options: _Options, exact: bool = False
+        self, skills: list[Skill], rank: _Rank, options: _Options, exact: bool = False
     ) -> None:
         self.skills = skills
-        self.order = order
+        self.rank = rank
         self.options = options
         self.fmt = options.fmt
         self.budget = options.budget
@@ -306,6 +309,13 @@ class _Allocator:
         self.names = escaped_lengths(self.fmt, [s.name for s in skills], exact=exact)
         self.base = _common_base([s.path for s in skills]) if options.include_location else ""
         self.more = more_overhead(self.fmt)
+        # Sums over the k best-ranked skills, for every k (`_Column`).
+        escaped = self.escaped
+        floor = list(map(add, escaped, map(sub, repeat(MIN_DESCRIPTION_CHARS), self.raw)))
+        self.whole = _Column(escaped, rank)
+        self.floor = _Column(list(map(min, escaped, floor)), rank)
+        self.with_description = _Column(list(map(bool, self.raw)), rank)
+        self.ranked_names = _Column(self.names, rank)
 
     # -- the steps -------------------------------------------------------------------
 
@@ -370,35 +380,27 @@ class _Allocator:
 
     def _size(self, layout: _Layout, head: str, limit: int | None, keep: int, shown: int) -> int:
         """Upper bound of the text's length: the `keep` best-ranked skills with their
-        description (cut to `limit`), the rest of the `shown` best-ranked by name."""
-        top = self.order[:keep]
-        size = len(head) + sum(layout.name_only[i] for i in top)
-        overhead = layout.description_overhead
-        if limit is None:
-            size += sum(self.escaped[i] + overhead for i in top if self.raw[i])
-        else:
-            size += sum(self._cut_size(i, limit) + overhead for i in top if self.raw[i])
+        description (whole, or cut to the floor `limit`), the rest of the `shown`
+        best-ranked by name. Prefix sums in rank order make it a few look-ups."""
+        described = self.whole if limit is None else self.floor
+        size = len(head) + layout.ranked.upto(keep) + described.upto(keep)
+        size += self.with_description.upto(keep) * layout.description_overhead
         truncated = limit is not None or keep < self.total or shown < self.total
         return size + self._rest(layout, keep, shown, truncated)
-
-    def _cut_size(self, index: int, limit: int) -> int:
-        """A description cut to `limit` costs at most the limit plus the escaping
-        overhead of the whole description."""
-        raw, escaped = self.raw[index], self.escaped[index]
-        return escaped if raw <= limit else limit + escaped - raw
 
     def _rest(self, layout: _Layout, keep: int, shown: int, truncated: bool) -> int:
         """What follows the described entries: the rest of the `shown`, the JSON
         commas, and the tail with its notice."""
-        named = self.order[keep:shown]
+        named = shown - keep
         if layout.compact:
             size = self.gap * max(keep - 1, 0)
             if named:
-                size += self.more + sum(self.names[i] for i in named)
-                size += len(MORE_SEPARATOR) * (len(named) - 1)
+                size += self.more + self.ranked_names.upto(shown) - self.ranked_names.upto(keep)
+                size += len(MORE_SEPARATOR) * (named - 1)
         else:
-            size = sum(layout.name_only[i] for i in named) + self.gap * max(shown - 1, 0)
-        tail = tail_text(self.fmt, shown, self.total, truncated, len(named))
+            size = layout.ranked.upto(shown) - layout.ranked.upto(keep)
+            size += self.gap * max(shown - 1, 0)
+        tail = tail_text(self.fmt, shown, self.total, truncated, named)
         return size + len(tail)
 
     def _best_limit(self, layout: _Layout, head: str, keep: int, shown: int) -> int:
@@ -408,8 +410,8 @@ class _Allocator:
         Sorting by length once makes each probe of the binary search a bisection plus
         two prefix-sum look-ups.
         """
-        top = [i for i in self.order[:keep] if self.raw[i]]
-        fixed = len(head) + sum(layout.name_only[i] for i in self.order[:keep])
+        top = [i for i in self.rank.best(keep) if self.raw[i]]
+        fixed = len(head) + layout.ranked.upto(keep)
         fixed += len(top) * layout.description_overhead + self._rest(layout, keep, shown, True)
         room = self.budget - fixed
         top.sort(key=self.raw.__getitem__)
@@ -438,18 +440,20 @@ class _Allocator:
         `shown` best-ranked by name, each part in catalog order."""
         fmt = self.fmt
         skills = self.skills
-        rank = [0] * self.total
-        for position, index in enumerate(self.order):
-            rank[index] = position
+        described = self.rank.best(keep)
+        listed = self.rank.best(shown)
+        is_described = [False] * self.total
+        for index in described:
+            is_described[index] = True
         states: list[Shown] = ["omitted"] * self.total
         cut = len(layout.base or "")
         parts = [head]
-        entries = sorted(self.order[:keep] if layout.compact else self.order[:shown])
+        entries = sorted(described if layout.compact else listed)
         for n, i in enumerate(entries):
             skill = skills[i]
             description: str | None = self.descriptions[i]
             state: Shown = "full"
-            if rank[i] >= keep:
+            if not is_described[i]:
                 state = "name_only" if description else "full"
                 description = None
             elif description and limit is not None and len(description) > limit:
@@ -468,14 +472,14 @@ class _Allocator:
             parts.append(text)
         more: list[str] = []
         if layout.compact:
-            for i in sorted(self.order[keep:shown]):
+            for i in sorted(i for i in listed if not is_described[i]):
                 states[i] = "name_only" if self.descriptions[i] else "full"
                 more.append(escape(fmt, skills[i].name))
         truncated = limit is not None or keep < self.total or shown < self.total
         named = shown - keep
         parts.append(tail_text(fmt, shown, self.total, truncated, named, more))
         text = "".join(parts)
-        described = limit is not None and "shortened" in states
+        cut_any = limit is not None and "shortened" in states
         report = CatalogReport(
             budget_chars=self.budget,
             used_chars=len(text),
@@ -487,7 +491,7 @@ class _Allocator:
             truncated=truncated,
             locations_dropped=self.options.include_location and layout.locations == "none",
             location_base=layout.base,
-            description_chars=limit if described else None,
+            description_chars=limit if cut_any else None,
             shown_as=tuple(states),
         )
         return RenderedCatalog(text=text, report=report, format=fmt)
@@ -507,7 +511,7 @@ class _Allocator:
             used_chars=len(text),
             total=self.total,
             shown=0,
-            omitted=tuple(s.name for s in self.skills),
+            omitted=tuple(map(_NAME, self.skills)),
             truncated=True,
             deferred=True,
             shown_as=_all_omitted(self.total),
@@ -527,6 +531,52 @@ class _Allocator:
             shown_as=_all_omitted(self.total),
         )
         return RenderedCatalog(text="", report=report, format=self.fmt)
+
+
+class _Rank:
+    """The skills' rank (`catalog_rank`), worked out only when the allocator has to
+    choose between skills: a catalog that lists every skill alike needs none."""
+
+    def __init__(self, skills: list[Skill], recent: Mapping[str, int] | None) -> None:
+        self.skills = skills
+        self.recent = recent
+        self._order: list[int] | None = None
+
+    @property
+    def order(self) -> list[int]:
+        """Indices of the skills, best-ranked first."""
+        if self._order is None:
+            self._order = catalog_rank(self.skills, self.recent)
+        return self._order
+
+    def best(self, count: int) -> list[int]:
+        """Indices of the `count` best-ranked skills (all of them in input order)."""
+        if count >= len(self.skills):
+            return list(range(len(self.skills)))
+        return self.order[:count]
+
+
+class _Column:
+    """Sums of one number per skill over the k best-ranked skills: the whole column's
+    sum at once, the prefix sums in rank order only when a search needs them."""
+
+    def __init__(self, values: list[int], rank: _Rank) -> None:
+        self.values = values
+        self.rank = rank
+        self.total: int | None = None
+        self.prefix: list[int] | None = None
+
+    def upto(self, k: int) -> int:
+        if k == 0:
+            return 0
+        if k == len(self.values):
+            if self.total is None:
+                self.total = sum(self.values)
+            return self.total
+        if self.prefix is None:
+            ranked = map(self.values.__getitem__, self.rank.order)
+            self.prefix = list(accumulate(ranked, initial=0))
+        return self.prefix[k]
 
 
 def _all_omitted(count: int) -> tuple[Shown, ...]:
@@ -575,7 +625,7 @@ def entry_chars(
         skill_load=True,
         mode="full",
     )
-    allocator = _Allocator(list(skills), list(range(len(skills))), options, exact=True)
+    allocator = _Allocator(list(skills), _Rank(list(skills), None), options, exact=True)
     layout = _Layout(
         allocator, "absolute" if include_location else "none", exact=True, preamble=False
     )
