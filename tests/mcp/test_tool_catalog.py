@@ -21,6 +21,7 @@ from conftest import REAL_SKILLS
 from skillpack._errors import UsageError
 from skillpack.mcp._pages import INSTRUCTIONS
 from skillpack.mcp._server import SkillServer
+from skillpack.render._formats import deferred_text
 from skillpack.runtime._session import Session
 from skillpack.runtime._tools import SkillTools
 
@@ -147,13 +148,28 @@ def test_the_command_line_options_reach_a_stdio_client(tree: Path) -> None:
             return client.instructions, load
 
     async def main() -> list[tuple[str | None, str]]:
-        return [await connect(), await connect("--catalog-chars", "0", "--catalog-instructions")]
+        return [
+            await connect(),
+            await connect("--catalog-chars", "0", "--catalog-instructions"),
+            await connect("--catalog-mode", "deferred", "--catalog-instructions"),
+        ]
 
-    (plain_instructions, listed), (instructions, bare) = anyio.run(main)
+    (plain_instructions, listed), (instructions, bare), (stub_note, stub) = anyio.run(main)
     assert plain_instructions == INSTRUCTIONS
     assert f"- **mcp-builder**: {MCP_BUILD}" in listed
     assert bare == bare_description(tree)
     assert instructions == INSTRUCTIONS  # a zero budget lists nothing there either
+    deferred = deferred_text("markdown", 2)
+    assert stub == f"{bare_description(tree)}\n\n{deferred}"
+    assert stub_note == f"{INSTRUCTIONS}\n\n{deferred}"
+
+
+def test_the_host_chooses_the_catalog_mode_of_skill_load(tree: Path) -> None:
+    bare = bare_description(tree)
+    deferred = load_description(SkillServer(open_session(tree), catalog_mode="deferred"))
+    assert deferred == f"{bare}\n\n{deferred_text('markdown', 2)}"
+    full = load_description(SkillServer(open_session(tree), catalog_mode="full"))
+    assert f"- **pdf-forms**: {PDF}" in full
 
 
 def test_a_skill_the_config_disables_leaves_the_description_after_list_changed(

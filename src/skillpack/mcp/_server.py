@@ -40,6 +40,7 @@ from mcp.shared.exceptions import MCPError
 from .. import _errors as errors
 from .._model import SKILL_FILE, Skill
 from .._version import __version__
+from ..render._catalog import CatalogMode
 from ..runtime._readers import SkillContent
 from ..runtime._session import Session
 from ..runtime._tools import SkillTools, new_search
@@ -141,6 +142,7 @@ class SkillServer:
         offload: bool = True,
         catalog_chars: int | None = None,
         catalog_instructions: bool = False,
+        catalog_mode: CatalogMode | None = None,
         pages: Pages | None = None,
         told: Told | None = None,
     ) -> None:
@@ -158,6 +160,8 @@ class SkillServer:
             lists nothing.
         catalog_instructions: Also put the catalog, within the same budget, in the
             server's `instructions` (for clients that pass those to the model).
+        catalog_mode: `auto`, `full` or `deferred` (`Session.render_catalog`); None
+            is the config's `[catalog] mode`.
         pages: The served view and pages of `session` already built (the stdio
             front's, `_front`); a new `Pages(session)` when None.
         told: What the first client connection was already told is left out (by
@@ -175,6 +179,7 @@ class SkillServer:
             )
         self.pages.catalog_chars = catalog_chars
         self.pages.catalog_instructions = catalog_instructions
+        self.pages.catalog_mode = catalog_mode
         self.session = session
         self._reader: SkillContent = self.pages.reader
         self._cwd = cwd
@@ -186,9 +191,12 @@ class SkillServer:
         self._search: Any = None
         self.catalog_chars = catalog_chars
         self.catalog_instructions = catalog_instructions
+        self.catalog_mode = catalog_mode
         # A bad budget (negative, or a `SKILLS_PROMPT_CHAR_BUDGET` that is no number)
         # is refused here, before a client connects, not by every tools/list.
-        session.render_catalog(budget_chars=catalog_chars, include_location=False)
+        session.render_catalog(
+            budget_chars=catalog_chars, include_location=False, mode=catalog_mode
+        )
         self.server = self._build()
 
     # -- state ------------------------------------------------------------------
@@ -421,7 +429,10 @@ class SkillServer:
             # The catalog in skill_load's description follows the live catalog: a
             # change sends tools/list_changed, and the client lists tools again.
             return conversation.tools.definitions_for(
-                "mcp", catalog=True, catalog_chars=self.catalog_chars
+                "mcp",
+                catalog=True,
+                catalog_chars=self.catalog_chars,
+                catalog_mode=self.catalog_mode,
             )
 
         listed = await self._run(definitions)
