@@ -559,3 +559,17 @@ def test_json_catalog_entries_carry_their_scope_within_the_budget(budget: int) -
     assert entries, rendered.report
     by_name = {s.name: s.scope for s in skills}
     assert all(entry["scope"] == by_name[entry["name"]] for entry in entries)
+
+
+def test_without_a_shared_folder_locations_stay_absolute_and_descriptions_shorten() -> None:
+    skills = [
+        replace(DEEP[0], path="/alpha/SKILL.md"),
+        replace(DEEP[1], path="/var/bravo/SKILL.md"),
+    ]
+    full = render_catalog(skills, format="markdown", budget_chars=10**6, skill_load=False).text
+    rendered = render_catalog(
+        skills, format="markdown", budget_chars=len(full) - 10, skill_load=False
+    )
+    report = rendered.report
+    assert report.location_base is None and not report.locations_dropped
+    assert report.shortened and "/var/bravo/SKILL.md" in rendered.text

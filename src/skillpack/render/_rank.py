@@ -47,11 +47,7 @@ _UNUSED = -(2**62)
 
 
 def _scope_ranks(skills: Sequence[Skill]) -> list[int]:
-    scopes = list(map(_SCOPE, skills))
-    try:
-        return list(map(_SCOPE_RANKS.__getitem__, scopes))
-    except KeyError:  # a scope outside `SCOPES` ranks last
-        return [_SCOPE_RANKS.get(scope, len(_SCOPE_RANKS)) for scope in scopes]
+    return list(map(_SCOPE_RANKS.__getitem__, map(_SCOPE, skills)))
 
 
 def _name_hashes(skills: Sequence[Skill]) -> list[int]:
