@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from .discovery._options import DiscoveryOptions
     from .index._search import SkillSearch
     from .parse._frontmatter import ParsedSkill
-    from .render._catalog import RenderedCatalog
+    from .render._catalog import CatalogMode, CatalogReport, RenderedCatalog, Shown
     from .render._formats import CatalogFormat
     from .runtime._complete import CompletionMatch
     from .runtime._create import CreatedSkill
@@ -43,6 +43,9 @@ _LAZY = {
     "Activation": ".select._resolve",
     "AskCallback": ".runtime._permissions",
     "CatalogFormat": ".render._formats",
+    "CatalogMode": ".render._catalog",
+    "CatalogReport": ".render._catalog",
+    "Shown": ".render._catalog",
     "SkillSearch": ".index._search",
     "CompletionMatch": ".runtime._complete",
     "CatalogSource": ".runtime._live",
@@ -88,6 +91,8 @@ __all__ = [
     "Activation",
     "AskCallback",
     "CatalogFormat",
+    "CatalogMode",
+    "CatalogReport",
     "CatalogSource",
     "CodexPermissions",
     "CompletionMatch",
@@ -119,6 +124,7 @@ __all__ = [
     "Scope",
     "Severity",
     "ShellRequest",
+    "Shown",
     "SkillContent",
     "SkillFile",
     "SkillReader",
