@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from .runtime._tools import ToolDefinition, ToolFormat
     from .runtime._turns import Invoker
     from .runtime._workspace import Toggled
+    from .select._grants import Grant, SkillGrant
     from .select._resolve import Activation, Diagnostic, Resolution
     from .select._rules import Decision, PermissionRules
 
@@ -60,6 +61,7 @@ _LAZY = {
     "EnvVarDependency": ".runtime._deps",
     "ErrorCode": "._errors",
     "ForkRun": ".runtime._fork",
+    "Grant": ".select._grants",
     "Hook": ".runtime._hooks",
     "HookResult": ".runtime._hooks",
     "Injection": ".runtime._inject",
@@ -80,6 +82,7 @@ _LAZY = {
     "ShellRequest": ".runtime._shell",
     "SkillContent": ".runtime._readers",
     "SkillFile": "._model",
+    "SkillGrant": ".select._grants",
     "SkillReader": ".runtime._readers",
     "SubagentRunner": ".runtime._fork",
     "Toggled": ".runtime._workspace",
@@ -106,6 +109,7 @@ __all__ = [
     "EnvVarDependency",
     "ErrorCode",
     "ForkRun",
+    "Grant",
     "Hook",
     "HookResult",
     "Injection",
@@ -127,6 +131,7 @@ __all__ = [
     "Shown",
     "SkillContent",
     "SkillFile",
+    "SkillGrant",
     "SkillReader",
     "SkillSearch",
     "SubagentRunner",

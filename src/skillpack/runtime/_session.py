@@ -51,6 +51,7 @@ from ._refresh import LiveCatalog
 if TYPE_CHECKING:
     from ..discovery._options import DiscoveryOptions
     from ..render._catalog import CatalogMode, RenderedCatalog
+    from ..select._grants import SkillGrant
     from ..select._resolve import Resolution
     from ._create import CreatedSkill
     from ._hooks import Hook, HookResult, HookState
@@ -94,6 +95,7 @@ class Session:
         mcp_servers: Iterable[str] = (),
         mcp_install: McpInstall | None = None,
         builtin_commands: Iterable[str] = (),
+        grant: SkillGrant | None = None,
     ) -> None:
         """Create a session.
 
@@ -132,6 +134,10 @@ class Session:
             builtin_commands: The host's own slash commands (`help`, `clear`, ...):
                 `/name` of one of them is left to the host, and a skill of that name
                 is reached as `$name` (a diagnostic says so). None by default.
+            grant: The skills the caller may see (a server's caller, from its access
+                token's claims: `select._grants.grant_for`). Every other skill is
+                absent from this session: its catalog, every listing, search and
+                tool, answered as a skill that does not exist. None: every skill.
 
         Raises:
             UsageError: an unknown `refresh` mode, a live mode without a `loader`
@@ -150,7 +156,8 @@ class Session:
         )
         lock = threading.RLock()
         remember = persist_permission if remember_permissions else None
-        gate = PermissionGate(config.permissions, ask=ask, remember=remember)
+        self.grant = grant
+        gate = PermissionGate(config.permissions, ask=ask, remember=remember, grant=grant)
         live = LiveCatalog(
             catalog,
             config,
@@ -159,6 +166,7 @@ class Session:
             interval=refresh_interval,
             lock=lock,
             gate=gate,
+            grant=grant,
         )
         self._shell = shell
         self._host_servers = tuple(mcp_servers)
@@ -187,9 +195,9 @@ class Session:
     def conversation(self, **kwargs: Any) -> Session:
         """A new conversation over this session's live workspace: the same catalog,
         config, reader, cwd, environment, shell policy, host MCP servers and host
-        built-in commands, with its own state (loads, enable overrides, invocation
-        chain). Its catalog is manual: the host moves it on with `reload(catalog)`
-        when this session's catalog changes.
+        built-in commands and grant, with its own state (loads, enable overrides,
+        invocation chain). Its catalog is manual: the host moves it on with
+        `reload(catalog)` when this session's catalog changes.
 
         This is how every server opens a conversation (`serve`'s `session.open`, each
         `skillpack mcp` client); keywords override `Session(...)`'s arguments.
@@ -202,9 +210,10 @@ class Session:
             "shell": self._shell,
             "mcp_servers": self._host_servers,
             "builtin_commands": self.builtin_commands,
+            "grant": self.grant,
         }
         options.update(kwargs)
-        return Session(self.catalog, **options)
+        return Session(self.whole_catalog, **options)
 
     # -- construction -----------------------------------------------------------
 
@@ -261,6 +270,13 @@ class Session:
     @property
     def catalog(self) -> Catalog:
         return self._parts.live.catalog
+
+    @property
+    def whole_catalog(self) -> Catalog:
+        """The catalog before the session's grant hides anything (`catalog` without a
+        grant). Only for what is keyed on the whole catalog and filters by
+        `is_visible` itself (the shared search index); never for a listing."""
+        return self._parts.live.given
 
     @property
     def config(self) -> Config:
