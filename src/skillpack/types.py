@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .config._schema import ConfigScope, McpServerConfig, MultiMention
     from .discovery._options import DiscoveryOptions
     from .index._search import SkillSearch
+    from .index._suggest import Suggestion
     from .parse._frontmatter import ParsedSkill
     from .render._catalog import CatalogMode, CatalogReport, RenderedCatalog, Shown
     from .render._formats import CatalogFormat
@@ -48,6 +49,7 @@ _LAZY = {
     "CatalogReport": ".render._catalog",
     "Shown": ".render._catalog",
     "SkillSearch": ".index._search",
+    "Suggestion": ".index._suggest",
     "CompletionMatch": ".runtime._complete",
     "CatalogSource": ".runtime._live",
     "CodexPermissions": "._model",
@@ -135,6 +137,7 @@ __all__ = [
     "SkillReader",
     "SkillSearch",
     "SubagentRunner",
+    "Suggestion",
     "Toggled",
     "ToolDefinition",
     "ToolFormat",

@@ -58,6 +58,7 @@ from .._limits import (
     MAX_DIRS,
     SEARCH_LIMIT,
     SEARCH_MAX_LIMIT,
+    SUGGESTIONS,
 )
 from .._model import Problem, Skill
 from .._paths import expand_home
@@ -79,6 +80,7 @@ from ._checks import (
     non_empty_string,
     server_list,
     string_list,
+    suggestion_count,
     toml_type,
 )
 
@@ -152,6 +154,8 @@ class Config:
     """`[search] default_limit`: results of a search that names no limit."""
     search_max_limit: int = SEARCH_MAX_LIMIT
     """`[search] max_limit`: the most results one search may ask for (at most 50)."""
+    search_suggestions: int = SUGGESTIONS
+    """`[search] suggestions`: the most skills a turn suggests (0 turns them off)."""
     catalog_max_entries: int | None = None
     """`[catalog] max_entries`: the most entries the model's catalog lists (None: the
     character budget alone decides)."""
@@ -240,6 +244,7 @@ class Config:
             "search": {
                 "default_limit": self.search_default_limit,
                 "max_limit": self.search_max_limit,
+                "suggestions": self.search_suggestions,
             },
             "catalog": {"max_entries": self.catalog_max_entries, "mode": self.catalog_mode},
             "budget": {
@@ -344,6 +349,7 @@ _SCHEMA: Mapping[tuple[str, str], tuple[str, Check]] = {
     ("skills", "enabled"): ("enabled", enabled_entries),
     ("search", "default_limit"): ("search_default_limit", limit),
     ("search", "max_limit"): ("search_max_limit", limit),
+    ("search", "suggestions"): ("search_suggestions", suggestion_count),
     ("catalog", "max_entries"): ("catalog_max_entries", int_at_least(1)),
     ("catalog", "mode"): ("catalog_mode", catalog_mode),
     ("budget", "context_window_fraction"): ("budget_fraction", fraction),
@@ -370,6 +376,7 @@ _SCALARS = (
     "skills_enabled",
     "search_default_limit",
     "search_max_limit",
+    "search_suggestions",
     "catalog_max_entries",
     "catalog_mode",
     "auth_jwks",

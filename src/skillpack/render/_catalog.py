@@ -48,7 +48,7 @@ from typing import Any, Literal, get_args
 
 from .._errors import UsageError
 from .._limits import BUDGET_CHARS
-from .._model import Skill
+from .._model import Skill, listed_name
 from ._budget import check_budget
 from ._formats import (
     MORE_SEPARATOR,
@@ -306,7 +306,7 @@ class _Allocator:
         if 0 in self.raw:
             # An empty description is never written (JSON would otherwise count its quotes).
             self.escaped = [e if r else 0 for e, r in zip(self.escaped, self.raw, strict=True)]
-        self.names = escaped_lengths(self.fmt, [s.name for s in skills], exact=exact)
+        self.names = escaped_lengths(self.fmt, list(map(listed_name, skills)), exact=exact)
         self.base = _common_base([s.path for s in skills]) if options.include_location else ""
         self.more = more_overhead(self.fmt)
         # Sums over the k best-ranked skills, for every k (`_Column`).
@@ -462,7 +462,7 @@ class _Allocator:
             states[i] = state
             text = entry_text(
                 fmt,
-                escape(fmt, skill.name),
+                escape(fmt, listed_name(skill)),
                 escape(fmt, description) if description else None,
                 escape(fmt, skill.path[cut:]) if layout.locations != "none" else None,
                 escape(fmt, skill.scope) if fmt == "json" else None,
@@ -474,7 +474,7 @@ class _Allocator:
         if layout.compact:
             for i in sorted(i for i in listed if not is_described[i]):
                 states[i] = "name_only" if self.descriptions[i] else "full"
-                more.append(escape(fmt, skills[i].name))
+                more.append(escape(fmt, listed_name(skills[i])))
         truncated = limit is not None or keep < self.total or shown < self.total
         named = shown - keep
         parts.append(tail_text(fmt, shown, self.total, truncated, named, more))
