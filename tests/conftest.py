@@ -108,22 +108,44 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip)
 
 
+HOME_UNSET = (
+    "SKILLS_PROMPT_CHAR_BUDGET",
+    "CODEX_HOME",
+    "OPENCODE_CONFIG_DIR",
+    "SLASH_COMMAND_TOOL_CHAR_BUDGET",
+)
+"""What `isolated_home` removes from the environment: settings read from the user's."""
+
+
+def home_env(home: Path) -> dict[str, str]:
+    """The variables `isolated_home` sets: every user-level path under `home`."""
+    return {
+        "SKILLPACK_HOME": str(home),
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "SKILLPACK_CACHE_DIR": str(home / "cache"),
+        "SKILLPACK_ADMIN_DIR": str(home / "admin-skills"),
+    }
+
+
+def isolated_env(home: Path) -> dict[str, str]:
+    """This process's environment as `isolated_home` makes it, for a child started by a
+    fixture wider than one test (set up before `isolated_home` runs)."""
+    env = {k: v for k, v in os.environ.items() if k not in HOME_UNSET}
+    return {**env, **home_env(home)}
+
+
 @pytest.fixture(autouse=True)
 def isolated_home(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> Path:
     """Point every user-level path at a temp dir: tests never touch the real home."""
     home = tmp_path_factory.mktemp("home")
-    monkeypatch.setenv("SKILLPACK_HOME", str(home))
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
-    monkeypatch.setenv("SKILLPACK_CACHE_DIR", str(home / "cache"))
-    monkeypatch.setenv("SKILLPACK_ADMIN_DIR", str(home / "admin-skills"))
-    monkeypatch.delenv("SKILLS_PROMPT_CHAR_BUDGET", raising=False)
-    monkeypatch.delenv("CODEX_HOME", raising=False)
-    monkeypatch.delenv("OPENCODE_CONFIG_DIR", raising=False)
-    monkeypatch.delenv("SLASH_COMMAND_TOOL_CHAR_BUDGET", raising=False)
+    for key, value in home_env(home).items():
+        monkeypatch.setenv(key, value)
+    for key in HOME_UNSET:
+        monkeypatch.delenv(key, raising=False)
     return home
 
 
