@@ -67,8 +67,16 @@ class Served:
             connection.close()
 
 
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """One server for the tests that change nothing it serves (one start, not twenty)."""
+    base = tmp_path_factory.mktemp("served")
+    yield from serve(base, home=base / "home")
+
+
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[Served]:
+def own_served(tmp_path: Path) -> Iterator[Served]:
+    """A server of the test's own: for a test that stops it or changes its skills."""
     yield from serve(tmp_path)
 
 
@@ -117,8 +125,9 @@ def serve(tmp_path: Path, *, deadlines: str = "", home: Path | None = None) -> I
 
 
 def test_the_token_file_is_private_printed_at_start_and_removed_at_the_end(
-    served: Served,
+    own_served: Served,
 ) -> None:
+    served = own_served
     path = Path(served.info["token_file"])
     assert path.name == "token"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
@@ -323,7 +332,10 @@ def test_a_client_leaving_mid_request_does_not_disturb_the_others(served: Served
     assert served.process.poll() is None
 
 
-def test_events_streams_skills_changed_to_every_listener(served: Served, tmp_path: Path) -> None:
+def test_events_streams_skills_changed_to_every_listener(
+    own_served: Served, tmp_path: Path
+) -> None:
+    served = own_served
     clients = [Client.http(served.info["url"], token=served.token) for _ in range(2)]
     try:
         for client in clients:
