@@ -92,9 +92,18 @@ class Reader:
         self._buffer = b""
 
     def line(self) -> bytes:
+        line = self.line_within(DEADLINE_S)
+        assert line is not None, "the server did not answer"
+        return line
+
+    def line_within(self, seconds: float) -> bytes | None:
+        """The next line, or None when none came within `seconds`."""
+        deadline = time.monotonic() + seconds
         while b"\n" not in self._buffer:
-            ready, _, _ = select.select([self._fd], [], [], DEADLINE_S)
-            assert ready, "the server did not answer"
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([self._fd], [], [], max(0.0, left))
+            if not ready:
+                return None
             data = os.read(self._fd, 65536)
             assert data, f"the server ended: {self._process.stderr.read().decode()}"  # type: ignore[union-attr]
             self._buffer += data
@@ -288,11 +297,20 @@ def test_a_catalog_change_after_the_hand_over_reaches_the_client(
         seen: list[dict[str, Any]] = []
         while not any(m.get("id") == 3 for m in seen):
             seen.append(json.loads(reader.line()))
-        time.sleep(0.5)  # not a speed check: lets the watcher's first scan settle
-        write_skill("added", base=tree)
-        methods = set()
+        # The watcher misses what is written before it watches (it starts after the
+        # hand-over, on its own thread): a new skill each second until one is told.
+        methods: set[str | None] = set()
+        deadline = time.monotonic() + DEADLINE_S
+        added = 0
         while "notifications/resources/list_changed" not in methods:
-            methods.add(json.loads(reader.line()).get("method"))
+            assert time.monotonic() < deadline, "no change was told"
+            write_skill(f"added-{added}", base=tree)
+            added += 1
+            until = time.monotonic() + 1.0
+            while (line := reader.line_within(until - time.monotonic())) is not None:
+                methods.add(json.loads(line).get("method"))
+                if "notifications/resources/list_changed" in methods:
+                    break
     finally:
         process.stdin.close()
         process.wait(timeout=DEADLINE_S)
