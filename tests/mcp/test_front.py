@@ -307,8 +307,8 @@ def test_a_catalog_change_after_the_hand_over_reaches_the_client(
             write_skill(f"added-{added}", base=tree)
             added += 1
             until = time.monotonic() + 1.0
-            while (line := reader.line_within(until - time.monotonic())) is not None:
-                methods.add(json.loads(line).get("method"))
+            while (told := reader.line_within(until - time.monotonic())) is not None:
+                methods.add(json.loads(told).get("method"))
                 if "notifications/resources/list_changed" in methods:
                     break
     finally:
