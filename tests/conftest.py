@@ -265,6 +265,16 @@ def rewrite_keeping_mtime_and_size(path: Path, text: str) -> None:
     assert after.st_ctime_ns != before.st_ctime_ns
 
 
+QUICK_DEADLINES = "2,1"
+"""The head and body deadlines (`SKILLPACK_HTTP_DEADLINES`) of the HTTP servers whose
+tests wait for one (tests/mcp, tests/rpc): two seconds for a head (past the one second
+between the bytes of a head fed a byte a second, so the head deadline, not a read
+timeout, closes it) and one for a body, instead of ten each."""
+QUICKLY_S = 8.0
+"""Those tests' sockets give up after this long: well past the quick deadlines, short
+of the defaults, so a server that kept the defaults fails them."""
+
+
 def _drip_until_closed(port: int, path: str) -> int:
     """Seconds a request head sent a byte a second to 127.0.0.1:`port` lasted before
     the server closed the connection (each byte comes well within any per-read

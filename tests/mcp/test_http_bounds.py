@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from skill_client import skill_md, write
 
-from conftest import isolated_env
+from conftest import QUICK_DEADLINES, QUICKLY_S, isolated_env
 from skillpack.mcp._http import MAX_SESSIONS
 
 SERVE = [sys.executable, "-c", "from skillpack.cli import main; main()", "mcp"]
@@ -115,16 +115,6 @@ class Server:
 
 
 TOKEN = "s3cret-token"
-
-
-QUICK_DEADLINES = "2,1"
-"""The head and body deadlines (`SKILLPACK_HTTP_DEADLINES`) of the servers whose tests
-wait for one: two seconds for a head (past the one second between the bytes of a
-head fed a byte a second, so the head deadline, not a read timeout, closes it) and one
-for a body, instead of ten each."""
-QUICKLY_S = 8.0
-"""Those tests' sockets give up after this long: well past the quick deadlines, short
-of the defaults, so a server that kept the defaults fails them."""
 
 
 def start(

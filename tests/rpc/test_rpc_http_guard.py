@@ -18,21 +18,13 @@ from typing import IO, Any, cast
 import pytest
 from rpc_support import SERVER_ARGS, write_project
 
-from conftest import isolated_env
+from conftest import QUICK_DEADLINES, QUICKLY_S, isolated_env
 from skillpack.rpc import Client
 from skillpack.rpc._client import serve_command
 from skillpack.rpc._frame import MAX_MESSAGE_BYTES
 
 ALLOWED_ORIGIN = "http://localhost:5173"
 LIST = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "skills.list"}).encode()
-QUICK_DEADLINES = "2,1"
-"""The head and body deadlines (`SKILLPACK_HTTP_DEADLINES`) of the servers whose tests
-wait for one: two seconds for a head (past the one second between the bytes of a
-head fed a byte a second, so the head deadline, not a read timeout, closes it) and one
-for a body, instead of ten each."""
-QUICKLY_S = 8.0
-"""Those tests' sockets give up after this long: well past the quick deadlines, short
-of the defaults, so a server that kept the defaults fails them."""
 
 
 @dataclass
