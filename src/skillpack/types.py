@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .config._schema import ConfigScope, McpServerConfig, MultiMention
     from .discovery._options import DiscoveryOptions
     from .index._search import SkillSearch
+    from .index._suggest import Suggestion
     from .parse._frontmatter import ParsedSkill
     from .render._catalog import RenderedCatalog
     from .render._formats import CatalogFormat
@@ -44,6 +45,7 @@ _LAZY = {
     "AskCallback": ".runtime._permissions",
     "CatalogFormat": ".render._formats",
     "SkillSearch": ".index._search",
+    "Suggestion": ".index._suggest",
     "CompletionMatch": ".runtime._complete",
     "CatalogSource": ".runtime._live",
     "CodexPermissions": "._model",
@@ -124,6 +126,7 @@ __all__ = [
     "SkillReader",
     "SkillSearch",
     "SubagentRunner",
+    "Suggestion",
     "Toggled",
     "ToolDefinition",
     "ToolFormat",

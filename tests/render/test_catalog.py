@@ -22,6 +22,7 @@ from skillpack._model import CodexMetadata, Skill
 from skillpack.render._catalog import (
     MIN_DESCRIPTION_CHARS,
     CatalogReport,
+    entry_chars,
     render_catalog,
     shorten,
 )
@@ -391,3 +392,17 @@ def test_json_catalog_entries_carry_their_scope_within_the_budget(budget: int) -
     assert entries, rendered.report
     by_name = {s.name: s.scope for s in skills}
     assert all(entry["scope"] == by_name[entry["name"]] for entry in entries)
+
+
+@pytest.mark.parametrize("fmt", ["xml", "markdown", "json"])
+def test_a_plugin_skill_is_listed_under_its_plugin_id(fmt: CatalogFormat) -> None:
+    # Two `near` skills: a bare name means the plain one, so the plugin's is listed
+    # as `geo:near` and a model asking for it names it so (issue 38).
+    plain = make_skill("near", "Find nearby places.")
+    plugin = replace(make_skill("near", "Nearest neighbours."), plugin="geo")
+    text = render_catalog([plain, plugin], format=fmt).text
+    assert "geo:near" in text
+    assert text.count("near") - text.count("geo:near") >= 1
+    # Sizing counts the name as listed.
+    as_named = replace(plugin, plugin=None, name="geo:near")
+    assert entry_chars([plugin], format=fmt) == entry_chars([as_named], format=fmt)

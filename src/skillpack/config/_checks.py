@@ -7,7 +7,7 @@ import datetime
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .._limits import SEARCH_MAX_LIMIT
+from .._limits import MAX_SUGGESTIONS, SEARCH_MAX_LIMIT
 
 _TOML_TYPE_NAMES: tuple[tuple[type, str], ...] = (
     (bool, "boolean"),
@@ -77,6 +77,12 @@ def enabled_entries(value: Any) -> bool | tuple[str, ...]:
 def limit(value: Any) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= SEARCH_MAX_LIMIT:
         raise Invalid(f"an integer from 1 to {SEARCH_MAX_LIMIT}")
+    return value
+
+
+def suggestion_count(value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_SUGGESTIONS:
+        raise Invalid(f"an integer from 0 (no suggestions) to {MAX_SUGGESTIONS}")
     return value
 
 

@@ -49,6 +49,7 @@ from .._limits import (
     MAX_DIRS,
     SEARCH_LIMIT,
     SEARCH_MAX_LIMIT,
+    SUGGESTIONS,
 )
 from .._model import Problem, Skill
 from .._paths import expand_home
@@ -65,6 +66,7 @@ from ._checks import (
     multi_mention,
     server_list,
     string_list,
+    suggestion_count,
     toml_type,
 )
 
@@ -138,6 +140,8 @@ class Config:
     """`[search] default_limit`: results of a search that names no limit."""
     search_max_limit: int = SEARCH_MAX_LIMIT
     """`[search] max_limit`: the most results one search may ask for (at most 50)."""
+    search_suggestions: int = SUGGESTIONS
+    """`[search] suggestions`: the most skills a turn suggests (0 turns them off)."""
     catalog_max_entries: int | None = None
     """`[catalog] max_entries`: the most entries the model's catalog lists (None: the
     character budget alone decides)."""
@@ -213,6 +217,7 @@ class Config:
             "search": {
                 "default_limit": self.search_default_limit,
                 "max_limit": self.search_max_limit,
+                "suggestions": self.search_suggestions,
             },
             "catalog": {"max_entries": self.catalog_max_entries},
             "budget": {
@@ -307,6 +312,7 @@ _SCHEMA: Mapping[tuple[str, str], tuple[str, Check]] = {
     ("skills", "enabled"): ("enabled", enabled_entries),
     ("search", "default_limit"): ("search_default_limit", limit),
     ("search", "max_limit"): ("search_max_limit", limit),
+    ("search", "suggestions"): ("search_suggestions", suggestion_count),
     ("catalog", "max_entries"): ("catalog_max_entries", int_at_least(1)),
     ("budget", "context_window_fraction"): ("budget_fraction", fraction),
     ("budget", "chars"): ("budget_chars", int_at_least(1)),
@@ -327,6 +333,7 @@ _SCALARS = (
     "skills_enabled",
     "search_default_limit",
     "search_max_limit",
+    "search_suggestions",
     "catalog_max_entries",
 )
 _HEADER = re.compile(r"^\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$")

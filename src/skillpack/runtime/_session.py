@@ -47,6 +47,7 @@ from ._readers import FileSystemReader as FileSystemReader
 from ._readers import SkillContent as SkillContent
 from ._readers import SkillReader as SkillReader
 from ._refresh import LiveCatalog
+from ._suggest import TurnSearch
 
 if TYPE_CHECKING:
     from ..discovery._options import DiscoveryOptions
@@ -179,6 +180,7 @@ class Session:
             injections=injections,
             chain=InvocationChain(lock),
             cwd=cwd,
+            search=TurnSearch(self._reader),
         )
         self._hooks: HookState | None = None
         if refresh == "watch":
@@ -357,6 +359,7 @@ class Session:
         The session still works on the catalog it has; `refresh()` still re-discovers.
         """
         self._parts.live.close()
+        self._parts.search.close()
 
     def __enter__(self) -> Session:
         return self
@@ -498,7 +501,9 @@ class Session:
         longer parsing), a forked one without a runner, or one whose run fails is a
         diagnostic and left out, while the others are still used; only skills whose
         text the turn returns are recorded as loaded. A new user turn also clears the
-        chain of leading skills (see `active_tools`).
+        chain of leading skills (see `active_tools`). A user's message that activates
+        nothing gets `Turn.suggestions`: the skills that may fit it, as hints with a
+        note for the model (`[search] suggestions`, 3 by default).
         """
         from . import _turns
 
