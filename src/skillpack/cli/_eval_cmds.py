@@ -19,6 +19,7 @@ from ._output import emit_json, safe_text, warn
 if TYPE_CHECKING:
     from .._model import Skill
     from ..runtime._eval import Progress
+    from ..runtime._eval_model import ModelSpec
     from ..runtime._session import Session
     from ..select._evals import TriggerQuery, TriggerRun
 
@@ -64,6 +65,53 @@ METRICS = ("f1", "precision", "recall", "pass-rate")
     default=None,
     help="Compare two results (A B: before, after) instead of running anything.",
 )
+@click.option(
+    "--model",
+    default=None,
+    help="Run against a model instead of offline: openai:MODEL or anthropic:MODEL "
+    "(key from OPENAI_API_KEY or ANTHROPIC_API_KEY).",
+)
+@click.option(
+    "--base-url",
+    default=None,
+    help="The provider's API base URL (an OpenAI-compatible server with openai:MODEL).",
+)
+@click.option(
+    "--runs",
+    type=click.IntRange(1, 100),
+    default=3,
+    show_default=True,
+    help="Runs per query against a model (offline, one: the answer does not vary).",
+)
+@click.option(
+    "--threshold",
+    type=click.FloatRange(0.0, 1.0),
+    default=0.5,
+    show_default=True,
+    help="A query triggers when its trigger rate reaches this.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 64),
+    default=4,
+    show_default=True,
+    help="Model calls at once at most.",
+)
+@click.option(
+    "--retries",
+    type=click.IntRange(0, 10),
+    default=3,
+    show_default=True,
+    help="Retries of a call that was rate limited (429), failed on the server (5xx) "
+    "or timed out, with backoff (the provider's Retry-After when it sends one).",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.1),
+    default=60.0,
+    show_default=True,
+    help="Seconds a model call may take.",
+)
 @catalog_options
 def eval_command(
     target: str | None,
@@ -72,6 +120,13 @@ def eval_command(
     metric: str,
     out_dir: str | None,
     compare: tuple[str, str] | None,
+    model: str | None,
+    base_url: str | None,
+    runs: int,
+    threshold: float,
+    workers: int,
+    retries: int,
+    timeout: float,
     catalog: CatalogOptions,
     as_json: bool,
 ) -> None:
@@ -121,11 +176,53 @@ def eval_command(
             "Name a skill (with --queries FILE) or a folder of skills to evaluate, or "
             "--compare A.json B.json."
         )
+    spec = None
+    if model is not None:
+        from ..runtime._eval_model import ModelSpec, parse_model
+
+        provider, name = parse_model(model)
+        spec = ModelSpec(
+            provider=provider,
+            model=name,
+            base_url=base_url,
+            runs=runs,
+            threshold=threshold,
+            workers=workers,
+            retries=retries,
+            timeout=timeout,
+        )
+    elif base_url is not None:
+        raise UsageError("--base-url is for --model; offline runs need no server.")
     session, targets = _targets(target, catalog)
-    runs, skipped = _run_offline(session, targets, queries_file, as_json=as_json)
+    plan, skipped = _plan(session, targets, queries_file)
+    aborted = None
+    if spec is None:
+        results = _run_offline(session, plan, threshold)
+    else:
+        from ..runtime._eval_model import EvalAborted
+
+        try:
+            results = _run_model(session, plan, spec)
+        except EvalAborted as exc:
+            results, aborted = list(exc.runs), str(exc)
     if out_dir is not None:
-        _write_results(out_dir, runs)
-    failing = _failing(runs, metric, fail_under)
+        _write_results(out_dir, results)
+    failing = _failing(results, metric, fail_under)
+    _report(results, skipped, metric, fail_under, failing, aborted, as_json=as_json)
+    if failing or aborted:
+        raise SystemExit(1)
+
+
+def _report(
+    runs: Sequence[TriggerRun],
+    skipped: Sequence[Mapping[str, str]],
+    metric: str,
+    fail_under: float | None,
+    failing: Sequence[str],
+    aborted: str | None,
+    *,
+    as_json: bool,
+) -> None:
     if as_json:
         document: dict[str, Any] = {
             "ok": not failing,
@@ -135,17 +232,20 @@ def eval_command(
             "evaluations": [run.to_dict() for run in runs],
             "skipped": skipped,
         }
-        if failing:
-            from ._errors import error_fields
+        from ._errors import error_fields
 
+        if aborted:
+            document["ok"] = False
+            document["error"] = error_fields("EXECUTION_ERROR", aborted)
+        elif failing:
             document["error"] = error_fields("EVAL_FAILED", _failing_message(failing, metric))
         emit_json(document)
-    else:
-        _print_runs(runs, skipped)
-        if failing:
-            click.echo(safe_text(_failing_message(failing, metric)))
+        return
+    _print_runs(runs, skipped)
     if failing:
-        raise SystemExit(1)
+        click.echo(safe_text(_failing_message(failing, metric)))
+    if aborted:
+        warn(aborted)
 
 
 def _targets(target: str, catalog: CatalogOptions) -> tuple[Session, list[Skill]]:
@@ -159,11 +259,11 @@ def _targets(target: str, catalog: CatalogOptions) -> tuple[Session, list[Skill]
     return session, targets
 
 
-def _run_offline(
-    session: Session, targets: Sequence[Skill], queries_file: str | None, *, as_json: bool
-) -> tuple[list[TriggerRun], list[dict[str, str]]]:
+def _plan(
+    session: Session, targets: Sequence[Skill], queries_file: str | None
+) -> tuple[list[tuple[Skill, tuple[TriggerQuery, ...]]], list[dict[str, str]]]:
     from .._errors import UsageError
-    from ..runtime._eval import eval_files, offline_trigger_run
+    from ..runtime._eval import eval_files
 
     plan: list[tuple[Skill, tuple[TriggerQuery, ...]]] = []
     skipped = []
@@ -193,11 +293,29 @@ def _run_offline(
             "No skill there has trigger queries. Write evals/trigger_eval.json beside a "
             'SKILL.md ([{"query": "...", "should_trigger": true}, ...]) or pass --queries FILE.'
         )
+    return plan, skipped
+
+
+def _run_offline(
+    session: Session, plan: Sequence[tuple[Skill, Sequence[TriggerQuery]]], threshold: float
+) -> list[TriggerRun]:
+    from ..runtime._eval import offline_trigger_run
+
     runs = []
     with _progress(sum(len(q) for _s, q in plan)) as progress:
         for skill, queries in plan:
-            runs.append(offline_trigger_run(session, skill, queries, progress=progress))
-    return runs, skipped
+            run = offline_trigger_run(session, skill, queries, progress=progress)
+            runs.append(dataclasses.replace(run, threshold=threshold))
+    return runs
+
+
+def _run_model(
+    session: Session, plan: Sequence[tuple[Skill, Sequence[TriggerQuery]]], spec: ModelSpec
+) -> list[TriggerRun]:
+    from ..runtime._eval_model import model_trigger_runs
+
+    with _progress(sum(len(q) for _s, q in plan) * spec.runs, each=True) as progress:
+        return model_trigger_runs(session, plan, spec, progress=progress, warn=warn)
 
 
 def _read_queries(path: str) -> tuple[TriggerQuery, ...]:
@@ -219,9 +337,10 @@ PLAIN_EVERY = 25
 
 
 @contextmanager
-def _progress(total: int) -> Iterator[Progress]:
+def _progress(total: int, *, each: bool = False) -> Iterator[Progress]:
     """A bar on a terminal's stderr, plain lines on stderr otherwise (stdout keeps
-    the report or the JSON)."""
+    the report or the JSON): one per `PLAIN_EVERY` queries, or per query (`each`:
+    model runs take seconds each)."""
     if sys.stderr.isatty():
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
@@ -241,7 +360,7 @@ def _progress(total: int) -> Iterator[Progress]:
     def line(_done: int, _of: int, _what: str) -> None:
         nonlocal count
         count += 1
-        if count % PLAIN_EVERY == 0 or count == total:
+        if each or count % PLAIN_EVERY == 0 or count == total:
             sys.stderr.write(f"skillpack: eval: {count}/{total} queries\n")
             sys.stderr.flush()
 
