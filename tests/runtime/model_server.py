@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -32,6 +32,10 @@ class Script:
     """Every call fails with this status (a refused key: 401)."""
     tool: str = "skill_load"
     """The loading tool the model calls: skill_load, use_skill or skill_read_file."""
+    texts: dict[tuple[str, bool], str] = field(default_factory=dict)
+    """(user message, with a system prompt) -> a reply in words (task evals)."""
+    grade: Callable[[str], str] | None = None
+    """The grader: its user message -> its reply (a system prompt starting "You grade")."""
     requests: list[dict[str, Any]] = field(default_factory=list)
     """Every request body received, with its `_path`."""
     calls: dict[str, int] = field(default_factory=dict)
@@ -61,8 +65,11 @@ def _arguments(tool: str, skill: str) -> dict[str, Any]:
     return {"name": skill, "path": None, "args": None}
 
 
-def _openai(call: tuple[str, dict[str, Any]] | None) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "assistant", "content": "I can do that myself."}
+WORDS = "I can do that myself."
+
+
+def _openai(call: tuple[str, dict[str, Any]] | None, text: str = WORDS) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": text}
     if call is not None:
         name, args = call
         message = {
@@ -92,8 +99,8 @@ def _openai(call: tuple[str, dict[str, Any]] | None) -> dict[str, Any]:
     }
 
 
-def _anthropic(call: tuple[str, dict[str, Any]] | None) -> dict[str, Any]:
-    content: list[dict[str, Any]] = [{"type": "text", "text": "I can do that myself."}]
+def _anthropic(call: tuple[str, dict[str, Any]] | None, text: str = WORDS) -> dict[str, Any]:
+    content: list[dict[str, Any]] = [{"type": "text", "text": text}]
     if call is not None:
         name, args = call
         content = [{"type": "tool_use", "id": "toolu_1", "name": name, "input": args}]
@@ -137,6 +144,19 @@ class _Handler(BaseHTTPRequestHandler):
         with script.lock:
             script.requests.append({**body, "_path": self.path})
         query, searched = _query_and_searched(self.path, body)
+        anthropic = self.path.endswith("/messages")
+        system = (
+            body.get("system", "")
+            if anthropic
+            else next((m["content"] for m in body["messages"] if m["role"] == "system"), "")
+        )
+        if script.status_all is None and not body.get("tools"):
+            if system.startswith("You grade") and script.grade is not None:
+                text = script.grade(query)
+            else:
+                text = script.texts.get((query, bool(system)), WORDS)
+            self._send(200, _anthropic(None, text) if anthropic else _openai(None, text))
+            return
         status, skill, search = script.take(query, searched)
         time.sleep(script.delay.get(query, 0.0))
         if status != 200:
@@ -150,7 +170,6 @@ class _Handler(BaseHTTPRequestHandler):
             call = ("skill_search", {"query": query, "limit": None, "scope": None})
         elif skill is not None:
             call = (script.tool, _arguments(script.tool, skill))
-        anthropic = self.path.endswith("/messages")
         self._send(200, _anthropic(call) if anthropic else _openai(call))
 
     def _send(self, status: int, data: dict[str, Any]) -> None:

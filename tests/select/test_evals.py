@@ -12,13 +12,18 @@ import pytest
 from skillpack._errors import UsageError
 from skillpack.select._evals import (
     RESULT_FIELDS,
+    Graded,
     QueryRun,
+    TaskRun,
     TriggerQuery,
     TriggerRun,
+    benchmark,
     compare_runs,
     is_trigger_file,
+    parse_grading,
     parse_task_evals,
     parse_trigger_queries,
+    stats,
     trigger_documents,
 )
 
@@ -285,3 +290,74 @@ def test_compare_names_skills_only_one_side_has() -> None:
 def test_a_file_that_is_no_trigger_result_is_refused() -> None:
     with pytest.raises(UsageError, match="no trigger result"):
         trigger_documents({"skill_name": "x", "results": [{"q": 1}]}, source="r.json")
+
+
+def task_run(config: str, k: int, passed: tuple[bool, ...], seconds: float, tokens: int) -> TaskRun:
+    return TaskRun(
+        eval_id=1,
+        configuration=config,
+        run_number=k,
+        output="out",
+        tokens=tokens,
+        executor_seconds=seconds,
+        grader_seconds=0.5,
+        graded=tuple(Graded(text=f"e{i}", passed=p, evidence="") for i, p in enumerate(passed)),
+    )
+
+
+def test_grading_and_benchmark_validate_against_skill_creators_schemas() -> None:
+    runs = [
+        task_run("with_skill", 1, (True, True), 2.0, 100),
+        task_run("with_skill", 2, (True, False), 4.0, 140),
+        task_run("without_skill", 1, (False, False), 1.0, 60),
+        task_run("without_skill", 2, (True, False), 1.0, 60),
+    ]
+    metadata = {
+        "skill_name": "s",
+        "skill_path": "/s/SKILL.md",
+        "executor_model": "openai:m",
+        "analyzer_model": "openai:g",
+        "timestamp": "2026-12-06T00:00:00Z",
+        "evals_run": [1],
+        "runs_per_configuration": 2,
+    }
+
+    document = benchmark(runs, metadata=metadata, names={1: "eval-1"})
+
+    jsonschema.validate(runs[0].grading(), schema("grading"))
+    jsonschema.validate(document, schema("benchmark"))
+    with_skill = document["run_summary"]["with_skill"]
+    assert with_skill["pass_rate"] == {"mean": 0.75, "stddev": 0.3536, "min": 0.5, "max": 1.0}
+    assert with_skill["time_seconds"]["stddev"] == 1.4142  # sample: n - 1
+    assert document["run_summary"]["delta"] == {
+        "pass_rate": "+0.50",
+        "time_seconds": "+2.0",
+        "tokens": "+60",
+    }
+
+
+def test_one_value_has_no_spread_and_none_is_all_zeros() -> None:
+    assert stats([0.5]) == {"mean": 0.5, "stddev": 0.0, "min": 0.5, "max": 0.5}
+    assert stats([]) == {"mean": 0.0, "stddev": 0.0, "min": 0.0, "max": 0.0}
+
+
+def test_a_grading_reply_is_matched_by_text_then_position_and_a_gap_fails() -> None:
+    reply = json.dumps(
+        {
+            "expectations": [
+                {"text": "b", "passed": True, "evidence": "yes"},
+                {"text": "B, reworded", "passed": True, "evidence": "pos"},
+                {"text": "c, reworded", "passed": True, "evidence": "third"},
+            ]
+        }
+    )
+
+    graded = parse_grading(f"```json\n{reply}\n```", ["a", "b", "c"])
+
+    assert [(g.text, g.passed, g.evidence) for g in graded] == [
+        ("a", False, "not graded"),
+        ("b", True, "yes"),
+        ("c", True, "third"),
+    ]
+    with pytest.raises(UsageError, match="no `expectations` list"):
+        parse_grading('{"ok": true}', ["a"])

@@ -112,6 +112,19 @@ METRICS = ("f1", "precision", "recall", "pass-rate")
     show_default=True,
     help="Seconds a model call may take.",
 )
+@click.option(
+    "--tasks",
+    is_flag=True,
+    help="Run each skill's evals/evals.json instead of its trigger queries: every task "
+    "with and without the skill on --model (--runs each), graded by --grader, kept "
+    "under --out in skill-creator's workspace layout.",
+)
+@click.option(
+    "--grader",
+    default=None,
+    help="The model that grades task outputs against their expectations (PROVIDER:MODEL; "
+    "--base-url applies to it too).",
+)
 @catalog_options
 def eval_command(
     target: str | None,
@@ -127,6 +140,8 @@ def eval_command(
     workers: int,
     retries: int,
     timeout: float,
+    tasks: bool,
+    grader: str | None,
     catalog: CatalogOptions,
     as_json: bool,
 ) -> None:
@@ -176,10 +191,10 @@ def eval_command(
             "Name a skill (with --queries FILE) or a folder of skills to evaluate, or "
             "--compare A.json B.json."
         )
+    from ..runtime._eval_model import ModelSpec, parse_model
+
     spec = None
     if model is not None:
-        from ..runtime._eval_model import ModelSpec, parse_model
-
         provider, name = parse_model(model)
         spec = ModelSpec(
             provider=provider,
@@ -194,6 +209,16 @@ def eval_command(
     elif base_url is not None:
         raise UsageError("--base-url is for --model; offline runs need no server.")
     session, targets = _targets(target, catalog)
+    if tasks or grader is not None:
+        if not (tasks and spec is not None and grader is not None and out_dir is not None):
+            raise UsageError(
+                "Task evals need --tasks, --model PROVIDER:MODEL, --grader PROVIDER:MODEL "
+                "and --out DIR together."
+            )
+        grader_provider, grader_model = parse_model(grader)
+        grader_spec = dataclasses.replace(spec, provider=grader_provider, model=grader_model)
+        _run_tasks(session, targets, spec, grader_spec, out_dir, as_json=as_json)
+        return
     plan, skipped = _plan(session, targets, queries_file)
     aborted = None
     if spec is None:
@@ -328,6 +353,74 @@ def _read_queries(path: str) -> tuple[TriggerQuery, ...]:
     except (OSError, UnicodeDecodeError) as exc:
         raise SkillIOError(f"Cannot read the query file {path}: {exc}") from exc
     return parse_trigger_queries(text, source=path)
+
+
+def _run_tasks(
+    session: Session,
+    targets: Sequence[Skill],
+    spec: ModelSpec,
+    grader: ModelSpec,
+    out_dir: str,
+    *,
+    as_json: bool,
+) -> None:
+    from .._errors import UsageError
+    from ..runtime._eval import eval_files
+    from ..runtime._eval_model import EvalProviderError
+    from ..runtime._eval_tasks import run_task_evals
+
+    plan = [
+        (skill, files.tasks) for skill in targets if (files := eval_files(session, skill)).tasks
+    ]
+    if not plan:
+        raise UsageError(
+            "No skill there has task evals. Write evals/evals.json beside a SKILL.md "
+            '({"skill_name": "...", "evals": [{"id": 1, "prompt": "...", '
+            '"expectations": ["..."]}]}).'
+        )
+    done: list[dict[str, Any]] = []
+    aborted = None
+    total = sum(len(t.evals) for _s, t in plan) * 2 * spec.runs
+    with _progress(total, each=True) as progress:
+        for skill, evals in plan:
+            try:
+                folder, document = run_task_evals(
+                    session, skill, evals, spec, grader, out_dir, progress=progress, warn=warn
+                )
+            except EvalProviderError as exc:
+                aborted = str(exc)
+                break
+            done.append(
+                {
+                    "skill_name": skill.name,
+                    "skill_path": skill.path,
+                    "workspace": str(folder),
+                    "run_summary": document["run_summary"],
+                }
+            )
+    if as_json:
+        result: dict[str, Any] = {"ok": aborted is None, "benchmarks": done}
+        if aborted:
+            from ._errors import error_fields
+
+            result["error"] = error_fields("EXECUTION_ERROR", aborted)
+        emit_json(result)
+    else:
+        lines = []
+        for item in done:
+            summary = item["run_summary"]
+            w, wo = summary["with_skill"], summary["without_skill"]
+            lines.append(
+                f"{item['skill_name']}  pass rate with the skill {w['pass_rate']['mean']:.2f} "
+                f"(sd {w['pass_rate']['stddev']:.2f}), without {wo['pass_rate']['mean']:.2f} "
+                f"(sd {wo['pass_rate']['stddev']:.2f}), delta {summary['delta']['pass_rate']}; "
+                f"tokens {summary['delta']['tokens']}; {item['workspace']}"
+            )
+        click.echo(safe_text("\n".join(lines), multiline=True))
+        if aborted:
+            warn(aborted)
+    if aborted:
+        raise SystemExit(1)
 
 
 # -- progress ---------------------------------------------------------------------------

@@ -43,6 +43,8 @@ MAX_STEPS = 3
 """Model calls per run at most: searches answered before a load decides."""
 MAX_TOKENS = 1024
 """`max_tokens` of an Anthropic call (required there): a tool call needs few."""
+TASK_MAX_TOKENS = 8192
+"""`max_tokens` of an Anthropic task or grading reply."""
 DEFAULT_WORKERS = 4
 DEFAULT_RETRIES = 3
 DEFAULT_TIMEOUT = 60.0
@@ -131,7 +133,7 @@ class _Call:
     id: str
 
 
-class _Chat:
+class ProviderChat:
     """One provider's conversation turns, through its SDK."""
 
     def __init__(self, spec: ModelSpec, key: str, tools: SkillTools) -> None:
@@ -157,6 +159,26 @@ class _Chat:
 
             self.sdk = openai
             self.client = openai.OpenAI(**options)
+
+    def complete(self, system: str, user: str) -> tuple[str, int]:
+        """One reply in words, no tools: its text and the tokens it cost."""
+        if self.spec.provider == "anthropic":
+            extra = {"system": system} if system else {}
+            reply = self.client.messages.create(
+                model=self.spec.model,
+                max_tokens=TASK_MAX_TOKENS,
+                messages=[{"role": "user", "content": user}],
+                **extra,
+            )
+            text = "".join(b.text for b in reply.content if b.type == "text")
+            usage = reply.usage
+            return text, int(usage.input_tokens + usage.output_tokens) if usage else 0
+        messages = [{"role": "system", "content": system}] if system else []
+        reply = self.client.chat.completions.create(
+            model=self.spec.model, messages=[*messages, {"role": "user", "content": user}]
+        )
+        usage = reply.usage
+        return reply.choices[0].message.content or "", int(usage.total_tokens) if usage else 0
 
     def decide(self, query: str) -> tuple[str, ...]:
         """The skill refs the run loaded (the deciding one; empty: none)."""
@@ -285,9 +307,8 @@ def model_trigger_runs(
     from ._workspace import lookup_skill
 
     key = api_key(spec.provider, os.environ if env is None else env, base_url=spec.base_url)
-    chat = _Chat(spec, key, SkillTools(session))
+    chat = ProviderChat(spec, key, SkillTools(session))
     sdk = chat.sdk
-    fatal_status = (400, 401, 403, 404, 422)
     stop = threading.Event()
     failure: list[str] = []
     lock = threading.Lock()
@@ -317,32 +338,15 @@ def model_trigger_runs(
         failed = False
         try:
             picked = tuple(shown(ref) for ref in chat.decide(query.query))
-        except sdk.APIStatusError as exc:
-            if exc.status_code in fatal_status:
+        except (sdk.APIStatusError, sdk.APITimeoutError, sdk.APIConnectionError) as exc:
+            fatal, message = failure_of(exc, spec, sdk, f"on {query.query!r}")
+            if fatal:
                 with lock:
-                    failure.append(_fatal_message(spec, exc.status_code, str(exc)))
+                    failure.append(message)
                 stop.set()
                 return
             picked, failed = (), True
-            _warn(
-                warn,
-                f"{spec.label}: {_status_text(exc.status_code)} after "
-                f"{spec.retries} retries on {query.query!r}; counted as not triggered",
-            )
-        except sdk.APITimeoutError:
-            picked, failed = (), True
-            _warn(
-                warn,
-                f"{spec.label}: no answer within {spec.timeout:g} s after "
-                f"{spec.retries} retries on {query.query!r}; counted as not triggered",
-            )
-        except sdk.APIConnectionError as exc:
-            picked, failed = (), True
-            _warn(
-                warn,
-                f"{spec.label}: cannot connect ({exc}) on {query.query!r}; "
-                "counted as not triggered",
-            )
+            _warn(warn, f"{message}; counted as not triggered")
         with lock:
             outcomes.setdefault((i, j), []).append((picked, failed))
             done += 1
@@ -386,6 +390,28 @@ def model_trigger_runs(
     if failure:
         raise EvalAborted(failure[0], runs)
     return runs
+
+
+FATAL_STATUS = (400, 401, 403, 404, 422)
+"""Statuses that stop the eval: every later call would get them too."""
+
+
+def failure_of(exc: Exception, spec: ModelSpec, sdk: Any, where: str) -> tuple[bool, str]:
+    """(stops the eval, the message) of an SDK error that outlived its retries."""
+    status = getattr(exc, "status_code", None)
+    if isinstance(exc, sdk.APIStatusError) and status in FATAL_STATUS:
+        return True, _fatal_message(spec, status, str(exc))
+    if isinstance(exc, sdk.APIStatusError):
+        return (
+            False,
+            f"{spec.label}: {_status_text(status or 0)} after {spec.retries} retries {where}",
+        )
+    if isinstance(exc, sdk.APITimeoutError):
+        return False, (
+            f"{spec.label}: no answer within {spec.timeout:g} s after {spec.retries} retries "
+            f"{where}"
+        )
+    return False, f"{spec.label}: cannot connect ({exc}) {where}"
 
 
 def _warn(warn: Callable[[str], None] | None, message: str) -> None:

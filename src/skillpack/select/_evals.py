@@ -22,7 +22,7 @@ from __future__ import annotations
 import fnmatch
 import json
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -415,3 +415,183 @@ def _rate(result: Mapping[str, Any]) -> dict[str, Any]:
 def _delta(a: Any, b: Any) -> float | None:
     numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (a, b))
     return round(b - a, 4) if numbers else None
+
+
+# -- task evals: grading and the benchmark ----------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Graded:
+    """One expectation, graded (grading.json's `{text, passed, evidence}`)."""
+
+    text: str
+    passed: bool
+    evidence: str
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class TaskRun:
+    """One run of one task eval in one configuration."""
+
+    eval_id: int | str
+    configuration: str
+    """`with_skill` or `without_skill`."""
+    run_number: int
+    output: str
+    tokens: int
+    executor_seconds: float
+    grader_seconds: float
+    graded: tuple[Graded, ...]
+    errors: int = 0
+    """Calls that failed (the executor's or the grader's)."""
+
+    def summary(self) -> dict[str, Any]:
+        passed = sum(1 for g in self.graded if g.passed)
+        total = len(self.graded)
+        return {
+            "passed": passed,
+            "failed": total - passed,
+            "total": total,
+            "pass_rate": round(passed / total, 4) if total else 0.0,
+        }
+
+    def grading(self) -> dict[str, Any]:
+        """grading.json, as skill-creator's grader writes it (no tool calls here:
+        the executor answers in one reply)."""
+        return {
+            "expectations": [
+                {"text": g.text, "passed": g.passed, "evidence": g.evidence} for g in self.graded
+            ],
+            "summary": self.summary(),
+            "execution_metrics": {
+                "tool_calls": {},
+                "total_tool_calls": 0,
+                "total_steps": 1,
+                "errors_encountered": self.errors,
+                "output_chars": len(self.output),
+                "transcript_chars": len(self.output),
+            },
+            "timing": {
+                "executor_duration_seconds": round(self.executor_seconds, 3),
+                "grader_duration_seconds": round(self.grader_seconds, 3),
+                "total_duration_seconds": round(self.executor_seconds + self.grader_seconds, 3),
+            },
+        }
+
+    def timing(self) -> dict[str, Any]:
+        """timing.json."""
+        return {
+            "total_tokens": self.tokens,
+            "duration_ms": round(self.executor_seconds * 1000),
+            "total_duration_seconds": round(self.executor_seconds, 3),
+        }
+
+
+GRADER_FIX = 'Reply with JSON only: {"expectations": [{"text", "passed", "evidence"}]}.'
+
+
+def parse_grading(text: str, expectations: Sequence[str]) -> tuple[Graded, ...]:
+    """The grader's reply (JSON, possibly inside a ``` fence) read against the
+    expectations it was given, in their order; an expectation it left out fails
+    with that as its evidence.
+
+    Raises:
+        UsageError: the reply holds no such JSON.
+    """
+    body = text.strip()
+    if body.startswith("```"):
+        body = body.split("\n", 1)[-1].rsplit("```", 1)[0]
+    try:
+        data = json.loads(body)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"The grader's reply is not JSON. {GRADER_FIX}") from exc
+    listed = data.get("expectations") if isinstance(data, dict) else None
+    if not isinstance(listed, list):
+        raise UsageError(f"The grader's reply has no `expectations` list. {GRADER_FIX}")
+    by_text = {
+        item["text"]: item
+        for item in listed
+        if isinstance(item, dict) and isinstance(item.get("text"), str)
+    }
+    graded = []
+    for i, expectation in enumerate(expectations):
+        item = by_text.get(expectation)
+        if item is None and i < len(listed) and isinstance(listed[i], dict):
+            # A reworded expectation at the same place, unless it is another's own.
+            item = None if listed[i].get("text") in expectations else listed[i]
+        if item is None:
+            graded.append(Graded(text=expectation, passed=False, evidence="not graded"))
+            continue
+        graded.append(
+            Graded(
+                text=expectation,
+                passed=item.get("passed") is True,
+                evidence=str(item.get("evidence", "")),
+            )
+        )
+    return tuple(graded)
+
+
+def stats(values: Sequence[float]) -> dict[str, float]:
+    """`{mean, stddev, min, max}` as skill-creator's benchmark writes them: the
+    sample standard deviation (n - 1; 0 for a single value), 4 decimals."""
+    if not values:
+        return {"mean": 0.0, "stddev": 0.0, "min": 0.0, "max": 0.0}
+    mean = sum(values) / len(values)
+    spread = sum((v - mean) ** 2 for v in values) / (len(values) - 1) if len(values) > 1 else 0.0
+    return {
+        "mean": round(mean, 4),
+        "stddev": round(spread**0.5, 4),
+        "min": round(min(values), 4),
+        "max": round(max(values), 4),
+    }
+
+
+CONFIGURATIONS = ("with_skill", "without_skill")
+
+
+def benchmark(
+    runs: Sequence[TaskRun], *, metadata: Mapping[str, Any], names: Mapping[Any, str]
+) -> dict[str, Any]:
+    """benchmark.json: every run, each configuration's mean and sample stddev of
+    pass rate, time and tokens, and the delta (with minus without, signed text as
+    skill-creator writes it)."""
+    summary: dict[str, Any] = {}
+    for config in CONFIGURATIONS:
+        mine = [r for r in runs if r.configuration == config]
+        summary[config] = {
+            "pass_rate": stats([r.summary()["pass_rate"] for r in mine]),
+            "time_seconds": stats([r.executor_seconds for r in mine]),
+            "tokens": stats([float(r.tokens) for r in mine]),
+        }
+    with_, without = summary["with_skill"], summary["without_skill"]
+    summary["delta"] = {
+        "pass_rate": f"{with_['pass_rate']['mean'] - without['pass_rate']['mean']:+.2f}",
+        "time_seconds": f"{with_['time_seconds']['mean'] - without['time_seconds']['mean']:+.1f}",
+        "tokens": f"{with_['tokens']['mean'] - without['tokens']['mean']:+.0f}",
+    }
+    return {
+        "metadata": dict(metadata),
+        "runs": [
+            {
+                "eval_id": r.eval_id,
+                "eval_name": names.get(r.eval_id, f"eval-{r.eval_id}"),
+                "configuration": r.configuration,
+                "run_number": r.run_number,
+                "result": {
+                    **{k: v for k, v in r.summary().items()},
+                    "time_seconds": round(r.executor_seconds, 3),
+                    "tokens": r.tokens,
+                    "tool_calls": 0,
+                    "errors": r.errors,
+                },
+                "expectations": [
+                    {"text": g.text, "passed": g.passed, "evidence": g.evidence} for g in r.graded
+                ],
+                "notes": [],
+            }
+            for r in runs
+        ],
+        "run_summary": summary,
+        "notes": [],
+    }
