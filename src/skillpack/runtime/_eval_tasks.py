@@ -107,7 +107,9 @@ def run_task_evals(
     run_chat = ProviderChat(
         executor, api_key(executor.provider, environ, base_url=executor.base_url), tools
     )
-    grade_chat = ProviderChat(grader, api_key(grader.provider, environ, base_url=grader.base_url), tools)
+    grade_chat = ProviderChat(
+        grader, api_key(grader.provider, environ, base_url=grader.base_url), tools
+    )
     folder = workspace_dir(out_dir, skill)
     prompts = {task.id: _prompt(session, skill, task) for task in tasks.evals}
     with_skill = session.render_body(skill)
@@ -133,7 +135,9 @@ def run_task_evals(
     failures: list[str] = []
     finished: list[TaskRun] = []
 
-    def call(chat: ProviderChat, system: str, user: str, where: str) -> tuple[str, int, float, bool]:
+    def call(
+        chat: ProviderChat, system: str, user: str, where: str
+    ) -> tuple[str, int, float, bool]:
         start = time.monotonic()
         try:
             text, tokens = chat.complete(system, user)
