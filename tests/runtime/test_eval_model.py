@@ -124,16 +124,23 @@ def test_use_skill_or_reading_the_skill_md_triggers_too(session: Session, tool: 
     assert run.results[0].triggers == 2
 
 
-def test_a_search_is_answered_and_the_load_after_it_decides(session: Session) -> None:
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_search_is_answered_and_the_load_after_it_decides(
+    session: Session, provider: str
+) -> None:
     script = Script(answers={FILL: ["pdf-forms"]}, search_first={FILL})
     with serve(script) as url:
         [run] = model_trigger_runs(
-            session, [(pdf(session), QUERIES[:1])], spec("openai", url, runs=1), env=ENV
+            session, [(pdf(session), QUERIES[:1])], spec(provider, url, runs=1), env=ENV
         )
 
     assert run.results[0].triggers == 1
-    second = script.requests[1]["messages"]
-    assert second[-1]["role"] == "tool" and "pdf-forms" in second[-1]["content"]
+    last = script.requests[1]["messages"][-1]
+    if provider == "openai":
+        assert last["role"] == "tool" and "pdf-forms" in last["content"]
+    else:
+        [answer] = last["content"]
+        assert answer["type"] == "tool_result" and "pdf-forms" in answer["content"]
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
