@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .index._search import SkillSearch
     from .index._suggest import Suggestion
     from .parse._frontmatter import ParsedSkill
-    from .render._catalog import RenderedCatalog
+    from .render._catalog import CatalogMode, CatalogReport, RenderedCatalog, Shown
     from .render._formats import CatalogFormat
     from .runtime._complete import CompletionMatch
     from .runtime._create import CreatedSkill
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from .runtime._tools import ToolDefinition, ToolFormat
     from .runtime._turns import Invoker
     from .runtime._workspace import Toggled
+    from .select._grants import Grant, SkillGrant
     from .select._resolve import Activation, Diagnostic, Resolution
     from .select._rules import Decision, PermissionRules
 
@@ -44,6 +45,9 @@ _LAZY = {
     "Activation": ".select._resolve",
     "AskCallback": ".runtime._permissions",
     "CatalogFormat": ".render._formats",
+    "CatalogMode": ".render._catalog",
+    "CatalogReport": ".render._catalog",
+    "Shown": ".render._catalog",
     "SkillSearch": ".index._search",
     "Suggestion": ".index._suggest",
     "CompletionMatch": ".runtime._complete",
@@ -59,6 +63,7 @@ _LAZY = {
     "EnvVarDependency": ".runtime._deps",
     "ErrorCode": "._errors",
     "ForkRun": ".runtime._fork",
+    "Grant": ".select._grants",
     "Hook": ".runtime._hooks",
     "HookResult": ".runtime._hooks",
     "Injection": ".runtime._inject",
@@ -79,6 +84,7 @@ _LAZY = {
     "ShellRequest": ".runtime._shell",
     "SkillContent": ".runtime._readers",
     "SkillFile": "._model",
+    "SkillGrant": ".select._grants",
     "SkillReader": ".runtime._readers",
     "SubagentRunner": ".runtime._fork",
     "Toggled": ".runtime._workspace",
@@ -90,6 +96,8 @@ __all__ = [
     "Activation",
     "AskCallback",
     "CatalogFormat",
+    "CatalogMode",
+    "CatalogReport",
     "CatalogSource",
     "CodexPermissions",
     "CompletionMatch",
@@ -103,6 +111,7 @@ __all__ = [
     "EnvVarDependency",
     "ErrorCode",
     "ForkRun",
+    "Grant",
     "Hook",
     "HookResult",
     "Injection",
@@ -121,8 +130,10 @@ __all__ = [
     "Scope",
     "Severity",
     "ShellRequest",
+    "Shown",
     "SkillContent",
     "SkillFile",
+    "SkillGrant",
     "SkillReader",
     "SkillSearch",
     "SubagentRunner",

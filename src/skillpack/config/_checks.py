@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._limits import MAX_SUGGESTIONS, SEARCH_MAX_LIMIT
+from ..render._catalog import CATALOG_MODES
 
 _TOML_TYPE_NAMES: tuple[tuple[type, str], ...] = (
     (bool, "boolean"),
@@ -92,6 +93,12 @@ def multi_mention(value: Any) -> str:
     return str(value)
 
 
+def catalog_mode(value: Any) -> str:
+    if value not in CATALOG_MODES:
+        raise Invalid(" or ".join(f'"{mode}"' for mode in CATALOG_MODES))
+    return str(value)
+
+
 def fraction(value: Any) -> float:
     ok = isinstance(value, int | float) and not isinstance(value, bool)
     if not ok or not 0 < value <= 1:
@@ -106,3 +113,31 @@ def int_at_least(minimum: int) -> Check:
         return value
 
     return check
+
+
+def non_empty_string(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise Invalid("a non-empty string")
+    return value.strip()
+
+
+def grant_list(value: Any) -> tuple[Any, ...]:
+    """`[[auth.grant]]`: tables of `claim` and `value` (strings) and `skills` (an
+    array of strings), nothing else."""
+    from ..select._grants import Grant
+
+    expected = (
+        "an array of tables ([[auth.grant]]), each with `claim` and `value` strings and "
+        "`skills`, an array of names, qualified ids or globs"
+    )
+    if not isinstance(value, list):
+        raise Invalid(expected)
+    grants = []
+    for entry in value:
+        if not isinstance(entry, dict) or set(entry) != {"claim", "value", "skills"}:
+            raise Invalid(expected)
+        claim, wanted, skills = entry["claim"], entry["value"], entry["skills"]
+        if not (isinstance(claim, str) and claim.strip() and isinstance(wanted, str)):
+            raise Invalid(expected)
+        grants.append(Grant(claim=claim.strip(), value=wanted, skills=string_list(skills)))
+    return tuple(grants)

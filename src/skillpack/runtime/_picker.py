@@ -26,9 +26,10 @@ from ..config._files import enable_decided_by, project_config_path
 from ..config._schema import ConfigScope
 from ..index._search import SearchResult, SkillSearch
 from ..index._suggest import pick_suggestions
+from ..render._catalog import Shown
 from ..select._narrow import NameTier, SkillNames, typed_id
 from ..select._words import query_words
-from ._context import EntryCost, Shown, context_report
+from ._context import EntryCost, context_report
 from ._session import Session
 
 log = logging.getLogger("skillpack.picker")

@@ -51,7 +51,8 @@ from ._suggest import TurnSearch
 
 if TYPE_CHECKING:
     from ..discovery._options import DiscoveryOptions
-    from ..render._catalog import RenderedCatalog
+    from ..render._catalog import CatalogMode, RenderedCatalog
+    from ..select._grants import SkillGrant
     from ..select._resolve import Resolution
     from ._create import CreatedSkill
     from ._hooks import Hook, HookResult, HookState
@@ -95,6 +96,7 @@ class Session:
         mcp_servers: Iterable[str] = (),
         mcp_install: McpInstall | None = None,
         builtin_commands: Iterable[str] = (),
+        grant: SkillGrant | None = None,
     ) -> None:
         """Create a session.
 
@@ -133,6 +135,10 @@ class Session:
             builtin_commands: The host's own slash commands (`help`, `clear`, ...):
                 `/name` of one of them is left to the host, and a skill of that name
                 is reached as `$name` (a diagnostic says so). None by default.
+            grant: The skills the caller may see (a server's caller, from its access
+                token's claims: `select._grants.grant_for`). Every other skill is
+                absent from this session: its catalog, every listing, search and
+                tool, answered as a skill that does not exist. None: every skill.
 
         Raises:
             UsageError: an unknown `refresh` mode, a live mode without a `loader`
@@ -151,7 +157,8 @@ class Session:
         )
         lock = threading.RLock()
         remember = persist_permission if remember_permissions else None
-        gate = PermissionGate(config.permissions, ask=ask, remember=remember)
+        self.grant = grant
+        gate = PermissionGate(config.permissions, ask=ask, remember=remember, grant=grant)
         live = LiveCatalog(
             catalog,
             config,
@@ -160,6 +167,7 @@ class Session:
             interval=refresh_interval,
             lock=lock,
             gate=gate,
+            grant=grant,
         )
         self._shell = shell
         self._host_servers = tuple(mcp_servers)
@@ -189,9 +197,9 @@ class Session:
     def conversation(self, **kwargs: Any) -> Session:
         """A new conversation over this session's live workspace: the same catalog,
         config, reader, cwd, environment, shell policy, host MCP servers and host
-        built-in commands, with its own state (loads, enable overrides, invocation
-        chain). Its catalog is manual: the host moves it on with `reload(catalog)`
-        when this session's catalog changes.
+        built-in commands and grant, with its own state (loads, enable overrides,
+        invocation chain). Its catalog is manual: the host moves it on with
+        `reload(catalog)` when this session's catalog changes.
 
         This is how every server opens a conversation (`serve`'s `session.open`, each
         `skillpack mcp` client); keywords override `Session(...)`'s arguments.
@@ -204,9 +212,10 @@ class Session:
             "shell": self._shell,
             "mcp_servers": self._host_servers,
             "builtin_commands": self.builtin_commands,
+            "grant": self.grant,
         }
         options.update(kwargs)
-        return Session(self.catalog, **options)
+        return Session(self.whole_catalog, **options)
 
     # -- construction -----------------------------------------------------------
 
@@ -263,6 +272,13 @@ class Session:
     @property
     def catalog(self) -> Catalog:
         return self._parts.live.catalog
+
+    @property
+    def whole_catalog(self) -> Catalog:
+        """The catalog before the session's grant hides anything (`catalog` without a
+        grant). Only for what is keyed on the whole catalog and filters by
+        `is_visible` itself (the shared search index); never for a listing."""
+        return self._parts.live.given
 
     @property
     def config(self) -> Config:
@@ -430,8 +446,24 @@ class Session:
         context_window: int | None = None,
         budget_chars: int | None = None,
         include_location: bool = True,
+        skill_load: bool = True,
+        mode: CatalogMode | None = None,
     ) -> RenderedCatalog:
-        """The catalog text plus a report of what the budget shortened or omitted."""
+        """The catalog text plus a report of what the budget shortened or omitted.
+
+        Every surface builds its catalog here, so one allocator (`render_catalog`)
+        decides for all: the skills used in this session rank first when the budget
+        is short, then the project's skills, then personal, then bundled ones.
+
+        Args:
+            format: `xml`, `markdown` or `json`.
+            context_window: The model's window in tokens (the budget is a share).
+            budget_chars: An explicit budget in characters (wins over the window).
+            include_location: List each skill's SKILL.md path.
+            skill_load: The model has the skill_load tool: locations are the first
+                thing dropped over budget.
+            mode: `auto`, `full` or `deferred`; None is the config's `[catalog] mode`.
+        """
         env = self._env if self._env is not None else os.environ
         env_var, env_value = budget_from_env(env)
         config = self._parts.live.config
@@ -451,6 +483,9 @@ class Session:
             budget_chars=budget,
             include_location=include_location,
             max_entries=config.catalog_max_entries,
+            skill_load=skill_load,
+            mode=config.catalog_mode if mode is None else mode,
+            recent=self._parts.injections.recent(),
         )
 
     def catalog_prompt(
@@ -459,10 +494,11 @@ class Session:
         context_window: int | None = None,
         budget_chars: int | None = None,
         format: CatalogFormat = "xml",
+        mode: CatalogMode | None = None,
     ) -> str:
-        """The catalog text for the system prompt, within budget."""
+        """The catalog text for the system prompt, within budget (`render_catalog`)."""
         return self.render_catalog(
-            format=format, context_window=context_window, budget_chars=budget_chars
+            format=format, context_window=context_window, budget_chars=budget_chars, mode=mode
         ).text
 
     # -- selection (`_turns`) ---------------------------------------------------
