@@ -15,7 +15,7 @@ from skillpack._errors import SkillNotFoundError, UsageError
 from skillpack.config._schema import Config
 from skillpack.discovery._memory import MemorySkills
 from skillpack.discovery._options import DiscoveryOptions
-from skillpack.runtime._eval import eval_files, eval_targets, offline_trigger_run
+from skillpack.runtime._eval import eval_files, offline_trigger_run, target_skills
 from skillpack.runtime._session import Session
 from skillpack.select._evals import TriggerQuery
 
@@ -118,12 +118,13 @@ def test_offline_eval_refuses_when_suggestions_are_off() -> None:
 
 
 def test_targets_are_the_model_skills_under_a_folder_or_one_name(session: Session) -> None:
-    assert [s.name for s in eval_targets(session, folder="/s/pdf-forms", name=None)] == [
+    assert [s.name for s in target_skills(session, folder="/s/pdf-forms", name=None)] == [
         "pdf-forms"
     ]
-    assert [s.name for s in eval_targets(session, folder=None, name="changelog")] == ["changelog"]
-    with pytest.raises(SkillNotFoundError, match="No skill under /elsewhere"):
-        eval_targets(session, folder="/elsewhere", name=None)
+    assert [s.name for s in target_skills(session, folder=None, name="changelog")] == ["changelog"]
+    assert len(target_skills(session, folder=None, name=None)) == 2
+    with pytest.raises(SkillNotFoundError, match="No skill under /elsewhere.*nothing to check"):
+        target_skills(session, folder="/elsewhere", name=None, purpose="check")
 
 
 # -- the real corpus -----------------------------------------------------------------

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ._author_cmds import _under_a_root
+from ._author_cmds import targets_of
 from ._options import CatalogOptions, catalog_options
 from ._output import emit_json, safe_text, warn
 
@@ -208,7 +208,7 @@ def eval_command(
         )
     elif base_url is not None:
         raise UsageError("--base-url is for --model; offline runs need no server.")
-    session, targets = _targets(target, catalog)
+    session, targets = targets_of(target, catalog, purpose="evaluate")
     if tasks or grader is not None:
         if not (tasks and spec is not None and grader is not None and out_dir is not None):
             raise UsageError(
@@ -271,17 +271,6 @@ def _report(
         click.echo(safe_text(_failing_message(failing, metric)))
     if aborted:
         warn(aborted)
-
-
-def _targets(target: str, catalog: CatalogOptions) -> tuple[Session, list[Skill]]:
-    from ..runtime._eval import eval_targets
-
-    folder = os.path.realpath(target) if os.path.isdir(target) else None
-    if folder is not None and not _under_a_root(folder, catalog):
-        catalog = dataclasses.replace(catalog, roots=(*catalog.roots, target))
-    session = catalog.session()
-    targets = eval_targets(session, folder=folder, name=None if folder else target)
-    return session, targets
 
 
 def _plan(

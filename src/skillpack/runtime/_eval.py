@@ -8,6 +8,7 @@ answer a turn gives, in milliseconds per query. The formats are `select._evals`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -136,27 +137,33 @@ def offline_trigger_run(
     )
 
 
-def eval_targets(session: Session, *, folder: str | None, name: str | None) -> list[Skill]:
+def target_skills(
+    session: Session, *, folder: str | None, name: str | None, purpose: str = "evaluate"
+) -> list[Skill]:
     """The skills the model may use under `folder` (a real path), or the one `name`
-    picks.
+    picks, or (neither) all of them: what `skillpack eval` and `skillpack triggers`
+    work on.
 
     Raises:
-        SkillNotFoundError: none.
+        SkillNotFoundError: none (the message names `purpose`).
     """
     from ._workspace import lookup_skill
 
     model_skills = session.model_skills()
     if folder is not None:
-        prefix = folder.rstrip("/") + "/"
+        prefix = folder.rstrip(os.sep) + os.sep
         targets = [s for s in model_skills if (s.real_path or s.path).startswith(prefix)]
         where = f"under {folder}"
-    else:
-        found = lookup_skill(session.catalog, name or "")
+    elif name:
+        found = lookup_skill(session.catalog, name)
         targets = [s for s in model_skills if s.key == found.key]
         where = f"named {name!r} that the model may use"
+    else:
+        targets = list(model_skills)
+        where = "the model may use"
     if not targets:
         raise SkillNotFoundError(
             f"No skill {where}. Run `skillpack list` to see the catalog; a skill with "
-            "`disable-model-invocation: true` is never picked, so it has nothing to evaluate."
+            f"`disable-model-invocation: true` is never picked, so it has nothing to {purpose}."
         )
     return targets
