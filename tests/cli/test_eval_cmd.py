@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -157,3 +158,21 @@ def test_compare_refuses_a_file_that_is_no_result(tmp_path: Path) -> None:
     result = run("--compare", str(bad), str(bad), "--json", code=2)
 
     assert "no trigger result" in json.loads(result.stdout)["error"]["message"]
+
+
+def test_a_terminal_gets_a_bar_on_stderr_and_ci_gets_plain_lines(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from skillpack.cli import _eval_cmds
+
+    with _eval_cmds._progress(3, each=True) as tick:
+        for done in range(1, 4):
+            tick(done, 3, "q")
+    plain = capsys.readouterr().err
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    with _eval_cmds._progress(2) as tick:
+        tick(1, 2, "q")
+        tick(2, 2, "q")
+
+    assert plain.splitlines() == [f"skillpack: eval: {n}/3 queries" for n in (1, 2, 3)]
+    assert "skillpack: eval:" not in capsys.readouterr().err
