@@ -50,9 +50,10 @@ from .._model import SKILL_FILE, Skill
 from .._version import __version__
 from ..render._catalog import CatalogMode
 from ..runtime._granted import Granted
+from ..runtime._index_search import new_search
 from ..runtime._readers import SkillContent
 from ..runtime._session import Session
-from ..runtime._tools import SkillTools, new_search
+from ..runtime._tools import SkillTools
 from ..select._grants import SkillGrant
 from ._auth import caller_of
 from ._errors import internal_error, to_mcp_error

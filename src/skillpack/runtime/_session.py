@@ -38,6 +38,7 @@ from ..render._budget import budget_from_env, catalog_budget
 from ..render._formats import CatalogFormat
 from ._deps import DependencyReport, DependencyResolver, EnvPrompt, McpInstall
 from ._fork import ForkRun, InvocationChain, SubagentRunner
+from ._index_search import TurnSearch
 from ._inject import Injection as Injection
 from ._inject import Injections
 from ._live import ON_CALL_INTERVAL, CatalogChange, CatalogSource, LoaderSource, RefreshMode
@@ -47,10 +48,11 @@ from ._readers import FileSystemReader as FileSystemReader
 from ._readers import SkillContent as SkillContent
 from ._readers import SkillReader as SkillReader
 from ._refresh import LiveCatalog
-from ._suggest import TurnSearch
+from ._suggest import turn_suggestions
 
 if TYPE_CHECKING:
     from ..discovery._options import DiscoveryOptions
+    from ..index._suggest import Suggestion
     from ..render._catalog import CatalogMode, RenderedCatalog
     from ..select._grants import SkillGrant
     from ..select._resolve import Resolution
@@ -809,3 +811,9 @@ class Session:
         from ..render._tools_filter import filter_tools
 
         return filter_tools(all_tools, self.leading, tool_name=tool_name)
+
+
+def resolution_suggestions(session: Session, resolution: Resolution) -> tuple[Suggestion, ...]:
+    """What `session.prepare_turn` would suggest for the message `resolution` came
+    from, without loading anything (`skillpack resolve`, the picker)."""
+    return turn_suggestions(session._parts, resolution)

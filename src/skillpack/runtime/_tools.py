@@ -20,8 +20,8 @@ from .._limits import SEARCH_MAX_LIMIT as MAX_LIMIT
 from .._model import Skill
 from ..select._resolve import shown_ids
 from ._fork import SubagentRunner, no_runner_message
+from ._index_search import new_search
 from ._inject import Injection
-from ._readers import SkillReader
 from ._session import Session
 from ._tool_args import check_args, strict_schema, tool_schema
 from ._workspace import looks_like_path
@@ -436,26 +436,3 @@ def _injection_data(injection: Injection) -> dict[str, Any]:
         "already_loaded": injection.reminder,
         "missing_dependencies": list(injection.missing_dependencies),
     }
-
-
-def new_search(reader: SkillReader, connection: Any = None) -> SkillSearch:
-    """A `SkillSearch` over `connection` (default: the persistent index, else memory)
-    that reads bodies through `reader`."""
-    from ..index._search import SkillSearch
-
-    conn = connection if connection is not None else _open_search_connection()
-    # Readers that can read just the head of a body make index builds cheaper.
-    read_head = getattr(reader, "read_body_head", None)
-    return SkillSearch(conn, read_body=reader.read_body, read_head=read_head)
-
-
-def _open_search_connection() -> Any:
-    import sqlite3
-
-    from ..index._cache import connect, index_path
-
-    try:
-        conn = connect(index_path())
-    except Exception:  # noqa: BLE001 - fall back to memory rather than fail a search
-        conn = sqlite3.connect(":memory:", check_same_thread=False)
-    return conn
