@@ -79,7 +79,7 @@ def skill_id(session: Session, skill: Skill) -> str:
 def offline_picks(session: Session, query: str) -> tuple[str, ...]:
     """The skills `prepare_turn` would suggest for `query` as a user's message, by
     SKILL.md path, first the one it puts first (nothing is loaded)."""
-    from ._suggest import resolution_suggestions
+    from ._session import resolution_suggestions
 
     return tuple(s.path for s in resolution_suggestions(session, session.resolve(query)))
 
