@@ -269,9 +269,17 @@ class Root:
     follow_symlinks: bool = True
     kind: RootKind = "skills"
     """`commands`: every `*.md` below is a legacy command, loaded as a skill."""
+    agents: tuple[str, ...] = ()
+    """The agents that read this folder too (`codex`, `copilot`, ...): set on the
+    default roots (`_paths.agents_reading`), () on roots given or configured."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "scope": self.scope, "kind": self.kind}
+        return {
+            "path": self.path,
+            "scope": self.scope,
+            "kind": self.kind,
+            "agents": list(self.agents),
+        }
 
 
 def precedence(skill: Skill) -> tuple[int, int]:

@@ -72,7 +72,7 @@ def test_list_json_shape(skills: Path, tmp_path: Path) -> None:
     assert by_name["writing-skills"]["scope"] == "system"
     [problem] = [p for p in data["problems"] if p["path"].endswith("broken/SKILL.md")]
     assert problem["severity"] == "error" and problem["code"] == "frontmatter-missing"
-    assert {"path": str(skills), "scope": "extra", "kind": "skills"} in data["roots"]
+    assert {"path": str(skills), "scope": "extra", "kind": "skills", "agents": []} in data["roots"]
 
 
 def test_list_no_system_hides_bundled_skills(skills: Path) -> None:

@@ -178,7 +178,23 @@ def test_text_list_shows_the_roots_it_searched(project: Path) -> None:
     assert result.exit_code == 0
     assert "searched 2 roots" in result.stdout
     assert str(project / ".claude" / "skills") in result.stdout
-    assert f"{project / '.claude' / 'commands'} (commands)" in result.stdout
+    assert f"{project / '.claude' / 'commands'} (commands) [also read by claude]" in result.stdout
+    assert (
+        f"{project / '.claude' / 'skills'} [also read by claude, opencode, copilot, cursor]"
+        in result.stdout
+    )
+
+
+def test_list_json_names_the_agents_that_read_each_root(project: Path) -> None:
+    (project / ".github" / "skills").mkdir(parents=True)
+    result = invoke("list", "--cwd", str(project), "--no-system", "--json")
+    roots = {root["path"]: root for root in json.loads(result.stdout)["roots"]}
+    assert roots[str(project / ".github" / "skills")] == {
+        "path": str(project / ".github" / "skills"),
+        "scope": "repo",
+        "kind": "skills",
+        "agents": ["copilot"],
+    }
 
 
 def test_list_and_show_mark_a_denied_skill(project: Path) -> None:

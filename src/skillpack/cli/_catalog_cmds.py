@@ -193,7 +193,8 @@ def print_roots(roots: Sequence[Root]) -> None:
     out.print(f"searched {len(roots)} roots, highest precedence first:")
     for root in roots:
         kind = " (commands)" if root.kind == "commands" else ""
-        out.print(f"  {root.scope:<6} {markup_text(root.path)}{kind}")
+        readers = f" [also read by {', '.join(root.agents)}]" if root.agents else ""
+        out.print(f"  {root.scope:<6} {markup_text(root.path)}{kind}{markup_text(readers)}")
 
 
 def _validation_roots(path: str) -> tuple[Root, str | None]:
