@@ -585,8 +585,8 @@ def test_leaf_resource_folders_are_probed_alike_with_and_without_the_index(
 @pytest.mark.parametrize(
     ("root", "folder", "agents"),
     [
-        (".agents/skills", "node_modules/pkg", ["codex", "opencode"]),
-        ("some/folder", "node_modules", ["codex", "opencode"]),
+        (".agents/skills", "node_modules/pkg", ["codex", "copilot", "opencode"]),
+        ("some/folder", "node_modules", ["codex", "copilot", "opencode"]),
         (".agents/skills", ".hidden", ["opencode"]),
         (".claude/skills", ".hidden/deeper", ["opencode"]),
         (".opencode/skills", ".hidden", None),  # OpenCode skips hidden folders there

@@ -29,6 +29,8 @@ MAX_TEXT_CHARS = 1_000_000
 """Longest text `turn.prepare` takes (the 4 MiB frame limit applies too)."""
 MAX_TOOLS = 1_000
 """Most tool names `context.inspect` takes."""
+MAX_NOTED_PATHS = 256
+"""Most paths one `session.note_paths` takes."""
 
 Schema = dict[str, Any]
 
@@ -533,6 +535,43 @@ METHODS: dict[str, Method] = {
             summary="Close a session; closing an unknown or closed one answers `closed: false`.",
             params=_params({"session": _SESSION}, "session"),
             result=_obj({"closed": {"type": "boolean"}}, ("closed",)),
+        ),
+        Method(
+            name="session.note_paths",
+            summary="The files or folders the session works on: skills with `paths:` globs "
+            "join its model catalog once one matches (relative to the project root), and "
+            "skill roots in the folders between each path and the project root are "
+            "discovered. `$name` loads a `paths:` skill either way.",
+            params=_params(
+                {
+                    "session": _SESSION,
+                    "paths": _list(
+                        _PATHS,
+                        "Files or folders the session works on, absolute paths.",
+                        maxItems=MAX_NOTED_PATHS,
+                    ),
+                },
+                "session",
+                "paths",
+            ),
+            result=_obj(
+                {
+                    "opened": _list(
+                        _obj(
+                            {
+                                "name": {"type": "string"},
+                                "qualified_name": {"type": "string"},
+                                "description": {"type": "string"},
+                            },
+                            ("name", "qualified_name", "description"),
+                        ),
+                        "Skills now in the session's model catalog that were not before.",
+                    ),
+                    "skills": _typed("integer", "Skills in the session's model catalog now."),
+                },
+                ("opened", "skills"),
+            ),
+            errors=(*_DOMAIN, RPC_CODES["session-not-found"]),
         ),
         Method(
             name="turn.prepare",
