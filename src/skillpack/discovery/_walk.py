@@ -14,7 +14,6 @@ found.
 from __future__ import annotations
 
 import dataclasses
-
 import json
 import os
 import stat

@@ -18,6 +18,7 @@ from .._errors import ErrorCode
 from .._limits import MAX_PATH_CHARS, MAX_REF_CHARS
 from .._model import SCOPES
 from ..runtime._left_out import LeftOutKind
+from ..runtime._noted import MAX_NOTED_PATHS
 from ..runtime._tool_args import SCHEMAS as TOOL_SCHEMAS
 from ..select._mentions import MentionSource
 from ..select._resolve import DiagnosticKind
@@ -29,8 +30,6 @@ MAX_TEXT_CHARS = 1_000_000
 """Longest text `turn.prepare` takes (the 4 MiB frame limit applies too)."""
 MAX_TOOLS = 1_000
 """Most tool names `context.inspect` takes."""
-MAX_NOTED_PATHS = 256
-"""Most paths one `session.note_paths` takes."""
 
 Schema = dict[str, Any]
 

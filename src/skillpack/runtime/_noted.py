@@ -9,8 +9,10 @@ the conversation's model catalog gained.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
+
+from .._limits import MAX_PATH_CHARS
 
 if TYPE_CHECKING:
     from ._session import Session
@@ -43,3 +45,68 @@ def note_paths(
         ],
         "skills": len(after),
     }
+
+
+NOTE_PATHS_TOOL = "skill_note_paths"
+"""The MCP tool through which a client notes paths (`skillpack mcp`)."""
+
+MAX_NOTED_PATHS = 256
+"""Most paths one note takes (`session.note_paths`, `skill_note_paths`)."""
+
+
+def note_paths_definition() -> dict[str, Any]:
+    """`skill_note_paths` as an MCP tool: what every MCP client can send (a tool call)."""
+    return {
+        "name": NOTE_PATHS_TOOL,
+        "description": (
+            "Tell skillpack which files you are working on (absolute paths). Skills "
+            "that apply only to some files (their `paths:` globs) join the catalog in "
+            "skill_load's description once one of these files matches; the answer lists "
+            "the skills that joined."
+        ),
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "paths": {
+                    "type": "array",
+                    "items": {"type": "string", "minLength": 1, "maxLength": MAX_PATH_CHARS},
+                    "minItems": 1,
+                    "maxItems": MAX_NOTED_PATHS,
+                    "description": "Files or folders being worked on, absolute paths.",
+                }
+            },
+            "required": ["paths"],
+            "additionalProperties": False,
+        },
+    }
+
+
+def call_note_paths(
+    conversation: Session, arguments: Mapping[str, Any] | None, *, opened_from: Session
+) -> dict[str, Any]:
+    """`skill_note_paths` called with `arguments`: the tools' envelope, `{ok, data}`
+    with `note_paths`'s answer, or `{ok: false, error}` (INVALID_PARAM) for arguments
+    that are not 1 to `MAX_NOTED_PATHS` paths."""
+    from ._tools import ToolCallError, failure, ok
+
+    paths = (arguments or {}).get("paths")
+    extra = sorted(set(arguments or {}) - {"paths"})
+    if (
+        extra
+        or not isinstance(paths, list)
+        or not 1 <= len(paths) <= MAX_NOTED_PATHS
+        or not all(isinstance(p, str) and 0 < len(p) <= MAX_PATH_CHARS for p in paths)
+    ):
+        why = f"unknown argument {extra[0]!r}" if extra else "`paths` must be"
+        return failure(
+            ToolCallError(
+                "INVALID_PARAM",
+                f"{NOTE_PATHS_TOOL}: {why}"
+                + ("" if extra else f" 1 to {MAX_NOTED_PATHS} non-empty path strings")
+                + '; call it as {"paths": ["/abs/path/file.py"]}.',
+            )
+        )
+    try:
+        return ok(note_paths(conversation, paths, opened_from=opened_from))
+    except Exception as exc:  # noqa: BLE001 - a tool call answers an envelope, always
+        return failure(exc)
