@@ -201,7 +201,10 @@ class Skill:
     when_to_use: str | None = None
     hooks: Mapping[str, Any] | None = None
     paths: tuple[str, ...] = ()
+    """`paths:` globs: the skill joins the model's catalog once a noted file matches."""
     version: str | None = None
+    dependencies: tuple[str, ...] = ()
+    """`dependencies:` the other skills (names or qualified ids) this one builds on."""
     extra: Mapping[str, Any] = field(default_factory=dict)
     """Unknown frontmatter keys, verbatim."""
     frontmatter: Mapping[str, Any] = field(default_factory=dict)

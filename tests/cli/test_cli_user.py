@@ -217,3 +217,27 @@ def test_skill_summaries_json_with_permissions_is_json_dumps(decision: str) -> N
     skill = Skill(name="a", description="A.", path="/r/a/SKILL.md", dir="/r/a")
     expected = json.dumps([skill_summary(skill, enabled=True, permission=decision)])
     assert skill_summaries_json([skill], permission=lambda s: decision) == expected
+
+
+def test_show_prints_when_to_use_version_dependencies_and_paths(project: Path) -> None:
+    folder = project / ".claude" / "skills" / "sql-review"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(
+        "---\nname: sql-review\ndescription: Review SQL.\nwhen_to_use: On migrations.\n"
+        'version: "2.1"\ndependencies: [lint, gone-skill]\npaths: ["**/*.sql"]\n---\nBody\n',
+        encoding="utf-8",
+    )
+    result = invoke("show", "sql-review", "--cwd", str(project), "--no-system")
+    assert result.exit_code == 0, result.stderr
+    for label, value in (
+        ("when to use", "On migrations."),
+        ("version", "2.1"),
+        ("depends on", "lint, gone-skill"),
+        ("paths", "**/*.sql"),
+    ):
+        assert any(label in line and value in line for line in result.stdout.splitlines()), label
+    assert "skill-dependency-missing" in result.stdout + result.stderr
+    data = json.loads(
+        invoke("show", "sql-review", "--cwd", str(project), "--no-system", "--json").stdout
+    )
+    assert (data["skill"]["version"], data["skill"]["dependencies"]) == ("2.1", ["lint", "gone-skill"])

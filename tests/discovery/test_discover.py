@@ -1039,3 +1039,22 @@ def test_roots_of_the_wrong_kind_say_what_to_pass(roots: object) -> None:
 
     with pytest.raises(UsageError, match=r"discover\(roots=\.\.\.\)"):
         discover(roots=roots, use_cache=False)  # type: ignore[arg-type]
+
+
+def test_a_skill_naming_a_missing_skill_dependency_says_so(
+    tmp_path: Path, write_skill: WriteSkill
+) -> None:
+    write_skill("base-skill")
+    write_skill(
+        "builds-on",
+        frontmatter="name: builds-on\ndescription: Uses others.\n"
+        "dependencies: [base-skill, extra:base-skill, gone-skill]",
+    )
+
+    catalog = run(tmp_path)
+
+    [missing] = [p for p in catalog.problems if p.code == "skill-dependency-missing"]
+    assert missing.severity == "warning" and missing.field == "dependencies"
+    assert missing.path == str(tmp_path / "builds-on" / "SKILL.md")
+    assert "'gone-skill'" in missing.message and "'base-skill'" not in missing.message
+    assert names(catalog) == ["base-skill", "builds-on"]

@@ -705,3 +705,37 @@ def test_descriptions_are_one_line_wherever_they_are_shown() -> None:
     # is on one line, as the rendered catalog shows it; spaces inside a line are kept.
     text = "---\nname: my-skill\ndescription: |\n  Does\tthings.\n\n  Use  when:\n    - x\n---\n"
     assert loaded(text).description == "Does things. Use  when: - x"
+
+
+# -------------------------------------------------- fields agents added since the spec
+
+
+def test_when_to_use_shares_the_description_cap_with_a_warning_never_a_refusal() -> None:
+    text = f"---\nname: my-skill\ndescription: {'d' * 900}\nwhen_to_use: {'w' * 200}\n---\n"
+    parsed = parse(text, strict=True)
+    assert parsed.skill is not None and parsed.skill.when_to_use == "w" * 200
+    [problem] = parsed.problems
+    assert (problem.code, problem.severity, problem.field, problem.line) == (
+        "when-to-use-too-long",
+        W,
+        "when_to_use",
+        4,
+    )
+    assert "1101 characters together" in problem.message
+    assert parse(f"---\n{GOOD}\nwhen_to_use: Short.\n---\n").problems == ()
+
+
+def test_version_and_skill_dependencies_are_read_and_bad_entries_warned_about() -> None:
+    parsed = parse(
+        f"---\n{GOOD}\nversion: '1.10'\ndependencies: [pdf-tools, 'acme:lint', requests>=2]\n---\n",
+        strict=True,
+    )
+    assert parsed.skill is not None
+    assert parsed.skill.version == "1.10"
+    assert loaded(f"---\n{GOOD}\nversion: 1.10\n---\n").version == "1.10"
+    assert parsed.skill.dependencies == ("pdf-tools", "acme:lint")
+    codes = [(p.code, p.severity) for p in parsed.problems]
+    assert ("dependency-invalid", W) in codes
+    assert skill_to_dict(parsed.skill)["dependencies"] == ["pdf-tools", "acme:lint"]
+    assert loaded(f"---\n{GOOD}\ndependencies: one-skill\n---\n").dependencies == ("one-skill",)
+    assert loaded(f"---\n{GOOD}\n---\n").dependencies == ()
