@@ -240,4 +240,7 @@ def test_show_prints_when_to_use_version_dependencies_and_paths(project: Path) -
     data = json.loads(
         invoke("show", "sql-review", "--cwd", str(project), "--no-system", "--json").stdout
     )
-    assert (data["skill"]["version"], data["skill"]["dependencies"]) == ("2.1", ["lint", "gone-skill"])
+    assert (data["skill"]["version"], data["skill"]["dependencies"]) == (
+        "2.1",
+        ["lint", "gone-skill"],
+    )

@@ -133,7 +133,7 @@ def test_folders_off_leaves_a_family_out_of_both_scopes_and_keeps_the_other_rank
 
     roots = default_roots(options, cwd=str(project))
 
-    assert [(r.scope, r.path, r.rank) for r in roots if "admin" != r.scope] == [
+    assert [(r.scope, r.path, r.rank) for r in roots if r.scope != "admin"] == [
         ("repo", str(project / ".gemini" / "skills"), 6),
     ]
 
