@@ -110,12 +110,15 @@ def test_validate_strict_turns_warnings_into_errors(write_skill: Any, tmp_path: 
         (
             "\ufeff---\nname: bom\ndescription: A BOM. Use in tests.\n---\nx\n",
             "byte-order-mark",
-            {"codex": "rejects: byte-order mark before ---"},
+            {
+                "codex": "rejects: byte-order mark before ---",
+                "gemini": "drops: byte-order mark before ---",
+            },
         ),
         (
             "---\nname: 123\ndescription: A number. Use in tests.\n---\nx\n",
             "value-coerced",
-            {"opencode": "drops: name is not a string"},
+            {"opencode": "drops: name is not a string", "copilot": "drops: name is not a string"},
         ),
         (
             "---\nname: nodesc\n---\nThe first paragraph.\n",
@@ -123,6 +126,7 @@ def test_validate_strict_turns_warnings_into_errors(write_skill: Any, tmp_path: 
             {
                 "codex": "rejects: no description",
                 "opencode": "loads it without a description, hidden from the model",
+                "gemini": "drops: no description",
             },
         ),
     ],
