@@ -1058,3 +1058,25 @@ def test_a_skill_naming_a_missing_skill_dependency_says_so(
     assert missing.path == str(tmp_path / "builds-on" / "SKILL.md")
     assert "'gone-skill'" in missing.message and "'base-skill'" not in missing.message
     assert names(catalog) == ["base-skill", "builds-on"]
+
+
+def test_turning_opencode_off_drops_its_folders_and_its_skills_paths(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / ".opencode" / "skills").mkdir(parents=True)
+    (project / "more").mkdir()
+    (project / "opencode.json").write_text('{"skills": {"paths": ["more"]}}', encoding="utf-8")
+    on = default_roots(DiscoveryOptions(include_system=False), cwd=str(project))
+    off = default_roots(
+        DiscoveryOptions(include_system=False, folders_off=["opencode"]), cwd=str(project)
+    )
+    assert {r.path for r in on} >= {
+        str(project / ".opencode" / "skills"),
+        str(project / "more"),
+    }
+    assert not {r.path for r in off} & {
+        str(project / ".opencode" / "skills"),
+        str(project / "more"),
+    }

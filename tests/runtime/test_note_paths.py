@@ -175,3 +175,31 @@ def test_a_session_without_a_source_gates_too_and_a_new_catalog_keeps_the_openin
         discover(cwd=str(gated), include_user=False, include_system=False, use_cache=False)
     )
     assert model_names(session) == ["always", "later", "sql-review"]
+
+
+def test_the_servers_note_paths_answer_what_opened_and_refuse_bad_arguments(gated: Path) -> None:
+    from skillpack.runtime._noted import call_note_paths, note_paths_definition
+
+    workspace = Session.open(cwd=str(gated), include_user=False, include_system=False)
+    conversation = workspace.conversation()
+    sql = str(gated / "db" / "001.sql")
+
+    answer = call_note_paths(conversation, {"paths": [sql]}, opened_from=workspace)
+
+    assert answer == {
+        "ok": True,
+        "data": {
+            "opened": [
+                {
+                    "name": "sql-review",
+                    "qualified_name": "repo:sql-review",
+                    "description": "Review SQL migrations.",
+                }
+            ],
+            "skills": 2,
+        },
+    }
+    for bad in ({"paths": []}, {"paths": "x.sql"}, {"paths": [""]}, {"paths": [sql], "x": 1}, None):
+        refused = call_note_paths(conversation, bad, opened_from=workspace)
+        assert refused["ok"] is False and refused["error"]["code"] == "INVALID_PARAM", bad
+    assert note_paths_definition()["inputSchema"]["required"] == ["paths"]
