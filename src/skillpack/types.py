@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .config._schema import ConfigScope, McpServerConfig, MultiMention
     from .discovery._options import DiscoveryOptions
     from .index._search import SkillSearch
+    from .index._suggest import Suggestion
     from .parse._frontmatter import ParsedSkill
     from .render._catalog import RenderedCatalog
     from .render._formats import CatalogFormat
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from .runtime._tools import ToolDefinition, ToolFormat
     from .runtime._turns import Invoker
     from .runtime._workspace import Toggled
+    from .select._grants import Grant, SkillGrant
     from .select._resolve import Activation, Diagnostic, Resolution
     from .select._rules import Decision, PermissionRules
 
@@ -44,6 +46,7 @@ _LAZY = {
     "AskCallback": ".runtime._permissions",
     "CatalogFormat": ".render._formats",
     "SkillSearch": ".index._search",
+    "Suggestion": ".index._suggest",
     "CompletionMatch": ".runtime._complete",
     "CatalogSource": ".runtime._live",
     "CodexPermissions": "._model",
@@ -57,6 +60,7 @@ _LAZY = {
     "EnvVarDependency": ".runtime._deps",
     "ErrorCode": "._errors",
     "ForkRun": ".runtime._fork",
+    "Grant": ".select._grants",
     "Hook": ".runtime._hooks",
     "HookResult": ".runtime._hooks",
     "Injection": ".runtime._inject",
@@ -77,6 +81,7 @@ _LAZY = {
     "ShellRequest": ".runtime._shell",
     "SkillContent": ".runtime._readers",
     "SkillFile": "._model",
+    "SkillGrant": ".select._grants",
     "SkillReader": ".runtime._readers",
     "SubagentRunner": ".runtime._fork",
     "Toggled": ".runtime._workspace",
@@ -101,6 +106,7 @@ __all__ = [
     "EnvVarDependency",
     "ErrorCode",
     "ForkRun",
+    "Grant",
     "Hook",
     "HookResult",
     "Injection",
@@ -121,9 +127,11 @@ __all__ = [
     "ShellRequest",
     "SkillContent",
     "SkillFile",
+    "SkillGrant",
     "SkillReader",
     "SkillSearch",
     "SubagentRunner",
+    "Suggestion",
     "Toggled",
     "ToolDefinition",
     "ToolFormat",

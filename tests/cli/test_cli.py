@@ -200,7 +200,26 @@ def test_resolve_builtin_names_the_hosts_slash_commands(skills: Path) -> None:
     [diag] = shadowed["diagnostics"]
     assert diag["kind"] == "shadowed-by-builtin" and "$pdf-forms" in diag["message"]
     host_only = run_json("resolve", "/help", "--builtin", "help", *common)
-    assert host_only == {"activations": [], "diagnostics": [], "lines": [], "text": "/help"}
+    assert host_only == {
+        "activations": [],
+        "diagnostics": [],
+        "lines": [],
+        "text": "/help",
+        "suggestions": [],
+    }
+
+
+def test_resolve_names_the_skills_a_turn_would_suggest(skills: Path) -> None:
+    common = ("--root", str(skills), "--no-user", "--no-system")
+    data = run_json("resolve", "fill these PDF forms", *common)
+    assert data["activations"] == []
+    [suggestion] = data["suggestions"]
+    assert list(suggestion) == ["id", "name", "path", "description", "score"]
+    assert suggestion["id"] == "pdf-forms"
+    assert suggestion["path"] == str(skills / "pdf-forms" / "SKILL.md")
+    assert "may fit pdf-forms" in run("resolve", "fill these PDF forms", *common).output
+    assert run_json("resolve", "$pdf-forms fill these PDF forms", *common)["suggestions"] == []
+    assert run_json("resolve", "what is the capital of Peru", *common)["suggestions"] == []
 
 
 def test_render_formats_and_report(skills: Path) -> None:

@@ -65,3 +65,14 @@ def test_turn_input_puts_injections_and_fork_results_before_the_task(tmp_path: P
     prepared = asyncio.run(skills.aprepare(MENTION))
     assert prepared.startswith('<skill_content name="release-notes"')
     assert prepared.endswith("for v2.0")
+
+
+def test_prepare_puts_the_suggestions_note_before_a_task_no_skill_was_named_for(
+    tmp_path: Path,
+) -> None:
+    skills = Skills(roots=[str(write_skills(tmp_path))], cwd=str(tmp_path))
+    turn = skills.prepare_turn("flatten the fields of this PDF form")
+    assert [s.id for s in turn.suggestions] == ["pdf-forms"]
+    text = skills.prepare("flatten the fields of this PDF form")
+    assert text == f"{turn.suggestion_note}\n\nflatten the fields of this PDF form"
+    assert skills.prepare("what is the capital of Peru") == "what is the capital of Peru"

@@ -148,6 +148,12 @@ def test_sessions_keep_their_own_loaded_versions_and_leading_skills(
 
     unknown = client.turn_prepare(first, "$nope")
     assert [d["kind"] for d in unknown["diagnostics"]] == ["not-found"]
+    assert turn["suggestions"] == [] and turn["suggestion_note"] == ""
+
+    hinted = client.turn_prepare(second, "I need some beta work done")
+    assert hinted["activations"] == [] and hinted["injections"] == []
+    assert [s["id"] for s in hinted["suggestions"]] == ["beta"]
+    assert hinted["suggestion_note"].startswith("Skills that may fit this request")
 
     assert client.session_close(first) == {"closed": True}
     assert client.session_close(first) == {"closed": False}

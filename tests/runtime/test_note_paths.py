@@ -203,3 +203,29 @@ def test_the_servers_note_paths_answer_what_opened_and_refuse_bad_arguments(gate
         refused = call_note_paths(conversation, bad, opened_from=workspace)
         assert refused["ok"] is False and refused["error"]["code"] == "INVALID_PARAM", bad
     assert note_paths_definition()["inputSchema"]["required"] == ["paths"]
+
+
+def test_a_paths_skill_is_suggested_only_once_a_matching_file_is_noted(
+    tmp_path: Path, write_skill: WriteSkill
+) -> None:
+    root = tmp_path / "suggest"
+    (root / ".git").mkdir(parents=True)
+    write_skill(
+        "format-python",
+        base=root / ".agents" / "skills",
+        description="Format Python files. Use when asked to format code.",
+    )
+    write_skill(
+        "migration-review",
+        base=root / ".agents" / "skills",
+        frontmatter="name: migration-review\ndescription: Review SQL migrations for locking "
+        "and data loss. Use when a change adds or edits a database migration.\n"
+        'paths: ["**/*.sql"]',
+    )
+    session = Session.open(cwd=str(root), include_user=False, include_system=False, use_cache=False)
+    request = "please review the SQL migrations of this change"
+    before = [s.name for s in session.prepare_turn(request).suggestions]
+    session.note_paths(root / "db" / "002.sql")
+    after = [s.name for s in session.prepare_turn(request).suggestions]
+    assert "migration-review" not in before
+    assert after == ["migration-review"]

@@ -30,11 +30,15 @@ def resolve_command(
     catalog: CatalogOptions,
     as_json: bool,
 ) -> None:
-    """Show which skills TEXT activates ($name, [$name](path), /name args), and why not."""
+    """Show which skills TEXT activates ($name, [$name](path), /name args), and why not,
+    and when it activates none, the skills a turn would suggest for it."""
+    from ..runtime._suggest import resolution_suggestions
+
     session = catalog.session(builtin_commands=builtins)
     resolution = session.resolve(text)
+    suggestions = resolution_suggestions(session, resolution)
     if as_json:
-        emit_json(resolution.to_dict())
+        emit_json({**resolution.to_dict(), "suggestions": [s.to_dict() for s in suggestions]})
         return
     out = console()
     for line in resolution.lines:
@@ -42,6 +46,8 @@ def resolve_command(
     for diagnostic in resolution.diagnostics:
         out.print(f"[yellow]{diagnostic.kind}[/yellow] {markup_text(diagnostic.for_people)}")
     out.print(f"task: {markup_text(resolution.text)}")
+    for suggestion in suggestions:
+        out.print(f"[cyan]may fit[/cyan] {markup_text(suggestion.id)} ({suggestion.score:.2f})")
 
 
 @click.command("render")

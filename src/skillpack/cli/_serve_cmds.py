@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 import click
 
+from ._auth_opts import auth_options, server_auth
 from ._options import CatalogOptions, catalog_options
 from ._output import emit_json, print_table, visible, warn
 
@@ -63,6 +64,7 @@ from ._output import emit_json, print_table, visible, warn
     show_default=True,
     help="Seconds after which an unused session may be closed.",
 )
+@auth_options
 @catalog_options
 def serve_command(
     transport: Literal["stdio", "http"],
@@ -72,6 +74,9 @@ def serve_command(
     allow_origins: tuple[str, ...],
     max_sessions: int,
     session_idle: float,
+    auth_jwks: str | None,
+    auth_issuer: str | None,
+    auth_audience: str | None,
     catalog: CatalogOptions,
     as_json: bool,
 ) -> None:
@@ -79,6 +84,10 @@ def serve_command(
 
     With --http, the address and the token file's path are printed at start (as one
     JSON line on stdout with --json); send the token as 'Authorization: Bearer ...'.
+    With --auth-jwks (or [auth] in config.toml) clients send access tokens (JWTs)
+    instead, [[auth.grant]] decides which skills each sees, RFC 9728 metadata is at
+    /.well-known/oauth-protected-resource/rpc, no token file is written (its field
+    is null) and each request is one JSON audit line on stderr.
     """
     from .._httpguard import is_loopback
     from ..rpc._live import Discovery, default_refresh
@@ -102,8 +111,30 @@ def serve_command(
             "pip install 'skillpack[rpc]' to watch the roots."
         )
     if transport == "stdio":
+        if auth_jwks or auth_issuer or auth_audience:
+            from .. import _errors
+
+            raise _errors.UsageError(
+                "--auth-jwks, --auth-issuer and --auth-audience check tokens over HTTP; "
+                "add --http (over stdio the one client is the parent process)."
+            )
         serve_stdio(options, stdin=sys.stdin.buffer, stdout=sys.stdout.buffer)
         return
+    bearer, grants = server_auth(
+        cwd=catalog.cwd,
+        user=not catalog.no_user,
+        jwks=auth_jwks,
+        issuer=auth_issuer,
+        audience=auth_audience,
+        endpoint="/rpc",
+    )
+    if bearer is not None and token_file is not None:
+        from .. import _errors
+
+        raise _errors.UsageError(
+            "--token-file writes a shared token, and JWT auth (--auth-jwks, [auth] in "
+            "config.toml) takes access tokens instead; give one of them."
+        )
     if not is_loopback(host):
         warn(
             f"serving on {host}, which is not a loopback address: other machines can "
@@ -115,7 +146,10 @@ def serve_command(
             emit_json(info)
         else:
             click.echo(f"skillpack serve: {info['rpc']} (events: {info['events']})")
-            click.echo(f"token file: {info['token_file']}")
+            if info["token_file"] is not None:
+                click.echo(f"token file: {info['token_file']}")
+            elif bearer is not None:
+                click.echo(f"access tokens of {bearer.settings.issuer} (see {info['metadata']})")
         sys.stdout.flush()
 
     serve_http(
@@ -125,6 +159,8 @@ def serve_command(
         token_file=token_file,
         allow_origins=allow_origins,
         announce=announce,
+        auth=bearer,
+        grants=grants,
     )
 
 

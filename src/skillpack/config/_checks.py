@@ -7,7 +7,7 @@ import datetime
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .._limits import SEARCH_MAX_LIMIT
+from .._limits import MAX_SUGGESTIONS, SEARCH_MAX_LIMIT
 from .._paths import FAMILIES
 
 _TOML_TYPE_NAMES: tuple[tuple[type, str], ...] = (
@@ -88,6 +88,12 @@ def limit(value: Any) -> int:
     return value
 
 
+def suggestion_count(value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_SUGGESTIONS:
+        raise Invalid(f"an integer from 0 (no suggestions) to {MAX_SUGGESTIONS}")
+    return value
+
+
 def multi_mention(value: Any) -> str:
     if value not in ("choose-one", "all"):
         raise Invalid('"choose-one" or "all"')
@@ -108,3 +114,31 @@ def int_at_least(minimum: int) -> Check:
         return value
 
     return check
+
+
+def non_empty_string(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise Invalid("a non-empty string")
+    return value.strip()
+
+
+def grant_list(value: Any) -> tuple[Any, ...]:
+    """`[[auth.grant]]`: tables of `claim` and `value` (strings) and `skills` (an
+    array of strings), nothing else."""
+    from ..select._grants import Grant
+
+    expected = (
+        "an array of tables ([[auth.grant]]), each with `claim` and `value` strings and "
+        "`skills`, an array of names, qualified ids or globs"
+    )
+    if not isinstance(value, list):
+        raise Invalid(expected)
+    grants = []
+    for entry in value:
+        if not isinstance(entry, dict) or set(entry) != {"claim", "value", "skills"}:
+            raise Invalid(expected)
+        claim, wanted, skills = entry["claim"], entry["value"], entry["skills"]
+        if not (isinstance(claim, str) and claim.strip() and isinstance(wanted, str)):
+            raise Invalid(expected)
+        grants.append(Grant(claim=claim.strip(), value=wanted, skills=string_list(skills)))
+    return tuple(grants)

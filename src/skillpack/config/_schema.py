@@ -29,6 +29,15 @@ Schema (every key optional)::
     # args = ["--stdio"]               # argv array, plus `args`, `env`, `cwd`) is also
     # env = { KEY = "value" }          # asked for the skills it publishes, which join
     # timeout = 30                     # scope `mcp` as `<name>:<skill>` (McpServerConfig)
+    [auth]                             # the HTTP servers as an OAuth resource server
+    jwks = "https://idp/.../certs"     # the issuer's keys: an https URL or a file
+    issuer = "https://idp/realms/x"    # the tokens' `iss`
+    audience = "https://skills.example/mcp"  # their `aud`; the resource's identifier
+    required_scopes = ["skills.read"]  # every token must carry these
+    [[auth.grant]]                     # who sees which skills (select._grants.Grant)
+    claim = "groups"                   # dotted for nested claims (realm_access.roles)
+    value = "finance"
+    skills = ["finance-*", "public-*"]
 
 A file that is not TOML, a wrong type or an unknown key is a `Problem`, never a
 crash; the rest still applies (`parse_config`). Layers merge user first, then
@@ -51,9 +60,11 @@ from .._limits import (
     MAX_DIRS,
     SEARCH_LIMIT,
     SEARCH_MAX_LIMIT,
+    SUGGESTIONS,
 )
 from .._model import Problem, Skill
 from .._paths import expand_home
+from ..select._grants import Grant
 from ..select._refs import SkillRefs
 from ..select._rules import DECISIONS, Decision, PermissionRules
 from ._checks import (
@@ -63,11 +74,14 @@ from ._checks import (
     enabled_entries,
     families,
     fraction,
+    grant_list,
     int_at_least,
     limit,
     multi_mention,
+    non_empty_string,
     server_list,
     string_list,
+    suggestion_count,
     toml_type,
 )
 
@@ -141,6 +155,8 @@ class Config:
     """`[search] default_limit`: results of a search that names no limit."""
     search_max_limit: int = SEARCH_MAX_LIMIT
     """`[search] max_limit`: the most results one search may ask for (at most 50)."""
+    search_suggestions: int = SUGGESTIONS
+    """`[search] suggestions`: the most skills a turn suggests (0 turns them off)."""
     catalog_max_entries: int | None = None
     """`[catalog] max_entries`: the most entries the model's catalog lists (None: the
     character budget alone decides)."""
@@ -160,6 +176,16 @@ class Config:
     mcp_servers: tuple[Mapping[str, Any], ...] = ()
     """`[[mcp_servers]]` entries (each has a `name`), user then project; a project entry
     replaces a user entry of the same name."""
+    auth_jwks: str | None = None
+    """`[auth] jwks`: the token issuer's keys, an `https://` URL or a file (absolute)."""
+    auth_issuer: str | None = None
+    """`[auth] issuer`: the `iss` every token must carry."""
+    auth_audience: str | None = None
+    """`[auth] audience`: the `aud` every token must hold (this server's identifier)."""
+    auth_required_scopes: tuple[str, ...] = ()
+    """`[auth] required_scopes`: scopes every token must carry."""
+    auth_grants: tuple[Grant, ...] = ()
+    """`[[auth.grant]]`: which skills a token's claims open (none: every skill)."""
     sources: tuple[str, ...] = ()
     """The config files that were read, in merge order."""
     path_aliases: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
@@ -219,6 +245,7 @@ class Config:
             "search": {
                 "default_limit": self.search_default_limit,
                 "max_limit": self.search_max_limit,
+                "suggestions": self.search_suggestions,
             },
             "catalog": {"max_entries": self.catalog_max_entries},
             "budget": {
@@ -232,6 +259,16 @@ class Config:
             },
             "permissions": {d: list(self.permissions.globs(d)) for d in DECISIONS},
             "mcp_servers": [dict(server) for server in self.mcp_servers],
+            "auth": {
+                "jwks": self.auth_jwks,
+                "issuer": self.auth_issuer,
+                "audience": self.auth_audience,
+                "required_scopes": list(self.auth_required_scopes),
+                "grant": [
+                    {"claim": g.claim, "value": g.value, "skills": list(g.skills)}
+                    for g in self.auth_grants
+                ],
+            },
             "sources": list(self.sources),
         }
 
@@ -317,6 +354,7 @@ _SCHEMA: Mapping[tuple[str, str], tuple[str, Check]] = {
     ("skills", "enabled"): ("enabled", enabled_entries),
     ("search", "default_limit"): ("search_default_limit", limit),
     ("search", "max_limit"): ("search_max_limit", limit),
+    ("search", "suggestions"): ("search_suggestions", suggestion_count),
     ("catalog", "max_entries"): ("catalog_max_entries", int_at_least(1)),
     ("budget", "context_window_fraction"): ("budget_fraction", fraction),
     ("budget", "chars"): ("budget_chars", int_at_least(1)),
@@ -326,6 +364,11 @@ _SCHEMA: Mapping[tuple[str, str], tuple[str, Check]] = {
     ("permissions", "allow"): ("allow", string_list),
     ("permissions", "deny"): ("deny", string_list),
     ("permissions", "ask"): ("ask", string_list),
+    ("auth", "jwks"): ("auth_jwks", non_empty_string),
+    ("auth", "issuer"): ("auth_issuer", non_empty_string),
+    ("auth", "audience"): ("auth_audience", non_empty_string),
+    ("auth", "required_scopes"): ("auth_required_scopes", string_list),
+    ("auth", "grant"): ("auth_grants", grant_list),
 }
 _TABLES = frozenset(table for table, _ in _SCHEMA if table)
 _SCALARS = (
@@ -339,7 +382,13 @@ _SCALARS = (
     "skills_enabled",
     "search_default_limit",
     "search_max_limit",
+    "search_suggestions",
     "catalog_max_entries",
+    "auth_jwks",
+    "auth_issuer",
+    "auth_audience",
+    "auth_required_scopes",
+    "auth_grants",
 )
 _HEADER = re.compile(r"^\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$")
 
@@ -475,6 +524,9 @@ def _resolve_paths(
             resolved[name] = tuple(
                 dict.fromkeys(normalize_entry(e, base=base) for e in values[name])
             )
+    jwks = resolved.get("auth_jwks")
+    if jwks is not None and not jwks.startswith(("https://", "http://")):
+        resolved["auth_jwks"] = _resolve_path(jwks, base)
     if "mcp_servers" in resolved:
         resolved["mcp_servers"] = tuple(
             {

@@ -109,7 +109,8 @@ class Skills:
 
     def prepare(self, message: str) -> str:
         """The user's message as the model should get it: `prepare_turn`, then the
-        injected skills and forked results ahead of the task text (`turn_input`)."""
+        injected skills, forked results and the suggestions' note ahead of the task
+        text (`turn_input`)."""
         return turn_input(self.prepare_turn(message), message)
 
     async def aprepare(self, message: str) -> str:
@@ -124,11 +125,14 @@ class Skills:
 
 def turn_context(turn: Turn) -> str:
     """What a turn adds for the model: each injection (`<skill_content>` or a reminder),
-    then each forked skill's result; empty when the message named no skill."""
+    then each forked skill's result, then the note naming the skills that may fit
+    (`Turn.suggestion_note`, hints only); empty when there is none of these."""
     parts = list(turn.injections)
     for run in turn.forks:
         result = run.result if isinstance(run.result, str) else json.dumps(run.result)
         parts.append(f"Skill '{run.skill.name}' ran in a subagent; its result:\n{result}")
+    if turn.suggestion_note:
+        parts.append(turn.suggestion_note)
     return "\n\n".join(parts)
 
 

@@ -40,7 +40,7 @@ from typing import Any
 
 from .._errors import UsageError
 from .._limits import BUDGET_CHARS
-from .._model import Skill
+from .._model import Skill, listed_name
 from ._budget import check_budget
 from ._formats import (
     CatalogFormat,
@@ -232,7 +232,7 @@ class _Fitter:
         if 0 in self.raw:
             # An empty description is never written (JSON would otherwise count its quotes).
             self.escaped = [e if r else 0 for e, r in zip(self.escaped, self.raw, strict=True)]
-        common: list[int] = escaped_lengths(fmt, [s.name for s in skills], exact=exact)
+        common: list[int] = escaped_lengths(fmt, [listed_name(s) for s in skills], exact=exact)
         if include_location:
             locations = escaped_lengths(fmt, [s.path for s in skills], exact=exact)
             common = list(map(add, common, locations))
@@ -338,7 +338,7 @@ class _Fitter:
         for i in range(shown):
             skill = self.skills[i]
             description = self.descriptions[i]
-            name = escape(fmt, skill.name)
+            name = escape(fmt, listed_name(skill))
             location = escape(fmt, skill.path) if self.include_location else None
             scope = escape(fmt, skill.scope) if self.with_scope else None
             if i >= keep or not description:

@@ -248,6 +248,16 @@ DEFS: dict[str, Schema] = {
         },
         ("name", "qualified_name", "path", "args", "source"),
     ),
+    "Suggestion": _obj(
+        {
+            "id": _str("The shortest id that picks the skill (`plugin:name` in a plugin)."),
+            "name": {"type": "string"},
+            "path": _str("Its SKILL.md."),
+            "description": {"type": "string"},
+            "score": _typed("number", "The search score, comparable within one message."),
+        },
+        ("id", "name", "path", "description", "score"),
+    ),
     "Diagnostic": _obj(
         {
             "kind": {"enum": list(get_args(DiagnosticKind))},
@@ -604,6 +614,16 @@ METHODS: dict[str, Method] = {
                         "`context: fork` activations run on "
                         "the host's runner (none here: a `fork-unavailable` "
                         "diagnostic says so).",
+                    ),
+                    "suggestions": _list(
+                        _ref("Suggestion"),
+                        "Skills that may fit the request, best first (at most `[search] "
+                        "suggestions`, 3); none when the message activated a skill. Hints "
+                        "for the model, never injected.",
+                    ),
+                    "suggestion_note": _str(
+                        "The note to put before the model naming the suggestions; empty "
+                        "when there are none."
                     ),
                 },
                 ("activations", "injections", "diagnostics", "lines", "text"),

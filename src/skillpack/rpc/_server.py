@@ -14,11 +14,14 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ._dispatch import Dispatcher, Hub
 from ._live import Discovery, Live
 from ._methods import Methods
+
+if TYPE_CHECKING:
+    from .._auth import BearerAuth
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -71,15 +74,22 @@ def serve_http(
     allow_origins: Sequence[str],
     announce: Callable[[dict[str, Any]], None],
     heartbeat: float | None = None,
+    auth: BearerAuth | None = None,
+    grants: Sequence[Any] = (),
 ) -> None:
     """Serve JSON-RPC over HTTP until SIGTERM or SIGINT.
 
     `announce` gets the address, the token file and the pid once the port is bound.
+    With `auth` (bearer JWTs, `grants` deciding what each caller sees) no token file
+    is written: its `token_file` is None.
     """
     from ._http import HEARTBEAT_SECONDS, RpcHTTPServer, write_token_file
 
     with running(options) as (dispatcher, hub):
-        token, token_path = write_token_file(token_file)
+        token: str | None = None
+        token_path: Path | None = None
+        if auth is None:
+            token, token_path = write_token_file(token_file)
         try:
             server = RpcHTTPServer(
                 (host, port),
@@ -87,6 +97,8 @@ def serve_http(
                 hub=hub,
                 token=token,
                 allow_origins=allow_origins,
+                auth=auth,
+                grants=grants,
                 workers=options.workers,
                 heartbeat=heartbeat or HEARTBEAT_SECONDS,
             )
@@ -105,7 +117,12 @@ def serve_http(
                         "url": server.url,
                         "rpc": f"{server.url}/rpc",
                         "events": f"{server.url}/events",
-                        "token_file": str(token_path),
+                        "token_file": None if token_path is None else str(token_path),
+                        **(
+                            {}
+                            if auth is None
+                            else {"metadata": auth.metadata_url(server.url.split("//", 1)[1])}
+                        ),
                         "pid": os.getpid(),
                     }
                 )
@@ -115,8 +132,9 @@ def serve_http(
                 server.server_close()
                 thread.join()
         finally:
-            with suppress(OSError):
-                token_path.unlink()
+            if token_path is not None:
+                with suppress(OSError):
+                    token_path.unlink()
 
 
 @contextmanager

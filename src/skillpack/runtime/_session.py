@@ -47,10 +47,12 @@ from ._readers import FileSystemReader as FileSystemReader
 from ._readers import SkillContent as SkillContent
 from ._readers import SkillReader as SkillReader
 from ._refresh import LiveCatalog
+from ._suggest import TurnSearch
 
 if TYPE_CHECKING:
     from ..discovery._options import DiscoveryOptions
     from ..render._catalog import RenderedCatalog
+    from ..select._grants import SkillGrant
     from ..select._resolve import Resolution
     from ._create import CreatedSkill
     from ._hooks import Hook, HookResult, HookState
@@ -94,6 +96,7 @@ class Session:
         mcp_servers: Iterable[str] = (),
         mcp_install: McpInstall | None = None,
         builtin_commands: Iterable[str] = (),
+        grant: SkillGrant | None = None,
     ) -> None:
         """Create a session.
 
@@ -132,6 +135,10 @@ class Session:
             builtin_commands: The host's own slash commands (`help`, `clear`, ...):
                 `/name` of one of them is left to the host, and a skill of that name
                 is reached as `$name` (a diagnostic says so). None by default.
+            grant: The skills the caller may see (a server's caller, from its access
+                token's claims: `select._grants.grant_for`). Every other skill is
+                absent from this session: its catalog, every listing, search and
+                tool, answered as a skill that does not exist. None: every skill.
 
         Raises:
             UsageError: an unknown `refresh` mode, a live mode without a `loader`
@@ -150,7 +157,8 @@ class Session:
         )
         lock = threading.RLock()
         remember = persist_permission if remember_permissions else None
-        gate = PermissionGate(config.permissions, ask=ask, remember=remember)
+        self.grant = grant
+        gate = PermissionGate(config.permissions, ask=ask, remember=remember, grant=grant)
         live = LiveCatalog(
             catalog,
             config,
@@ -159,6 +167,7 @@ class Session:
             interval=refresh_interval,
             lock=lock,
             gate=gate,
+            grant=grant,
             cwd=cwd,
         )
         self._shell = shell
@@ -180,6 +189,7 @@ class Session:
             injections=injections,
             chain=InvocationChain(lock),
             cwd=cwd,
+            search=TurnSearch(self._reader),
         )
         self._hooks: HookState | None = None
         if refresh == "watch":
@@ -188,9 +198,9 @@ class Session:
     def conversation(self, **kwargs: Any) -> Session:
         """A new conversation over this session's live workspace: the same catalog,
         config, reader, cwd, environment, shell policy, host MCP servers and host
-        built-in commands, with its own state (loads, enable overrides, invocation
-        chain). Its catalog is manual: the host moves it on with `reload(catalog)`
-        when this session's catalog changes.
+        built-in commands and grant, with its own state (loads, enable overrides,
+        invocation chain). Its catalog is manual: the host moves it on with
+        `reload(catalog)` when this session's catalog changes.
 
         This is how every server opens a conversation (`serve`'s `session.open`, each
         `skillpack mcp` client); keywords override `Session(...)`'s arguments.
@@ -203,9 +213,10 @@ class Session:
             "shell": self._shell,
             "mcp_servers": self._host_servers,
             "builtin_commands": self.builtin_commands,
+            "grant": self.grant,
         }
         options.update(kwargs)
-        return Session(self.catalog, **options)
+        return Session(self.whole_catalog, **options)
 
     # -- construction -----------------------------------------------------------
 
@@ -262,6 +273,13 @@ class Session:
     @property
     def catalog(self) -> Catalog:
         return self._parts.live.catalog
+
+    @property
+    def whole_catalog(self) -> Catalog:
+        """The catalog before the session's grant hides anything (`catalog` without a
+        grant). Only for what is keyed on the whole catalog and filters by
+        `is_visible` itself (the shared search index); never for a listing."""
+        return self._parts.live.given
 
     @property
     def config(self) -> Config:
@@ -362,6 +380,7 @@ class Session:
         The session still works on the catalog it has; `refresh()` still re-discovers.
         """
         self._parts.live.close()
+        self._parts.search.close()
 
     def __enter__(self) -> Session:
         return self
@@ -503,7 +522,9 @@ class Session:
         longer parsing), a forked one without a runner, or one whose run fails is a
         diagnostic and left out, while the others are still used; only skills whose
         text the turn returns are recorded as loaded. A new user turn also clears the
-        chain of leading skills (see `active_tools`).
+        chain of leading skills (see `active_tools`). A user's message that activates
+        nothing gets `Turn.suggestions`: the skills that may fit it, as hints with a
+        note for the model (`[search] suggestions`, 3 by default).
         """
         from . import _turns
 
