@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -199,7 +200,14 @@ def test_the_servers_note_paths_answer_what_opened_and_refuse_bad_arguments(gate
             "skills": 2,
         },
     }
-    for bad in ({"paths": []}, {"paths": "x.sql"}, {"paths": [""]}, {"paths": [sql], "x": 1}, None):
+    bad_arguments: list[dict[str, Any] | None] = [
+        {"paths": []},
+        {"paths": "x.sql"},
+        {"paths": [""]},
+        {"paths": [sql], "x": 1},
+        None,
+    ]
+    for bad in bad_arguments:
         refused = call_note_paths(conversation, bad, opened_from=workspace)
         assert refused["ok"] is False and refused["error"]["code"] == "INVALID_PARAM", bad
     assert note_paths_definition()["inputSchema"]["required"] == ["paths"]
