@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .index._search import SkillSearch
     from .index._suggest import Suggestion
     from .parse._frontmatter import ParsedSkill
-    from .render._catalog import RenderedCatalog
+    from .render._catalog import CatalogMode, CatalogReport, RenderedCatalog, Shown
     from .render._formats import CatalogFormat
     from .runtime._complete import CompletionMatch
     from .runtime._create import CreatedSkill
@@ -45,6 +45,9 @@ _LAZY = {
     "Activation": ".select._resolve",
     "AskCallback": ".runtime._permissions",
     "CatalogFormat": ".render._formats",
+    "CatalogMode": ".render._catalog",
+    "CatalogReport": ".render._catalog",
+    "Shown": ".render._catalog",
     "SkillSearch": ".index._search",
     "Suggestion": ".index._suggest",
     "CompletionMatch": ".runtime._complete",
@@ -93,6 +96,8 @@ __all__ = [
     "Activation",
     "AskCallback",
     "CatalogFormat",
+    "CatalogMode",
+    "CatalogReport",
     "CatalogSource",
     "CodexPermissions",
     "CompletionMatch",
@@ -125,6 +130,7 @@ __all__ = [
     "Scope",
     "Severity",
     "ShellRequest",
+    "Shown",
     "SkillContent",
     "SkillFile",
     "SkillGrant",

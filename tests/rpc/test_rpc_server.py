@@ -185,10 +185,14 @@ def test_context_inspect_reports_the_budget_each_entry_and_the_active_tools(
     entries = {e["name"]: e for e in catalog["entries"]}
     assert set(entries) == {"alpha", "beta", "scoped"}
     assert all(e["tokens"] == (e["chars"] + 3) // 4 for e in entries.values())
-    assert {e["shown"] for e in entries.values()} <= {"shortened", "name_only", "omitted"}
+    assert {e["shown"] for e in entries.values()} <= {"full", "shortened", "name_only"}
     assert report["active_tools"]["tools"] == ["Read", "Grep"]
     assert report["active_tools"]["declarations"][0]["allowed_tools"] == ["Read", "Grep"]
     assert {s["name"] for s in report["skills"]} == {"alpha", "beta", "scoped"}
+    # The skill the session used ranks first: it keeps its description.
+    assert entries["scoped"]["shown"] in ("full", "shortened")
+    deferred = client.context_inspect(session=session, catalog_mode="deferred")["catalog"]
+    assert deferred["deferred"] is True and deferred["shown"] == 0
 
 
 def test_config_write_disables_a_skill_for_listings_and_open_sessions(

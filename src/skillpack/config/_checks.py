@@ -9,6 +9,7 @@ from typing import Any
 
 from .._limits import MAX_SUGGESTIONS, SEARCH_MAX_LIMIT
 from .._paths import FAMILIES
+from ..render._catalog import CATALOG_MODES
 
 _TOML_TYPE_NAMES: tuple[tuple[type, str], ...] = (
     (bool, "boolean"),
@@ -97,6 +98,12 @@ def suggestion_count(value: Any) -> int:
 def multi_mention(value: Any) -> str:
     if value not in ("choose-one", "all"):
         raise Invalid('"choose-one" or "all"')
+    return str(value)
+
+
+def catalog_mode(value: Any) -> str:
+    if value not in CATALOG_MODES:
+        raise Invalid(" or ".join(f'"{mode}"' for mode in CATALOG_MODES))
     return str(value)
 
 

@@ -64,6 +64,7 @@ from .._limits import (
 )
 from .._model import Problem, Skill
 from .._paths import expand_home
+from ..render._catalog import CatalogMode
 from ..select._grants import Grant
 from ..select._refs import SkillRefs
 from ..select._rules import DECISIONS, Decision, PermissionRules
@@ -71,6 +72,7 @@ from ._checks import (
     Check,
     Invalid,
     boolean,
+    catalog_mode,
     enabled_entries,
     families,
     fraction,
@@ -160,6 +162,9 @@ class Config:
     catalog_max_entries: int | None = None
     """`[catalog] max_entries`: the most entries the model's catalog lists (None: the
     character budget alone decides)."""
+    catalog_mode: CatalogMode = "auto"
+    """`[catalog] mode`: `auto` (a deferred stub when not even every name fits),
+    `full` (never the stub) or `deferred` (always the stub)."""
     budget_fraction: float = BUDGET_FRACTION
     """`[budget] context_window_fraction`: share of the context window for the catalog."""
     budget_chars: int = BUDGET_CHARS
@@ -247,7 +252,7 @@ class Config:
                 "max_limit": self.search_max_limit,
                 "suggestions": self.search_suggestions,
             },
-            "catalog": {"max_entries": self.catalog_max_entries},
+            "catalog": {"max_entries": self.catalog_max_entries, "mode": self.catalog_mode},
             "budget": {
                 "context_window_fraction": self.budget_fraction,
                 "chars": self.budget_chars,
@@ -356,6 +361,7 @@ _SCHEMA: Mapping[tuple[str, str], tuple[str, Check]] = {
     ("search", "max_limit"): ("search_max_limit", limit),
     ("search", "suggestions"): ("search_suggestions", suggestion_count),
     ("catalog", "max_entries"): ("catalog_max_entries", int_at_least(1)),
+    ("catalog", "mode"): ("catalog_mode", catalog_mode),
     ("budget", "context_window_fraction"): ("budget_fraction", fraction),
     ("budget", "chars"): ("budget_chars", int_at_least(1)),
     ("discovery", "max_depth"): ("max_depth", int_at_least(0)),
@@ -384,6 +390,7 @@ _SCALARS = (
     "search_max_limit",
     "search_suggestions",
     "catalog_max_entries",
+    "catalog_mode",
     "auth_jwks",
     "auth_issuer",
     "auth_audience",

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._errors import UsageError
+from ..render._catalog import CatalogMode, check_mode
 from ..runtime._fork import SubagentRunner
 from ..runtime._session import Session
 from ..runtime._tools import SkillTools, ToolFormat
@@ -30,6 +31,7 @@ class Skills:
         runner: SubagentRunner | None = None,
         context_window: int | None = None,
         budget_chars: int | None = None,
+        catalog_mode: CatalogMode | None = None,
         create: bool = False,
         **open_options: Any,
     ) -> None:
@@ -44,11 +46,16 @@ class Skills:
             context_window: The model's context window in tokens: the catalog gets its
                 share (`[catalog] budget_fraction`); else the configured budget.
             budget_chars: The catalog's budget in characters (wins over the window).
+            catalog_mode: `auto`, `full` or `deferred` (`Session.render_catalog`);
+                None is the config's `[catalog] mode`.
             create: Also offer `skill_create` (each write still asks the host).
 
         Raises:
-            UsageError: both a session and options for opening one.
+            UsageError: both a session and options for opening one, or an unknown
+                catalog mode.
         """
+        if catalog_mode is not None:
+            check_mode(catalog_mode)
         if session is not None and open_options:
             given = ", ".join(sorted(open_options))
             raise UsageError(
@@ -61,6 +68,7 @@ class Skills:
         self.skill_tools = SkillTools(self.session, runner=runner, create=create)
         self.context_window = context_window
         self.budget_chars = budget_chars
+        self.catalog_mode = catalog_mode
 
     # -- the catalog: what the model is told -------------------------------------------
 
@@ -69,7 +77,9 @@ class Skills:
         current: a live session re-discovers first when its mode says so."""
         self.session.ensure_fresh()
         return self.session.catalog_prompt(
-            context_window=self.context_window, budget_chars=self.budget_chars
+            context_window=self.context_window,
+            budget_chars=self.budget_chars,
+            mode=self.catalog_mode,
         )
 
     async def acatalog(self) -> str:

@@ -48,11 +48,13 @@ from .. import _errors as errors
 from .._auth import audit
 from .._model import SKILL_FILE, Skill
 from .._version import __version__
+from ..render._catalog import CatalogMode
 from ..runtime._granted import Granted
+from ..runtime._index_search import new_search
 from ..runtime._noted import NOTE_PATHS_TOOL, call_note_paths, note_paths_definition
 from ..runtime._readers import SkillContent
 from ..runtime._session import Session
-from ..runtime._tools import SkillTools, new_search
+from ..runtime._tools import SkillTools
 from ..select._grants import SkillGrant
 from ._auth import caller_of
 from ._errors import internal_error, to_mcp_error
@@ -156,6 +158,7 @@ class SkillServer:
         offload: bool = True,
         catalog_chars: int | None = None,
         catalog_instructions: bool = False,
+        catalog_mode: CatalogMode | None = None,
         pages: Pages | None = None,
         told: Told | None = None,
     ) -> None:
@@ -173,6 +176,8 @@ class SkillServer:
             lists nothing.
         catalog_instructions: Also put the catalog, within the same budget, in the
             server's `instructions` (for clients that pass those to the model).
+        catalog_mode: `auto`, `full` or `deferred` (`Session.render_catalog`); None
+            is the config's `[catalog] mode`.
         pages: The served view and pages of `session` already built (the stdio
             front's, `_front`); a new `Pages(session)` when None.
         told: What the first client connection was already told is left out (by
@@ -190,6 +195,7 @@ class SkillServer:
             )
         self.pages.catalog_chars = catalog_chars
         self.pages.catalog_instructions = catalog_instructions
+        self.pages.catalog_mode = catalog_mode
         self.session = session
         self._reader: SkillContent = self.pages.reader
         self._cwd = cwd
@@ -206,9 +212,12 @@ class SkillServer:
         self._search: Any = None
         self.catalog_chars = catalog_chars
         self.catalog_instructions = catalog_instructions
+        self.catalog_mode = catalog_mode
         # A bad budget (negative, or a `SKILLS_PROMPT_CHAR_BUDGET` that is no number)
         # is refused here, before a client connects, not by every tools/list.
-        session.render_catalog(budget_chars=catalog_chars, include_location=False)
+        session.render_catalog(
+            budget_chars=catalog_chars, include_location=False, mode=catalog_mode
+        )
         self.server = self._build()
 
     # -- state ------------------------------------------------------------------
@@ -459,7 +468,10 @@ class SkillServer:
             # The catalog in skill_load's description follows the live catalog: a
             # change sends tools/list_changed, and the client lists tools again.
             listed = conversation.tools.definitions_for(
-                "mcp", catalog=True, catalog_chars=self.catalog_chars
+                "mcp",
+                catalog=True,
+                catalog_chars=self.catalog_chars,
+                catalog_mode=self.catalog_mode,
             )
             return [*listed, note_paths_definition()]
 
@@ -715,8 +727,6 @@ def _advertise_extensions(server: Server[Any]) -> Any:
         if ctx.method == "initialize" and isinstance(result, dict):
             capabilities = result.setdefault("capabilities", {})
             capabilities.setdefault("extensions", {}).update(server.extensions)
-            # What is left out goes to handshake-era clients as log messages.
-            capabilities.setdefault("logging", {})
         return result
 
     return advertise

@@ -308,6 +308,16 @@ DEFS: dict[str, Schema] = {
             "names_only": _list({"type": "string"}, "Names listed without description."),
             "omitted": _list({"type": "string"}, "Names left out (skill_search finds them)."),
             "truncated": _typed("boolean", "Anything shortened, reduced or omitted."),
+            "deferred": _typed(
+                "boolean", "The deferred catalog: no skill listed, a stub naming skill_search."
+            ),
+            "locations_dropped": _typed(
+                "boolean", "Locations left out to fit (the model has skill_load)."
+            ),
+            "location_base": _nullable("string", "The prefix every location shared, stated once."),
+            "description_chars": _nullable(
+                "integer", "The common length descriptions were cut to."
+            ),
             "entries": _list(
                 _ref("EntryCost"), "Each entry's cost, in catalog order (with `include_skills`)."
             ),
@@ -655,6 +665,11 @@ METHODS: dict[str, Method] = {
                     "format": {
                         "enum": ["xml", "markdown", "json"],
                         "description": "The catalog format the host renders.",
+                    },
+                    "catalog_mode": {
+                        "enum": ["auto", "full", "deferred"],
+                        "description": "The catalog mode the host renders (default: "
+                        "`[catalog] mode` in the config, else auto).",
                     },
                     "tools": _list(
                         {"type": "string", "maxLength": 256},

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from .._model import Catalog, Skill
 from ._fork import InvocationChain, SubagentRunner, run_fork
+from ._index_search import TurnSearch
 from ._inject import Injections
 from ._permissions import PermissionGate
 from ._refresh import LiveCatalog
-from ._suggest import TurnSearch
 
 if TYPE_CHECKING:
     from ..select._resolve import DiagnosticKind

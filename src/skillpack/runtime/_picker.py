@@ -26,9 +26,10 @@ from ..config._files import enable_decided_by, project_config_path
 from ..config._schema import ConfigScope
 from ..index._search import SearchResult, SkillSearch
 from ..index._suggest import pick_suggestions
+from ..render._catalog import Shown
 from ..select._narrow import NameTier, SkillNames, typed_id
 from ..select._words import query_words
-from ._context import EntryCost, Shown, context_report
+from ._context import EntryCost, context_report
 from ._session import Session
 
 log = logging.getLogger("skillpack.picker")
@@ -117,7 +118,7 @@ class SkillFilter:
                 self._names = SkillNames(catalog.skills)
                 self._names_of = catalog
             if self._search is None and not self._search_failed:
-                from ._tools import new_search
+                from ._index_search import new_search
 
                 self._search = new_search(self._session.reader, self._connection)
             return self._names, self._search

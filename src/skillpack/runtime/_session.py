@@ -38,6 +38,7 @@ from ..render._budget import budget_from_env, catalog_budget
 from ..render._formats import CatalogFormat
 from ._deps import DependencyReport, DependencyResolver, EnvPrompt, McpInstall
 from ._fork import ForkRun, InvocationChain, SubagentRunner
+from ._index_search import TurnSearch
 from ._inject import Injection as Injection
 from ._inject import Injections
 from ._live import ON_CALL_INTERVAL, CatalogChange, CatalogSource, LoaderSource, RefreshMode
@@ -47,11 +48,12 @@ from ._readers import FileSystemReader as FileSystemReader
 from ._readers import SkillContent as SkillContent
 from ._readers import SkillReader as SkillReader
 from ._refresh import LiveCatalog
-from ._suggest import TurnSearch
+from ._suggest import turn_suggestions
 
 if TYPE_CHECKING:
     from ..discovery._options import DiscoveryOptions
-    from ..render._catalog import RenderedCatalog
+    from ..index._suggest import Suggestion
+    from ..render._catalog import CatalogMode, RenderedCatalog
     from ..select._grants import SkillGrant
     from ..select._resolve import Resolution
     from ._create import CreatedSkill
@@ -451,8 +453,24 @@ class Session:
         context_window: int | None = None,
         budget_chars: int | None = None,
         include_location: bool = True,
+        skill_load: bool = True,
+        mode: CatalogMode | None = None,
     ) -> RenderedCatalog:
-        """The catalog text plus a report of what the budget shortened or omitted."""
+        """The catalog text plus a report of what the budget shortened or omitted.
+
+        Every surface builds its catalog here, so one allocator (`render_catalog`)
+        decides for all: the skills used in this session rank first when the budget
+        is short, then the project's skills, then personal, then bundled ones.
+
+        Args:
+            format: `xml`, `markdown` or `json`.
+            context_window: The model's window in tokens (the budget is a share).
+            budget_chars: An explicit budget in characters (wins over the window).
+            include_location: List each skill's SKILL.md path.
+            skill_load: The model has the skill_load tool: locations are the first
+                thing dropped over budget.
+            mode: `auto`, `full` or `deferred`; None is the config's `[catalog] mode`.
+        """
         env = self._env if self._env is not None else os.environ
         env_var, env_value = budget_from_env(env)
         config = self._parts.live.config
@@ -472,6 +490,9 @@ class Session:
             budget_chars=budget,
             include_location=include_location,
             max_entries=config.catalog_max_entries,
+            skill_load=skill_load,
+            mode=config.catalog_mode if mode is None else mode,
+            recent=self._parts.injections.recent(),
         )
 
     def catalog_prompt(
@@ -480,10 +501,11 @@ class Session:
         context_window: int | None = None,
         budget_chars: int | None = None,
         format: CatalogFormat = "xml",
+        mode: CatalogMode | None = None,
     ) -> str:
-        """The catalog text for the system prompt, within budget."""
+        """The catalog text for the system prompt, within budget (`render_catalog`)."""
         return self.render_catalog(
-            format=format, context_window=context_window, budget_chars=budget_chars
+            format=format, context_window=context_window, budget_chars=budget_chars, mode=mode
         ).text
 
     # -- selection (`_turns`) ---------------------------------------------------
@@ -794,3 +816,9 @@ class Session:
         from ..render._tools_filter import filter_tools
 
         return filter_tools(all_tools, self.leading, tool_name=tool_name)
+
+
+def resolution_suggestions(session: Session, resolution: Resolution) -> tuple[Suggestion, ...]:
+    """What `session.prepare_turn` would suggest for the message `resolution` came
+    from, without loading anything (`skillpack resolve`, the picker)."""
+    return turn_suggestions(session._parts, resolution)
