@@ -63,9 +63,9 @@ def expected(root: Path) -> DiscoveryOptions:
 
 
 def walked(root: Path) -> DiscoveryOptions:
-    """What discovery runs with: the flags, and the config's `repo_skills_dir` (none
-    here: off), which no flag sets."""
-    return replace(expected(root), repo_skills_dir=False)
+    """What discovery runs with: the flags, and the config's `repo_skills_dir` and
+    `folders_off` (none here: off, none), which no flag sets."""
+    return replace(expected(root), repo_skills_dir=False, folders_off=())
 
 
 def test_the_flags_make_one_value() -> None:

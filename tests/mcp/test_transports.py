@@ -54,7 +54,13 @@ async def exercise(client: Client) -> dict[str, Any]:
 
 
 EXPECTED = {
-    "tools": ["skill_search", "skill_load", "use_skill", "skill_read_file"],
+    "tools": [
+        "skill_search",
+        "skill_load",
+        "use_skill",
+        "skill_read_file",
+        "skill_note_paths",
+    ],
     "found": "alpha",
     "skills": ["alpha", "beta"],
     "enabled": "on",
@@ -85,6 +91,74 @@ def test_stdio_subprocess_serves_and_notifies_when_a_skill_appears(tree: Path) -
     seen, after = anyio.run(main)
     assert seen == EXPECTED
     assert after == ["alpha", "beta", "gamma"]
+
+
+def test_a_paths_skill_joins_skill_load_s_catalog_once_a_client_notes_a_matching_file(
+    tree: Path,
+) -> None:
+    write(
+        tree,
+        {
+            "sql-review/SKILL.md": "---\nname: sql-review\ndescription: Review SQL.\n"
+            'paths: ["**/*.sql"]\n---\nCheck the migration.\n'
+        },
+    )
+    params = StdioServerParameters(
+        command=SERVE[0],
+        args=[*SERVE[1:], "--root", str(tree), "--no-user", "--no-system", "--cwd", str(tree)],
+        env=dict(os.environ),
+    )
+    received: list[str] = []
+
+    async def on_message(message: Any) -> None:
+        received.append(type(message).__name__)
+
+    def catalog(tools: types.ListToolsResult) -> str:
+        return next(t.description or "" for t in tools.tools if t.name == "skill_load")
+
+    async def main() -> dict[str, Any]:
+        async with Client(params, mode="legacy", message_handler=on_message) as client:
+            before = catalog(await client.list_tools())
+            unrelated = await client.call_tool("skill_note_paths", {"paths": [str(tree / "a.md")]})
+            bad = await client.call_tool("skill_note_paths", {"paths": []})
+            noted = await client.call_tool(
+                "skill_note_paths", {"paths": [str(tree / "db" / "001.sql")]}
+            )
+            with anyio.fail_after(30):
+                while "ToolListChangedNotification" not in received:
+                    await anyio.sleep(0.05)
+            after = catalog(await client.list_tools())
+            loaded = await client.call_tool("skill_load", {"name": "sql-review"})
+            return {
+                "before": "sql-review" in before,
+                "unrelated": unrelated.structured_content,
+                "bad": (bad.structured_content or {}).get("error", {}).get("code"),
+                "noted": noted.structured_content,
+                "after": "sql-review" in after,
+                "loaded": (loaded.structured_content or {}).get("ok"),
+            }
+
+    seen = anyio.run(main)
+    assert seen == {
+        "before": False,
+        "unrelated": {"ok": True, "data": {"opened": [], "skills": 2}},
+        "bad": "INVALID_PARAM",
+        "noted": {
+            "ok": True,
+            "data": {
+                "opened": [
+                    {
+                        "name": "sql-review",
+                        "qualified_name": "extra:sql-review",
+                        "description": "Review SQL.",
+                    }
+                ],
+                "skills": 3,
+            },
+        },
+        "after": True,
+        "loaded": True,
+    }
 
 
 @pytest.fixture

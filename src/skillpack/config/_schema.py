@@ -15,6 +15,8 @@ Schema (every key optional)::
     [discovery]
     max_depth = 6
     max_dirs = 2000
+    folders_off = ["cursor"]           # families of default folders left out: agents,
+                                       # claude, opencode, codex, copilot, gemini, cursor
     [permissions]
     allow = ["glob"]
     deny = ["glob"]
@@ -72,6 +74,7 @@ from ._checks import (
     boolean,
     catalog_mode,
     enabled_entries,
+    families,
     fraction,
     grant_list,
     int_at_least,
@@ -170,6 +173,9 @@ class Config:
     """`[discovery] max_depth`: how deep below a root the walk goes."""
     max_dirs: int = MAX_DIRS
     """`[discovery] max_dirs`: directories visited per root at most."""
+    folders_off: tuple[str, ...] = ()
+    """`[discovery] folders_off`: families of default folders not searched (`.github/skills`
+    and `~/.copilot/skills` are `copilot`'s; `_paths.FAMILIES`)."""
     permissions: PermissionRules = field(default_factory=PermissionRules)
     """`[permissions]` globs of every layer, with the file each came from."""
     mcp_servers: tuple[Mapping[str, Any], ...] = ()
@@ -251,7 +257,11 @@ class Config:
                 "context_window_fraction": self.budget_fraction,
                 "chars": self.budget_chars,
             },
-            "discovery": {"max_depth": self.max_depth, "max_dirs": self.max_dirs},
+            "discovery": {
+                "max_depth": self.max_depth,
+                "max_dirs": self.max_dirs,
+                "folders_off": list(self.folders_off),
+            },
             "permissions": {d: list(self.permissions.globs(d)) for d in DECISIONS},
             "mcp_servers": [dict(server) for server in self.mcp_servers],
             "auth": {
@@ -356,6 +366,7 @@ _SCHEMA: Mapping[tuple[str, str], tuple[str, Check]] = {
     ("budget", "chars"): ("budget_chars", int_at_least(1)),
     ("discovery", "max_depth"): ("max_depth", int_at_least(0)),
     ("discovery", "max_dirs"): ("max_dirs", int_at_least(1)),
+    ("discovery", "folders_off"): ("folders_off", families),
     ("permissions", "allow"): ("allow", string_list),
     ("permissions", "deny"): ("deny", string_list),
     ("permissions", "ask"): ("ask", string_list),
@@ -373,6 +384,7 @@ _SCALARS = (
     "budget_chars",
     "max_depth",
     "max_dirs",
+    "folders_off",
     "skills_enabled",
     "search_default_limit",
     "search_max_limit",

@@ -75,6 +75,7 @@ def discover(
     max_dirs: int = MAX_DIRS,
     max_file_bytes: int = MAX_SKILL_FILE_BYTES,
     note_paths: Sequence[str] = (),
+    folders_off: Sequence[str] = (),
     options: DiscoveryOptions | None = None,
 ) -> Catalog:
     """Find every skill under the roots and return them with every problem.
@@ -98,6 +99,8 @@ def discover(
         max_file_bytes: Larger SKILL.md files are reported, not read.
         note_paths: Paths a host works on: the repo roots of the folders between
             each and the project root join the repo scope (`default_roots`).
+        folders_off: Families of default folders not searched (`copilot`,
+            `gemini`, `cursor`, ...: `_paths.FAMILIES`).
         options: All of the above but `cwd` as one value (`DiscoveryOptions`); a
             keyword left at its default defers to it, a keyword given fills a field
             it leaves at its default.
@@ -129,6 +132,7 @@ def discover(
             "max_dirs": max_dirs,
             "max_file_bytes": max_file_bytes,
             "note_paths": note_paths,
+            "folders_off": folders_off,
         },
         defaults=_KEYWORD_DEFAULTS,
     )
@@ -150,6 +154,7 @@ _KEYWORD_DEFAULTS: dict[str, Any] = {
     "max_dirs": MAX_DIRS,
     "max_file_bytes": MAX_SKILL_FILE_BYTES,
     "note_paths": (),
+    "folders_off": (),
 }
 """`discover`'s keyword defaults: a keyword left at one defers to `options=`."""
 

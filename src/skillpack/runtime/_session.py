@@ -170,6 +170,7 @@ class Session:
             lock=lock,
             gate=gate,
             grant=grant,
+            cwd=cwd,
         )
         self._shell = shell
         self._host_servers = tuple(mcp_servers)
@@ -339,13 +340,17 @@ class Session:
     def note_paths(self, *paths: str | os.PathLike[str]) -> CatalogChange | None:
         """Tell the session which files or folders the host works on.
 
-        Skill roots (`.claude/skills`, `.agents/skills`, ...) in the folders between
-        each path and the project root join the repo scope, as Claude Code does in
-        a monorepo; they rank after cwd's own folders. When a path brings in new
-        folders, the catalog is re-discovered at once (subscribers hear of it); a
-        path in a folder already noted costs a few string checks. Paths outside the
-        project are ignored. Without a source that discovers repo roots (a session
-        not opened with `Session.open`), this does nothing.
+        A skill whose frontmatter has `paths:` globs stays out of the model's catalog
+        (`model_skills`, and so the rendered catalog, the tools' ids and the turn's
+        suggestions) until a noted path matches one of them, relative to the project
+        root, as Claude Code offers such a skill only once the session touches a
+        matching file; `$name` loads it either way. Skill roots (`.claude/skills`,
+        `.agents/skills`, ...) in the folders between each path and the project root
+        join the repo scope, as Claude Code does in a monorepo; they rank after
+        cwd's own folders. When a path brings in new folders, the catalog is
+        re-discovered at once; when it opens `paths:` skills, subscribers hear of it
+        (those skills as `changed`). Paths outside the project bring in no folder.
+        Returns the change, or None when nothing the model sees changed.
         """
         return self._parts.live.note_paths(paths)
 

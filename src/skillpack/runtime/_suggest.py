@@ -44,7 +44,9 @@ def turn_suggestions(parts: SessionParts, resolution: Resolution) -> tuple[Sugge
     catalog = parts.live.catalog
 
     def usable(skill: Skill) -> bool:
-        return parts.is_visible(skill) and parts.is_enabled(skill)
+        # A `paths:` skill is suggested once a noted path opened it, as it joins the
+        # model's catalog (`SessionParts.model_skills`).
+        return parts.is_visible(skill) and parts.is_enabled(skill) and parts.live.paths_open(skill)
 
     try:
         results = parts.search.get().search(catalog, text, limit=limit, is_visible=usable)
