@@ -120,6 +120,10 @@ def mcp_command(
     from ._process import settle_for_a_long_run
 
     settle_for_a_long_run()  # the CLI's short-run settings must not stay on in a server
+    if not check:
+        from ._otel import configure_tracing
+
+        configure_tracing()
     if check:
         require_mcp()
         _check(catalog, as_json=as_json)

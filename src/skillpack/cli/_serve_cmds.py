@@ -103,6 +103,9 @@ def serve_command(
     from ._process import settle_for_a_long_run
 
     settle_for_a_long_run()
+    from ._otel import configure_tracing
+
+    configure_tracing()
     forwarded = server_allowed_hosts(
         allowed_hosts, cwd=catalog.cwd, user=not catalog.no_user, transport=transport
     )

@@ -456,15 +456,25 @@ class Session:
             fraction=config.budget_fraction,
             fallback_chars=config.budget_chars,
         )
+        from .._telemetry import record_catalog
         from ..render._catalog import render_catalog
 
-        return render_catalog(
+        rendered = render_catalog(
             self.model_skills(),
             format=format,
             budget_chars=budget,
             include_location=include_location,
             max_entries=config.catalog_max_entries,
         )
+        report = rendered.report
+        record_catalog(
+            total=report.total,
+            shown=report.shown,
+            shortened=len(report.shortened),
+            omitted=len(report.omitted),
+            chars=report.used_chars,
+        )
+        return rendered
 
     def catalog_prompt(
         self,
@@ -516,9 +526,10 @@ class Session:
         text the turn returns are recorded as loaded. A new user turn also clears the
         chain of leading skills (see `active_tools`).
         """
+        from .._telemetry import record_turn
         from . import _turns
 
-        return _turns.prepare_turn(
+        turn = _turns.prepare_turn(
             self._parts,
             text,
             invoker=invoker,
@@ -526,6 +537,8 @@ class Session:
             session_id=self.session_id,
             builtin_commands=self.builtin_commands,
         )
+        record_turn([a.skill.qualified_name for a in turn.activations])
+        return turn
 
     def find(
         self,
