@@ -175,3 +175,10 @@ def test_a_malformed_allowed_host_is_refused_at_start(tmp_path: Path) -> None:
     )
     assert done.returncode != 0
     assert "is not HOST or HOST:PORT" in done.stderr
+
+
+def test_the_docs_page_shows_the_haproxy_config_the_fleet_tests_run() -> None:
+    from fleet_support import HAPROXY_CFG
+
+    page = (HAPROXY_CFG.parents[1] / "fleet.md").read_text(encoding="utf-8")
+    assert "```text\n" + HAPROXY_CFG.read_text(encoding="utf-8") + "```" in page
