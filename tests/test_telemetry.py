@@ -27,7 +27,10 @@ from skillpack import Session
 from skillpack._telemetry import exporter_wanted
 from skillpack.runtime._tools import SkillTools
 
-SKILL = "---\nname: alpha\ndescription: Alpha things. Use it for alpha.\n---\n# alpha\nDo.\n"
+SKILL = (
+    "---\nname: alpha\ndescription: Fill in PDF forms and extract their fields. Use for "
+    "fillable PDF forms.\n---\n# alpha\nDo.\n"
+)
 
 
 @pytest.fixture
@@ -101,7 +104,12 @@ def test_a_catalog_render_and_a_turn_record_what_they_did(
         "skillpack.catalog.omitted": 0,
         "skillpack.catalog.chars": rendered.report.used_chars,
     }
-    (turn,) = named(spans, "skillpack.prepare_turn")
+    suggested = session.prepare_turn("fill in the fields of this PDF form for me")
+    assert suggested.suggestions, "the request fits alpha"
+    (turn, asked) = named(spans, "skillpack.prepare_turn")
+    assert (asked.attributes or {})["skillpack.turn.suggestions"] == tuple(
+        s.id for s in suggested.suggestions
+    )
     assert (turn.attributes or {})["skillpack.turn.activations"] == 1
     assert (turn.attributes or {})["skillpack.turn.skills"] == (
         session.catalog.skills[0].qualified_name,

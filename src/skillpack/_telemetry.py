@@ -15,7 +15,8 @@ it is off too. What is recorded (names after the GenAI semantic conventions):
 - a catalog render: a `skillpack.render_catalog` span with
   `skillpack.catalog.total`, `.shown`, `.shortened`, `.omitted` and `.chars`;
 - a prepared turn: a `skillpack.prepare_turn` span with `skillpack.turn.activations`
-  (how many skills it activated) and `skillpack.turn.skills` (their names).
+  (how many skills it activated), `skillpack.turn.skills` (their names) and
+  `skillpack.turn.suggestions` (the ids of the skills it suggested).
 
 A base module: the runtime records, the servers configure an exporter (`cli._otel`).
 """
@@ -121,12 +122,17 @@ def record_catalog(*, total: int, shown: int, shortened: int, omitted: int, char
         pass
 
 
-def record_turn(skills: Sequence[str]) -> None:
-    """A `skillpack.prepare_turn` span naming the skills a turn activated."""
+def record_turn(skills: Sequence[str], *, suggested: Sequence[str] = ()) -> None:
+    """A `skillpack.prepare_turn` span naming the skills a turn activated and those it
+    suggested."""
     active = tracer()
     if active is None:
         return
-    attributes = {"skillpack.turn.activations": len(skills), "skillpack.turn.skills": list(skills)}
+    attributes = {
+        "skillpack.turn.activations": len(skills),
+        "skillpack.turn.skills": list(skills),
+        "skillpack.turn.suggestions": list(suggested),
+    }
     with active.start_as_current_span("skillpack.prepare_turn", attributes=attributes):
         pass
 

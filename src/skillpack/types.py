@@ -19,8 +19,9 @@ if TYPE_CHECKING:
     from .config._schema import ConfigScope, McpServerConfig, MultiMention
     from .discovery._options import DiscoveryOptions
     from .index._search import SkillSearch
+    from .index._suggest import Suggestion
     from .parse._frontmatter import ParsedSkill
-    from .render._catalog import RenderedCatalog
+    from .render._catalog import CatalogMode, CatalogReport, RenderedCatalog, Shown
     from .render._formats import CatalogFormat
     from .runtime._complete import CompletionMatch
     from .runtime._create import CreatedSkill
@@ -44,7 +45,11 @@ _LAZY = {
     "Activation": ".select._resolve",
     "AskCallback": ".runtime._permissions",
     "CatalogFormat": ".render._formats",
+    "CatalogMode": ".render._catalog",
+    "CatalogReport": ".render._catalog",
+    "Shown": ".render._catalog",
     "SkillSearch": ".index._search",
+    "Suggestion": ".index._suggest",
     "CompletionMatch": ".runtime._complete",
     "CatalogSource": ".runtime._live",
     "CodexPermissions": "._model",
@@ -91,6 +96,8 @@ __all__ = [
     "Activation",
     "AskCallback",
     "CatalogFormat",
+    "CatalogMode",
+    "CatalogReport",
     "CatalogSource",
     "CodexPermissions",
     "CompletionMatch",
@@ -123,12 +130,14 @@ __all__ = [
     "Scope",
     "Severity",
     "ShellRequest",
+    "Shown",
     "SkillContent",
     "SkillFile",
     "SkillGrant",
     "SkillReader",
     "SkillSearch",
     "SubagentRunner",
+    "Suggestion",
     "Toggled",
     "ToolDefinition",
     "ToolFormat",

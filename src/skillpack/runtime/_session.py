@@ -38,6 +38,7 @@ from ..render._budget import budget_from_env, catalog_budget
 from ..render._formats import CatalogFormat
 from ._deps import DependencyReport, DependencyResolver, EnvPrompt, McpInstall
 from ._fork import ForkRun, InvocationChain, SubagentRunner
+from ._index_search import TurnSearch
 from ._inject import Injection as Injection
 from ._inject import Injections
 from ._live import ON_CALL_INTERVAL, CatalogChange, CatalogSource, LoaderSource, RefreshMode
@@ -47,10 +48,12 @@ from ._readers import FileSystemReader as FileSystemReader
 from ._readers import SkillContent as SkillContent
 from ._readers import SkillReader as SkillReader
 from ._refresh import LiveCatalog
+from ._suggest import turn_suggestions
 
 if TYPE_CHECKING:
     from ..discovery._options import DiscoveryOptions
-    from ..render._catalog import RenderedCatalog
+    from ..index._suggest import Suggestion
+    from ..render._catalog import CatalogMode, RenderedCatalog
     from ..select._grants import SkillGrant
     from ..select._resolve import Resolution
     from ._create import CreatedSkill
@@ -187,6 +190,7 @@ class Session:
             injections=injections,
             chain=InvocationChain(lock),
             cwd=cwd,
+            search=TurnSearch(self._reader),
         )
         self._hooks: HookState | None = None
         if refresh == "watch":
@@ -373,6 +377,7 @@ class Session:
         The session still works on the catalog it has; `refresh()` still re-discovers.
         """
         self._parts.live.close()
+        self._parts.search.close()
 
     def __enter__(self) -> Session:
         return self
@@ -443,8 +448,24 @@ class Session:
         context_window: int | None = None,
         budget_chars: int | None = None,
         include_location: bool = True,
+        skill_load: bool = True,
+        mode: CatalogMode | None = None,
     ) -> RenderedCatalog:
-        """The catalog text plus a report of what the budget shortened or omitted."""
+        """The catalog text plus a report of what the budget shortened or omitted.
+
+        Every surface builds its catalog here, so one allocator (`render_catalog`)
+        decides for all: the skills used in this session rank first when the budget
+        is short, then the project's skills, then personal, then bundled ones.
+
+        Args:
+            format: `xml`, `markdown` or `json`.
+            context_window: The model's window in tokens (the budget is a share).
+            budget_chars: An explicit budget in characters (wins over the window).
+            include_location: List each skill's SKILL.md path.
+            skill_load: The model has the skill_load tool: locations are the first
+                thing dropped over budget.
+            mode: `auto`, `full` or `deferred`; None is the config's `[catalog] mode`.
+        """
         env = self._env if self._env is not None else os.environ
         env_var, env_value = budget_from_env(env)
         config = self._parts.live.config
@@ -465,6 +486,9 @@ class Session:
             budget_chars=budget,
             include_location=include_location,
             max_entries=config.catalog_max_entries,
+            skill_load=skill_load,
+            mode=config.catalog_mode if mode is None else mode,
+            recent=self._parts.injections.recent(),
         )
         report = rendered.report
         record_catalog(
@@ -482,10 +506,11 @@ class Session:
         context_window: int | None = None,
         budget_chars: int | None = None,
         format: CatalogFormat = "xml",
+        mode: CatalogMode | None = None,
     ) -> str:
-        """The catalog text for the system prompt, within budget."""
+        """The catalog text for the system prompt, within budget (`render_catalog`)."""
         return self.render_catalog(
-            format=format, context_window=context_window, budget_chars=budget_chars
+            format=format, context_window=context_window, budget_chars=budget_chars, mode=mode
         ).text
 
     # -- selection (`_turns`) ---------------------------------------------------
@@ -524,7 +549,9 @@ class Session:
         longer parsing), a forked one without a runner, or one whose run fails is a
         diagnostic and left out, while the others are still used; only skills whose
         text the turn returns are recorded as loaded. A new user turn also clears the
-        chain of leading skills (see `active_tools`).
+        chain of leading skills (see `active_tools`). A user's message that activates
+        nothing gets `Turn.suggestions`: the skills that may fit it, as hints with a
+        note for the model (`[search] suggestions`, 3 by default).
         """
         from .._telemetry import record_turn
         from . import _turns
@@ -537,7 +564,10 @@ class Session:
             session_id=self.session_id,
             builtin_commands=self.builtin_commands,
         )
-        record_turn([a.skill.qualified_name for a in turn.activations])
+        record_turn(
+            [a.skill.qualified_name for a in turn.activations],
+            suggested=[s.id for s in turn.suggestions],
+        )
         return turn
 
     def find(
@@ -797,3 +827,9 @@ class Session:
         from ..render._tools_filter import filter_tools
 
         return filter_tools(all_tools, self.leading, tool_name=tool_name)
+
+
+def resolution_suggestions(session: Session, resolution: Resolution) -> tuple[Suggestion, ...]:
+    """What `session.prepare_turn` would suggest for the message `resolution` came
+    from, without loading anything (`skillpack resolve`, the picker)."""
+    return turn_suggestions(session._parts, resolution)

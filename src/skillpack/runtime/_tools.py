@@ -21,14 +21,15 @@ from .._limits import SEARCH_MAX_LIMIT as MAX_LIMIT
 from .._model import Skill
 from ..select._resolve import shown_ids
 from ._fork import SubagentRunner, no_runner_message
+from ._index_search import new_search
 from ._inject import Injection
-from ._readers import SkillReader
 from ._session import Session
 from ._tool_args import check_args, strict_schema, tool_schema
 from ._workspace import looks_like_path
 
 if TYPE_CHECKING:
     from ..index._search import SkillSearch
+    from ..render._catalog import CatalogMode
 
 TOOL_NAMES = ("skill_search", "skill_load", "use_skill", "skill_read_file")
 
@@ -149,7 +150,11 @@ class SkillTools:
     # -- definitions ------------------------------------------------------------
 
     def definitions(
-        self, *, catalog: bool = False, catalog_chars: int | None = None
+        self,
+        *,
+        catalog: bool = False,
+        catalog_chars: int | None = None,
+        catalog_mode: CatalogMode | None = None,
     ) -> tuple[ToolDefinition, ...]:
         """The tools, their skill-id fields listing the ids the model may pass.
 
@@ -167,6 +172,8 @@ class SkillTools:
             catalog_chars: That list's budget in characters (the renderer shortens,
                 then drops, past it and says so); None is the session's budget
                 (`[budget] chars`, `SKILLS_PROMPT_CHAR_BUDGET`), 0 lists nothing.
+            catalog_mode: `auto`, `full` or `deferred` (`Session.render_catalog`);
+                None is the config's `[catalog] mode`.
         """
         session = self.session
         skills = session.model_skills()
@@ -179,7 +186,10 @@ class SkillTools:
         descriptions = dict(_DESCRIPTIONS)
         if catalog:
             listed = session.render_catalog(
-                format="markdown", budget_chars=catalog_chars, include_location=False
+                format="markdown",
+                budget_chars=catalog_chars,
+                include_location=False,
+                mode=catalog_mode,
             ).text
             if listed:
                 descriptions["skill_load"] = f"{descriptions['skill_load']}\n\n{listed}"
@@ -202,10 +212,15 @@ class SkillTools:
         return (*TOOL_NAMES, "skill_create") if self.create else TOOL_NAMES
 
     def definitions_for(
-        self, fmt: ToolFormat, *, catalog: bool = False, catalog_chars: int | None = None
+        self,
+        fmt: ToolFormat,
+        *,
+        catalog: bool = False,
+        catalog_chars: int | None = None,
+        catalog_mode: CatalogMode | None = None,
     ) -> list[dict[str, Any]]:
-        """Tool definitions in one provider's format (`catalog`, `catalog_chars`: as
-        for `definitions`)."""
+        """Tool definitions in one provider's format (`catalog`, `catalog_chars`,
+        `catalog_mode`: as for `definitions`)."""
         convert: dict[str, Callable[[ToolDefinition], dict[str, Any]]] = {
             "openai": ToolDefinition.openai_chat,
             "openai-responses": ToolDefinition.openai_responses,
@@ -216,7 +231,9 @@ class SkillTools:
             raise errors.UsageError(
                 f"Unknown tool format {fmt!r}; use one of {', '.join(sorted(convert))}."
             )
-        definitions = self.definitions(catalog=catalog, catalog_chars=catalog_chars)
+        definitions = self.definitions(
+            catalog=catalog, catalog_chars=catalog_chars, catalog_mode=catalog_mode
+        )
         return [convert[fmt](d) for d in definitions]
 
     # -- dispatch ---------------------------------------------------------------
@@ -448,26 +465,3 @@ def _injection_data(injection: Injection) -> dict[str, Any]:
         "already_loaded": injection.reminder,
         "missing_dependencies": list(injection.missing_dependencies),
     }
-
-
-def new_search(reader: SkillReader, connection: Any = None) -> SkillSearch:
-    """A `SkillSearch` over `connection` (default: the persistent index, else memory)
-    that reads bodies through `reader`."""
-    from ..index._search import SkillSearch
-
-    conn = connection if connection is not None else _open_search_connection()
-    # Readers that can read just the head of a body make index builds cheaper.
-    read_head = getattr(reader, "read_body_head", None)
-    return SkillSearch(conn, read_body=reader.read_body, read_head=read_head)
-
-
-def _open_search_connection() -> Any:
-    import sqlite3
-
-    from ..index._cache import connect, index_path
-
-    try:
-        conn = connect(index_path())
-    except Exception:  # noqa: BLE001 - fall back to memory rather than fail a search
-        conn = sqlite3.connect(":memory:", check_same_thread=False)
-    return conn
