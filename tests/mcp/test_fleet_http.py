@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from skill_client import skill_md, write
@@ -182,3 +183,83 @@ def test_the_docs_page_shows_the_haproxy_config_the_fleet_tests_run() -> None:
 
     page = (HAPROXY_CFG.parents[1] / "fleet.md").read_text(encoding="utf-8")
     assert "```text\n" + HAPROXY_CFG.read_text(encoding="utf-8") + "```" in page
+
+
+def test_an_allowed_host_does_not_open_a_non_loopback_server_without_a_token(
+    tmp_path: Path,
+) -> None:
+    done = subprocess.run(
+        [*SERVE, "--transport", "http", "--host", "0.0.0.0", "--port", "0"]
+        + ["--no-user", "--no-system", "--root", str(tmp_path), "--allowed-host", "lb"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode != 0
+    assert "--token-file" in done.stderr
+
+
+def test_the_guarded_app_answers_health_before_the_token_in_process(tmp_path: Path) -> None:
+    import asyncio
+
+    from skill_client import open_session
+
+    from skillpack._httpguard import HostGuard
+    from skillpack.mcp._fleet import server_health
+    from skillpack.mcp._http import GuardedApp
+    from skillpack.mcp._server import SkillServer
+
+    tree = write(tmp_path / "skills", {"alpha/SKILL.md": skill_md("alpha")})
+    session = open_session(tree)
+    server = SkillServer(session)
+    building = server.prepare()
+    health = server_health(server, building)
+    building.join(30)
+    assert health.readiness() == {"catalog": "ok", "index": "ok"}
+
+    async def inner(_scope: Any, _receive: Any, _send: Any) -> None:
+        raise AssertionError("health never reaches the app")
+
+    app = GuardedApp(
+        inner, guard=HostGuard("127.0.0.1", token="t", forwarded=["lb"]), health=health
+    )
+
+    async def ask(method: str, path: str, host: str) -> tuple[int, bytes]:
+        sent: list[dict[str, Any]] = []
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        scope = {
+            "type": "http",
+            "method": method,
+            "path": path,
+            "headers": [(b"host", host.encode())],
+        }
+        await app(scope, None, send)
+        return sent[0]["status"], sent[1]["body"]
+
+    assert asyncio.run(ask("GET", "/readyz", "lb:443"))[0] == 200
+    assert asyncio.run(ask("GET", "/healthz", "127.0.0.1:1"))[0] == 200
+    assert asyncio.run(ask("GET", "/healthz", "evil"))[0] == 421
+    assert asyncio.run(ask("DELETE", "/healthz", "lb"))[0] == 405
+    server.close()
+    session.close()
+
+
+def test_allowed_hosts_come_from_the_config_then_the_flags(tmp_path: Path) -> None:
+    from skillpack._errors import UsageError
+    from skillpack.cli._fleet_opts import server_allowed_hosts
+
+    (tmp_path / ".skillpack").mkdir()
+    (tmp_path / ".skillpack" / "config.toml").write_text(
+        '[server]\nallowed_hosts = ["lb.internal:8080"]\n', encoding="utf-8"
+    )
+    hosts = server_allowed_hosts(("proxy",), cwd=str(tmp_path), user=False, transport="http")
+    assert hosts == ("lb.internal:8080", "proxy")
+    assert server_allowed_hosts((), cwd=str(tmp_path), user=False, transport="stdio") == ()
+    with pytest.raises(UsageError, match="is not HOST or HOST:PORT"):
+        server_allowed_hosts(("a b",), cwd=str(tmp_path), user=False, transport="http")
+    with pytest.raises(UsageError, match="HTTP"):
+        server_allowed_hosts(("lb",), cwd=str(tmp_path), user=False, transport="stdio")

@@ -99,3 +99,47 @@ def test_a_stateless_server_refuses_sessions_with_its_own_code(replica: Replica)
     assert status == 200
     assert error["code"] == RPC_CODES["stateless"]
     assert "--stateless" in error["message"]
+
+
+def test_readiness_waits_for_the_servers_own_workspace_and_stateless_refuses_sessions(
+    tmp_path: Path,
+) -> None:
+    from skillpack.discovery._options import DiscoveryOptions
+    from skillpack.rpc._codes import RpcFailure
+    from skillpack.rpc._fleet import SESSION_METHODS, make_stateless, server_health
+    from skillpack.rpc._live import Discovery, Live
+    from skillpack.rpc._methods import Methods
+
+    project = write_project(tmp_path)
+    discovery = Discovery(
+        cwd=str(project),
+        options=DiscoveryOptions(include_user=False, include_system=False),
+        refresh="manual",
+    )
+    live = Live(discovery, notify=lambda *_a, **_k: None)
+    try:
+        health = server_health(live)
+        deadline = time.monotonic() + 30
+        while health.readiness()["catalog"] != "ok" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert health.answer("/readyz")[0] == 200
+        methods = Methods(live)
+        make_stateless(methods)
+        for name in SESSION_METHODS:
+            with pytest.raises(RpcFailure) as refused:
+                methods.table[name]({})
+            assert refused.value.code == RPC_CODES["stateless"]
+        assert methods.table["skills.list"]({})  # the rest still answers
+    finally:
+        live.close()
+    broken = Live(
+        Discovery(cwd=str(tmp_path / "gone"), refresh="manual"), notify=lambda *_a, **_k: None
+    )
+    health = server_health(broken)
+    deadline = time.monotonic() + 30
+    while health.readiness()["catalog"] == "the catalog is being built":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    status, body = health.answer("/readyz")
+    assert status == 503
+    assert "cannot be built" in json.loads(body)["checks"]["catalog"]
