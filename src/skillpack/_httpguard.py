@@ -12,7 +12,8 @@ Both servers answer the same way, in this order:
 
 Connections: a connection that has not yet sent a whole request head within
 `HEADER_SECONDS` is closed (however it drip-feeds it), and so is a request whose body
-has not all arrived `BODY_SECONDS` after its head (`Deadlines`); at most `PENDING_MAX`
+has not all arrived `BODY_SECONDS` after its head (`Deadlines`; both set otherwise for
+one server through `SKILLPACK_HTTP_DEADLINES`, `deadline_seconds`); at most `PENDING_MAX`
 connections waiting for a head are kept, and a new one closes the oldest waiting one,
 so idle or slow connections without a request cannot take the places of clients that
 send one; the connection limit never exceeds
@@ -33,11 +34,13 @@ import errno
 import hmac
 import ipaddress
 import logging
+import math
+import os
 import socket
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Final
 from urllib.parse import urlsplit
 
@@ -47,6 +50,10 @@ HEADER_SECONDS: Final = 10.0
 BODY_SECONDS: Final = 10.0
 """A request has this long after its head to send its whole body (the Content-Length
 it promised); then its connection is closed."""
+DEADLINES_ENV: Final = "SKILLPACK_HTTP_DEADLINES"
+"""`HEAD,BODY` in seconds: the two deadlines above for a server started with it set
+(the tests of the deadlines wait one second, not ten; an operator may lengthen them
+for clients on a slow link)."""
 PENDING_MAX: Final = 64
 """Connections waiting for their request head; one more closes the oldest of them."""
 RESERVED_FILES: Final = 64
@@ -55,6 +62,29 @@ connection limit is at most the process's open-file limit minus these."""
 EPISODE_QUIET_SECONDS: Final = 30.0
 """A repeated condition (out of file handles, sessions full) is one episode until it
 has not been seen for this long: one log line each."""
+
+
+def deadline_seconds(environ: Mapping[str, str] | None = None) -> tuple[float, float]:
+    """The (head, body) deadlines of a server starting now: `HEADER_SECONDS` and
+    `BODY_SECONDS`, unless `SKILLPACK_HTTP_DEADLINES` sets them.
+
+    Raises:
+        ValueError: the variable is not two positive numbers of seconds.
+    """
+    value = (os.environ if environ is None else environ).get(DEADLINES_ENV, "").strip()
+    if not value:
+        return HEADER_SECONDS, BODY_SECONDS
+    parts = value.split(",")
+    try:
+        head, body = (float(part) for part in parts)
+    except ValueError:
+        head = body = math.nan
+    if not (0 < head < math.inf and 0 < body < math.inf):
+        raise ValueError(
+            f"{DEADLINES_ENV}={value!r} is not two positive numbers of seconds: write "
+            f"HEAD,BODY (the defaults are {HEADER_SECONDS:g},{BODY_SECONDS:g}), or unset it."
+        )
+    return head, body
 
 
 def is_loopback(host: str) -> bool:

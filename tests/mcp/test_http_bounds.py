@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from skill_client import skill_md, write
 
+from conftest import QUICK_DEADLINES, QUICKLY_S, isolated_env
 from skillpack.mcp._http import MAX_SESSIONS
 
 SERVE = [sys.executable, "-c", "from skillpack.cli import main; main()", "mcp"]
@@ -116,13 +117,24 @@ class Server:
 TOKEN = "s3cret-token"
 
 
-def start(tmp_path: Path, *, files: int | None = None, token: bool = False) -> Iterator[Server]:
+def start(
+    tmp_path: Path,
+    *,
+    files: int | None = None,
+    token: bool = False,
+    deadlines: str = "",
+    home: Path | None = None,
+) -> Iterator[Server]:
+    """A server over one skill under `tmp_path`; in `home` (`conftest.isolated_env`)
+    for a fixture wider than one test, else in the test's own isolated home."""
+    env = dict(os.environ) if home is None else isolated_env(home)
+    env["SKILLPACK_HTTP_DEADLINES"] = deadlines
     tree = write(tmp_path / "skills", {"alpha/SKILL.md": skill_md("alpha")})
     token_args: tuple[str, ...] = ()
     if token:
         (tmp_path / "token").write_text(TOKEN + "\n", encoding="utf-8")
         token_args = ("--token-file", str(tmp_path / "token"))
-    cache = Path(os.environ["SKILLPACK_CACHE_DIR"])
+    cache = Path(env["SKILLPACK_CACHE_DIR"])
     stderr_path = tmp_path / "server.err"
 
     def limit() -> None:
@@ -141,6 +153,7 @@ def start(tmp_path: Path, *, files: int | None = None, token: bool = False) -> I
             stdout=subprocess.PIPE,
             stderr=stderr,
             text=True,
+            env=env,
             preexec_fn=limit,  # noqa: PLW1509 - only setrlimit, before exec
         ) as process,
     ):
@@ -160,9 +173,27 @@ def server(tmp_path: Path) -> Iterator[Server]:
     yield from start(tmp_path)
 
 
-@pytest.fixture
-def token_server(tmp_path: Path) -> Iterator[Server]:
-    yield from start(tmp_path, token=True)
+# The servers below serve several tests each (one start per module): those tests change
+# no skill and close the connections they open; the sessions they leave are a few of
+# the 500 a server keeps.
+
+
+@pytest.fixture(scope="module")
+def token_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    base = tmp_path_factory.mktemp("token-server")
+    yield from start(base, token=True, home=base / "home")
+
+
+@pytest.fixture(scope="module")
+def quick_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    base = tmp_path_factory.mktemp("quick-server")
+    yield from start(base, deadlines=QUICK_DEADLINES, home=base / "home")
+
+
+@pytest.fixture(scope="module")
+def quick_token_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    base = tmp_path_factory.mktemp("quick-token-server")
+    yield from start(base, token=True, deadlines=QUICK_DEADLINES, home=base / "home")
 
 
 @pytest.fixture
@@ -285,15 +316,18 @@ def test_connections_without_the_token_cannot_take_the_places_of_clients(
             sock.close()
 
 
-def test_a_connection_that_sends_no_request_head_is_closed(token_server: Server) -> None:
-    with socket.create_connection(("127.0.0.1", token_server.port), timeout=60) as sock:
+def test_a_connection_that_sends_no_request_head_is_closed(quick_token_server: Server) -> None:
+    with socket.create_connection(
+        ("127.0.0.1", quick_token_server.port), timeout=QUICKLY_S
+    ) as sock:
         sock.sendall(b"POST /mcp HTTP/1.1\r\n")
-        # Closed by the server (HEADER_SECONDS), well before this socket's own timeout.
+        # Closed by the server (its head deadline), before this socket's own timeout.
         assert sock.recv(1024) == b""
 
 
-def test_a_request_whose_body_never_comes_is_closed(server: Server) -> None:
-    with socket.create_connection(("127.0.0.1", server.port), timeout=60) as sock:
+def test_a_request_whose_body_never_comes_is_closed(quick_server: Server) -> None:
+    server = quick_server
+    with socket.create_connection(("127.0.0.1", server.port), timeout=QUICKLY_S) as sock:
         sock.sendall(
             (
                 f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
@@ -301,13 +335,13 @@ def test_a_request_whose_body_never_comes_is_closed(server: Server) -> None:
                 "Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n"
             ).encode()
         )
-        # Closed by the server (BODY_SECONDS after the head); before, it waited forever.
+        # Closed by the server (its body deadline after the head); before, it waited forever.
         assert sock.recv(1024) == b""
     assert server.search(server.open_session())
 
 
 def test_a_request_head_drip_fed_a_byte_a_second_is_closed(
-    server: Server, drip_until_closed: Callable[[int, str], int]
+    quick_server: Server, drip_until_closed: Callable[[int, str], int]
 ) -> None:
-    # The head's own deadline (HEADER_SECONDS, from the connection's start) closes it.
-    assert drip_until_closed(server.port, "/mcp") < 60
+    # The head's own deadline (from the connection's start) closes it.
+    assert drip_until_closed(quick_server.port, "/mcp") < QUICKLY_S

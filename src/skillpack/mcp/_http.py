@@ -28,13 +28,12 @@ from typing import TYPE_CHECKING, Any, Final
 from .._errors import UsageError
 from .._health import Health, is_health_path
 from .._httpguard import (
-    BODY_SECONDS,
-    HEADER_SECONDS,
     EpisodeLog,
     HostGuard,
     PendingConnections,
     client_left,
     connection_limit,
+    deadline_seconds,
     out_of_handles,
 )
 
@@ -224,6 +223,10 @@ def serve(app: Any, sock: socket.socket, *, on_ready: Callable[[str], None]) -> 
     """Run uvicorn on `sock` until interrupted; `on_ready(url)` once it listens."""
     import uvicorn
 
+    try:
+        head, body = deadline_seconds()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     quiet = episode_log()
     for name in _EPISODE_LOGGERS:
         logging.getLogger(name).addFilter(quiet)
@@ -232,7 +235,7 @@ def serve(app: Any, sock: socket.socket, *, on_ready: Callable[[str], None]) -> 
         log_level="warning",
         lifespan="on",
         access_log=False,
-        http=guarded_protocol(PendingConnections()),
+        http=guarded_protocol(PendingConnections(), header_seconds=head, body_seconds=body),
         backlog=128,
         limit_concurrency=connection_limit(MAX_CONNECTIONS),
         timeout_keep_alive=int(KEEP_ALIVE_SECONDS),
@@ -276,11 +279,13 @@ def episode_log() -> EpisodeLog:
     )
 
 
-def guarded_protocol(pending: PendingConnections) -> Any:
+def guarded_protocol(
+    pending: PendingConnections, *, header_seconds: float, body_seconds: float
+) -> Any:
     """uvicorn's h11 protocol with the head and body deadlines and the bound on
     connections waiting for a request head (`_httpguard`): those that send none are
     closed, oldest first, and never hold the places of clients that do; a request
-    whose body stops coming is closed `BODY_SECONDS` after its head."""
+    whose body stops coming is closed `body_seconds` after its head."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     class GuardedProtocol(H11Protocol):
@@ -303,7 +308,7 @@ def guarded_protocol(pending: PendingConnections) -> Any:
                 self._head_arrived()
                 self._body_arrived()
                 if self.cycle is not None and self.cycle.more_body:
-                    self._body_timer = self.loop.call_later(BODY_SECONDS, self._drop)
+                    self._body_timer = self.loop.call_later(body_seconds, self._drop)
             if self.cycle is None or not self.cycle.more_body:
                 self._body_arrived()
 
@@ -317,7 +322,7 @@ def guarded_protocol(pending: PendingConnections) -> Any:
         def _await_head(self) -> None:
             self._head_arrived()
             pending.add(self, self._drop)
-            self._head_timer = self.loop.call_later(HEADER_SECONDS, self._drop)
+            self._head_timer = self.loop.call_later(header_seconds, self._drop)
 
         def _head_arrived(self) -> None:
             pending.done(self)

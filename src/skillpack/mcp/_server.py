@@ -716,8 +716,6 @@ def _advertise_extensions(server: Server[Any]) -> Any:
         if ctx.method == "initialize" and isinstance(result, dict):
             capabilities = result.setdefault("capabilities", {})
             capabilities.setdefault("extensions", {}).update(server.extensions)
-            # What is left out goes to handshake-era clients as log messages.
-            capabilities.setdefault("logging", {})
         return result
 
     return advertise

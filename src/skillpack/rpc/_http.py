@@ -47,14 +47,14 @@ from pathlib import Path
 from typing import Any
 
 from .._auth import AuthRefused, BearerAuth, Caller, audit
+from .._errors import UsageError
 from .._health import Health, is_health_path
 from .._httpguard import (
-    BODY_SECONDS,
-    HEADER_SECONDS,
     Deadlines,
     HostGuard,
     PendingConnections,
     connection_limit,
+    deadline_seconds,
 )
 from ._codes import RPC_CODES
 from ._dispatch import Dispatcher, Hub
@@ -113,6 +113,10 @@ class RpcHTTPServer(ThreadingHTTPServer):
         heartbeat: float = HEARTBEAT_SECONDS,
         idle: float = IDLE_SECONDS,
     ) -> None:
+        try:
+            self.header_seconds, self.body_seconds = deadline_seconds()
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         super().__init__(address, RpcHandler)
@@ -200,7 +204,7 @@ class RpcHandler(BaseHTTPRequestHandler):
     def handle_one_request(self) -> None:
         # A whole head in time, however slowly it comes: a first one within
         # HEADER_SECONDS, a kept-alive connection's next one within its idle time.
-        self._deadline(self.server.idle if self.admitted else HEADER_SECONDS)
+        self._deadline(self.server.idle if self.admitted else self.server.header_seconds)
         super().handle_one_request()
 
     def parse_request(self) -> bool:
@@ -211,7 +215,7 @@ class RpcHandler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
-        self.connection.settimeout(HEADER_SECONDS)  # the idle timeout once admitted
+        self.connection.settimeout(self.server.header_seconds)  # idle's once admitted
         # Headers and body go out in two writes; without this, Nagle's algorithm and the
         # client's delayed ACK hold the body back ~40 ms.
         with contextlib.suppress(OSError):
@@ -328,7 +332,7 @@ class RpcHandler(BaseHTTPRequestHandler):
             )
             self._send(413, frame, close=True)
             return
-        self._deadline(BODY_SECONDS)
+        self._deadline(self.server.body_seconds)
         try:
             body = self.rfile.read(length)
         except OSError:
