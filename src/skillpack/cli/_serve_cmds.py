@@ -11,6 +11,7 @@ from typing import Any, Literal
 import click
 
 from ._auth_opts import auth_options, server_auth
+from ._fleet_opts import fleet_options, server_allowed_hosts
 from ._options import CatalogOptions, catalog_options
 from ._output import emit_json, print_table, visible, warn
 
@@ -65,6 +66,7 @@ from ._output import emit_json, print_table, visible, warn
     help="Seconds after which an unused session may be closed.",
 )
 @auth_options
+@fleet_options
 @catalog_options
 def serve_command(
     transport: Literal["stdio", "http"],
@@ -77,6 +79,8 @@ def serve_command(
     auth_jwks: str | None,
     auth_issuer: str | None,
     auth_audience: str | None,
+    allowed_hosts: tuple[str, ...],
+    stateless: bool,
     catalog: CatalogOptions,
     as_json: bool,
 ) -> None:
@@ -88,6 +92,10 @@ def serve_command(
     instead, [[auth.grant]] decides which skills each sees, RFC 9728 metadata is at
     /.well-known/oauth-protected-resource/rpc, no token file is written (its field
     is null) and each request is one JSON audit line on stderr.
+
+    Behind a load balancer: GET /healthz and GET /readyz need no token;
+    --allowed-host names the Host the balancer forwards; --stateless keeps no
+    session (session.open, session.close and turn.prepare answer -32015).
     """
     from .._httpguard import is_loopback
     from ..rpc._live import Discovery, default_refresh
@@ -95,6 +103,19 @@ def serve_command(
     from ._process import settle_for_a_long_run
 
     settle_for_a_long_run()
+    from ._otel import configure_tracing
+
+    configure_tracing()
+    forwarded = server_allowed_hosts(
+        allowed_hosts, cwd=catalog.cwd, user=not catalog.no_user, transport=transport
+    )
+    if stateless and transport != "http":
+        from .. import _errors
+
+        raise _errors.UsageError(
+            "--stateless is for replicas over HTTP; add --http (over stdio the one "
+            "client is the parent process)."
+        )
     options = ServeOptions(
         discovery=Discovery(
             cwd=os.path.abspath(catalog.cwd or os.getcwd()),
@@ -161,6 +182,8 @@ def serve_command(
         announce=announce,
         auth=bearer,
         grants=grants,
+        allowed_hosts=forwarded,
+        stateless=stateless,
     )
 
 

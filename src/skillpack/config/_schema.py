@@ -38,6 +38,8 @@ Schema (every key optional)::
     claim = "groups"                   # dotted for nested claims (realm_access.roles)
     value = "finance"
     skills = ["finance-*", "public-*"]
+    [server]                           # both HTTP servers
+    allowed_hosts = ["lb.internal:8080"]  # Host names a balancer or proxy forwards
 
 A file that is not TOML, a wrong type or an unknown key is a `Problem`, never a
 crash; the rest still applies (`parse_config`). Layers merge user first, then
@@ -191,6 +193,9 @@ class Config:
     """`[auth] required_scopes`: scopes every token must carry."""
     auth_grants: tuple[Grant, ...] = ()
     """`[[auth.grant]]`: which skills a token's claims open (none: every skill)."""
+    server_allowed_hosts: tuple[str, ...] = ()
+    """`[server] allowed_hosts`: `HOST[:PORT]` names a balancer or proxy forwards, which
+    the HTTP servers accept beside loopback (`--allowed-host` adds to them)."""
     sources: tuple[str, ...] = ()
     """The config files that were read, in merge order."""
     path_aliases: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
@@ -274,6 +279,7 @@ class Config:
                     for g in self.auth_grants
                 ],
             },
+            "server": {"allowed_hosts": list(self.server_allowed_hosts)},
             "sources": list(self.sources),
         }
 
@@ -375,6 +381,7 @@ _SCHEMA: Mapping[tuple[str, str], tuple[str, Check]] = {
     ("auth", "audience"): ("auth_audience", non_empty_string),
     ("auth", "required_scopes"): ("auth_required_scopes", string_list),
     ("auth", "grant"): ("auth_grants", grant_list),
+    ("server", "allowed_hosts"): ("server_allowed_hosts", string_list),
 }
 _TABLES = frozenset(table for table, _ in _SCHEMA if table)
 _SCALARS = (
@@ -396,6 +403,7 @@ _SCALARS = (
     "auth_audience",
     "auth_required_scopes",
     "auth_grants",
+    "server_allowed_hosts",
 )
 _HEADER = re.compile(r"^\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$")
 

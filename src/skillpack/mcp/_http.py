@@ -1,9 +1,10 @@
 """Streamable HTTP for `skillpack mcp --transport http`: `/mcp` behind the shared guard.
 
 Every request passes `_httpguard.HostGuard` (Host 421, Origin 403, bearer token 401,
-the same answers as `skillpack serve --http`), then, with `[auth]`, the bearer JWT
-check (`_auth.McpAuth`: 401/403 with the RFC 9728 challenge, the metadata document);
-a refusal closes the connection. The
+the same answers as `skillpack serve --http`); `GET /healthz` and `GET /readyz`
+(`_health`) are answered after its Host and Origin checks, before any token; then,
+with `[auth]`, the bearer JWT check (`_auth.McpAuth`: 401/403 with the RFC 9728
+challenge, the metadata document); a refusal closes the connection. The
 connections are bounded as `_httpguard` says (a whole head within `HEADER_SECONDS`
 however it is drip-fed, a whole body within `BODY_SECONDS` of it, at most `PENDING_MAX`
 waiting for a head, the oldest closed first; the limit kept under the open-file
@@ -27,10 +28,11 @@ import logging
 import os
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from .._errors import UsageError
+from .._health import Health, is_health_path
 from .._httpguard import (
     EpisodeLog,
     HostGuard,
@@ -161,18 +163,30 @@ def make_room(manager: Any) -> str | None:
 class GuardedApp:
     """ASGI wrapper: the shared Host, Origin and token checks (module docstring), then
     the bearer JWT check when the server has one (`_auth.McpAuth`); a request body is
-    read the way a stdio line is (`_clipped`)."""
+    read the way a stdio line is (`_clipped`); with `health`, `GET /healthz` and
+    `/readyz` after the Host and Origin checks alone."""
 
-    def __init__(self, app: Any, *, guard: HostGuard, auth: McpAuth | None = None) -> None:
+    def __init__(
+        self,
+        app: Any,
+        *,
+        guard: HostGuard,
+        auth: McpAuth | None = None,
+        health: Health | None = None,
+    ) -> None:
         self.app = app
         self.guard = guard
         self.auth = auth
+        self.health = health
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)  # lifespan
             return
         headers = {k.lower(): v.decode("latin-1") for k, v in scope.get("headers", ())}
+        if self.health is not None and is_health_path(scope.get("path", "")):
+            await self._health(scope, headers, send)
+            return
         refused = self.guard.check(
             headers.get(b"host"), headers.get(b"origin"), headers.get(b"authorization")
         )
@@ -184,6 +198,28 @@ class GuardedApp:
         if scope.get("method") == "POST":
             receive = _clipped(receive)
         await self.app(scope, receive, send)
+
+    async def _health(self, scope: Any, headers: dict[bytes, str], send: Any) -> None:
+        assert self.health is not None
+        refused = self.guard.place_check(headers.get(b"host"), headers.get(b"origin"))
+        if refused is not None:
+            await _refuse(send, *refused)
+            return
+        if scope.get("method") not in ("GET", "HEAD"):
+            await _refuse(send, 405, "Health checks are GET requests.")
+            return
+        status, body = await asyncio.to_thread(self.health.answer, scope["path"])
+        await send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"cache-control", b"no-store"),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
 
 
 def _clipped(receive: Any) -> Any:
@@ -234,31 +270,49 @@ def build_app(
     port: int | None = None,
     max_sessions: int | None = None,
     auth: McpAuth | None = None,
+    allowed_hosts: Sequence[str] = (),
+    health: Health | None = None,
+    stateless: bool = False,
 ) -> Any:
     """The ASGI app: the SDK's streamable HTTP at `/mcp`, wrapped in `GuardedApp`
-    (requests must name `port` when given; `auth`: bearer JWTs), holding at most
-    `max_sessions` client sessions (default `session_cap()`; closed after
-    `SESSION_IDLE_SECONDS` idle, the least recently used idle one when a new client
-    needs its place)."""
+    (requests must name `port` when given, or one of `allowed_hosts`; `auth`: bearer
+    JWTs; `health`: `/healthz` and `/readyz`), holding at most `max_sessions` client
+    sessions (default `session_cap()`; closed after `SESSION_IDLE_SECONDS` idle, the
+    least recently used idle one when a new client needs its place); `stateless`: none
+    at all, each request answered on its own, so any replica answers any request."""
     from mcp.server.transport_security import TransportSecuritySettings
 
-    guard = HostGuard(host, token=token, port=port)
+    guard = HostGuard(host, token=token, port=port, forwarded=allowed_hosts)
     hosts = guard.hosts
     bracketed = [f"[{h}]" if ":" in h else h for h in sorted(hosts)]
+    names = [f"{h}:*" for h in bracketed]
+    origins = [f"{s}://{h}:*" for h in bracketed for s in ("http", "https")]
+    for name, only in sorted(guard.forwarded):
+        shown = f"[{name}]" if ":" in name else name
+        names += [f"{shown}:{only}"] if only else [shown, f"{shown}:*"]
+        for scheme in ("http", "https"):
+            origins += (
+                [f"{scheme}://{shown}:{only}"]
+                if only
+                else [
+                    f"{scheme}://{shown}",
+                    f"{scheme}://{shown}:*",
+                ]
+            )
     security = TransportSecuritySettings(
-        enable_dns_rebinding_protection=True,
-        allowed_hosts=[f"{h}:*" for h in bracketed],
-        allowed_origins=[f"{s}://{h}:*" for h in bracketed for s in ("http", "https")],
+        enable_dns_rebinding_protection=True, allowed_hosts=names, allowed_origins=origins
     )
     app = sdk_server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         host=host,
         transport_security=security,
-        max_sessions=max_sessions or session_cap(),
-        session_idle_timeout=SESSION_IDLE_SECONDS,
+        stateless_http=stateless,
+        max_sessions=None if stateless else (max_sessions or session_cap()),
+        session_idle_timeout=None if stateless else SESSION_IDLE_SECONDS,
     )
-    evict_on_admit(sdk_server.session_manager)
-    return GuardedApp(app, guard=guard, auth=auth)
+    if not stateless:
+        evict_on_admit(sdk_server.session_manager)
+    return GuardedApp(app, guard=guard, auth=auth, health=health)
 
 
 def bind(host: str, port: int) -> socket.socket:

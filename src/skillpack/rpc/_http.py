@@ -9,7 +9,9 @@ owner can read, written at start; else 401); a refusal closes the connection. Wi
 JWT auth (`_auth.BearerAuth`) the token is an access token instead: 401/403 with the
 RFC 9728 challenge, and the metadata document at `GET /.well-known/oauth-protected-
 resource[/rpc]`; each request then runs for its caller (`Dispatcher.handle(caller=)`). A body
-over 4 MiB is refused by its `Content-Length` before a byte of it is read.
+over 4 MiB is refused by its `Content-Length` before a byte of it is read. `GET /healthz`
+and `GET /readyz` (`_health`) pass the Host and Origin checks only, never a token, and
+close their connection (they never take a slot).
 
 Each connection has its own thread for its I/O and hands each request to a fixed pool
 of workers. A connection takes one of the `max_connections` slots only once a request
@@ -46,6 +48,7 @@ from typing import Any
 
 from .._auth import AuthRefused, BearerAuth, Caller, audit
 from .._errors import UsageError
+from .._health import Health, is_health_path
 from .._httpguard import (
     Deadlines,
     HostGuard,
@@ -103,6 +106,8 @@ class RpcHTTPServer(ThreadingHTTPServer):
         allow_origins: Sequence[str] = (),
         auth: BearerAuth | None = None,
         grants: Sequence[Any] = (),
+        allowed_hosts: Sequence[str] = (),
+        health: Health | None = None,
         max_connections: int = 128,
         workers: int = 8,
         heartbeat: float = HEARTBEAT_SECONDS,
@@ -118,6 +123,8 @@ class RpcHTTPServer(ThreadingHTTPServer):
         self.dispatcher = dispatcher
         self.hub = hub
         self.auth = auth
+        self.health = health
+        """`/healthz` and `/readyz` (None: not served)."""
         self.grants = tuple(grants)
         """`[[auth.grant]]` (`select._grants.Grant`): what each caller's claims open."""
         self.heartbeat = heartbeat
@@ -127,7 +134,13 @@ class RpcHTTPServer(ThreadingHTTPServer):
         # stdio, so memory and CPU follow `workers`, not how many clients are connected.
         self.work = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="skillpack-rpc")
         host, port = self.server_address[:2]
-        self.guard = HostGuard(str(host), token=token, port=int(port), allow_origins=allow_origins)
+        self.guard = HostGuard(
+            str(host),
+            token=token,
+            port=int(port),
+            allow_origins=allow_origins,
+            forwarded=allowed_hosts,
+        )
         self.pending = PendingConnections()
         self.deadlines = Deadlines()
         self._slots = threading.BoundedSemaphore(connection_limit(max_connections))
@@ -362,6 +375,15 @@ class RpcHandler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_GET(self) -> None:  # noqa: N802
+        if self.server.health is not None and is_health_path(self.path):
+            refused = self.server.guard.place_check(
+                self.headers.get("Host"), self.headers.get("Origin")
+            )
+            if refused is not None:
+                self._refuse(*refused, close=True)
+            else:  # a connection not admitted: it is closed after the answer
+                self._send(*self.server.health.answer(self.path), close=True)
+            return
         auth = self.server.auth
         if auth is not None and self.path in auth.paths:
             refused = self.server.guard.check(

@@ -482,9 +482,10 @@ class Session:
             fraction=config.budget_fraction,
             fallback_chars=config.budget_chars,
         )
+        from .._telemetry import record_catalog
         from ..render._catalog import render_catalog
 
-        return render_catalog(
+        rendered = render_catalog(
             self.model_skills(),
             format=format,
             budget_chars=budget,
@@ -494,6 +495,15 @@ class Session:
             mode=config.catalog_mode if mode is None else mode,
             recent=self._parts.injections.recent(),
         )
+        report = rendered.report
+        record_catalog(
+            total=report.total,
+            shown=report.shown,
+            shortened=len(report.shortened),
+            omitted=len(report.omitted),
+            chars=report.used_chars,
+        )
+        return rendered
 
     def catalog_prompt(
         self,
@@ -548,9 +558,10 @@ class Session:
         nothing gets `Turn.suggestions`: the skills that may fit it, as hints with a
         note for the model (`[search] suggestions`, 3 by default).
         """
+        from .._telemetry import record_turn
         from . import _turns
 
-        return _turns.prepare_turn(
+        turn = _turns.prepare_turn(
             self._parts,
             text,
             invoker=invoker,
@@ -558,6 +569,11 @@ class Session:
             session_id=self.session_id,
             builtin_commands=self.builtin_commands,
         )
+        record_turn(
+            [a.skill.qualified_name for a in turn.activations],
+            suggested=[s.id for s in turn.suggestions],
+        )
+        return turn
 
     def find(
         self,

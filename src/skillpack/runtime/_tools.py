@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from .. import _errors as errors
+from .. import _telemetry
 from .._errors import ErrorCode as ErrorCode
 from .._limits import NAME_ENUM_MAX
 from .._limits import SEARCH_MAX_LIMIT as MAX_LIMIT
@@ -238,7 +239,35 @@ class SkillTools:
     # -- dispatch ---------------------------------------------------------------
 
     def call(self, name: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
-        """Run tool `name` with JSON `arguments`; always returns an envelope."""
+        """Run tool `name` with JSON `arguments`; always returns an envelope.
+
+        With OpenTelemetry on (`_telemetry`), the call is an `execute_tool <name>` span.
+        """
+        active = _telemetry.tracer()
+        if active is None:
+            return self._call(name, arguments)
+        with _telemetry.tool_span(active, name) as span:
+            envelope = self._call(name, arguments)
+            skill, digest = self._skill_used(envelope)
+            _telemetry.record_outcome(span, envelope, skill=skill, digest=digest)
+            return envelope
+
+    def _skill_used(self, envelope: Mapping[str, Any]) -> tuple[str | None, str | None]:
+        """The name and digest of the skill a call's envelope loaded or read from."""
+        data = envelope.get("data")
+        if not isinstance(data, Mapping):
+            return None, None
+        name = data.get("name") if "name" in data else data.get("skill")
+        if not isinstance(name, str):
+            return None, None
+        path = data.get("path") if "name" in data else None
+        catalog = self.session.catalog
+        found = catalog.at_path(path) if isinstance(path, str) else None
+        if found is None:
+            found = next((s for s in catalog.skills if name in (s.qualified_name, s.name)), None)
+        return name, (None if found is None else self.session.digest(found))
+
+    def _call(self, name: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
         handlers: dict[str, Callable[[Mapping[str, Any]], Any]] = {
             "skill_search": self._search_tool,
             "skill_load": self._load_tool,
