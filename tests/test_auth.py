@@ -211,8 +211,16 @@ def test_an_audit_line_is_one_json_object_without_the_token(
 ) -> None:
     token = issuer.token()
     principal = verifier_for(issuer, tmp_path).verify(token)
-    with caplog.at_level(logging.INFO, logger="skillpack.audit"):
-        audit("mcp", principal, method="tools/call", tool="skill_load", skill="pdf", uri=None)
+    # The handler sits on the audit logger itself: a server started in this process
+    # (tests/cli) may have stopped the logger propagating to the root.
+    audit_log = logging.getLogger("skillpack.audit")
+    propagate = audit_log.propagate
+    audit_log.propagate = True
+    try:
+        with caplog.at_level(logging.INFO, logger="skillpack.audit"):
+            audit("mcp", principal, method="tools/call", tool="skill_load", skill="pdf", uri=None)
+    finally:
+        audit_log.propagate = propagate
     (record,) = caplog.records
     assert json.loads(record.getMessage()) == {
         "server": "mcp",
