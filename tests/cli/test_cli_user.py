@@ -48,6 +48,7 @@ FAILING: dict[str, tuple[str, ...]] = {
     "disable": ("no-such-skill",),
     "search": ("   ",),
     "triggers": ("no-such-skill",),
+    "eval": ("no-such-skill",),
     "deps": ("no-such-skill",),
     "new": ("Not A Valid Name!",),
     "context": ("--context-window", "1000", "--budget-chars", "10"),
