@@ -457,7 +457,7 @@ class _Loader:
                 cwd=self._cwd,
                 catalog_chars=pages.catalog_chars,
                 catalog_instructions=pages.catalog_instructions,
-                pages=pages,
+                _pages=pages,
             )
         except BaseException as exc:  # noqa: BLE001 - raised again on the main thread
             self.failure = exc

@@ -141,8 +141,8 @@ class SkillServer:
         offload: bool = True,
         catalog_chars: int | None = None,
         catalog_instructions: bool = False,
-        pages: Pages | None = None,
-        told: Told | None = None,
+        _pages: Pages | None = None,
+        _told: Told | None = None,
     ) -> None:
         """Args:
         session: The live session whose catalog, config and reader are served.
@@ -158,16 +158,17 @@ class SkillServer:
             lists nothing.
         catalog_instructions: Also put the catalog, within the same budget, in the
             server's `instructions` (for clients that pass those to the model).
-        pages: The served view and pages of `session` already built (the stdio
-            front's, `_front`); a new `Pages(session)` when None.
-        told: What the first client connection was already told is left out (by
+        _pages: The served view and pages of `session` already built (the stdio
+            front's, `_front`); a new `Pages(session)` when None. Private: how the
+            front hands its work over, not a host's option.
+        _told: What the first client connection was already told is left out (by
             the front, in its log message): not told again.
 
         Raises:
             UsageError: the session's reader cannot serve bytes, or the catalog's
                 budget is not a number of characters.
         """
-        self.pages = pages if pages is not None else Pages(session)
+        self.pages = _pages if _pages is not None else Pages(session)
         if self.pages.session is not session:
             raise errors.UsageError(
                 "The pages given to SkillServer are of another session; build them with "
@@ -179,8 +180,8 @@ class SkillServer:
         self._reader: SkillContent = self.pages.reader
         self._cwd = cwd
         self.offload = offload
-        self.told_first = told
-        """What the first connection was told is left out (see `told`)."""
+        self.told_first = _told
+        """What the first connection was told is left out (see `_told`)."""
         self._lock = threading.Lock()
         self._hubs: list[_Hub] = []
         self._search: Any = None

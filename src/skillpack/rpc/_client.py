@@ -50,7 +50,7 @@ __all__ = ["Client", "RpcConnectionError", "RpcError", "serve_command"]
 
 DEFAULT_TIMEOUT = 60.0
 
-Callback = Callable[[Notification], None]
+Callback = Deliver
 
 
 def serve_command() -> list[str]:
