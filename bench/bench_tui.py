@@ -101,7 +101,7 @@ def drive(roots: list[str], cwd: str, queries: list[str]) -> dict[str, Any]:
 
     async def run() -> dict[str, Any]:
         opening = time.perf_counter()
-        session = Session.open(cwd=cwd, roots=roots)  # as `skillpack ui`: live after paint
+        session = Session.open(cwd=cwd, extra_roots=roots)  # as `skillpack ui`: live after paint
         settle_heap()  # as `skillpack ui`
         opened = time.perf_counter()
         app = _app.PickerApp(session, cwd=cwd, live=True, on_ready=settle_heap)

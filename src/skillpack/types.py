@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ._errors import ErrorCode
     from ._model import CodexPermissions, Context, RootKind, Scope, Severity, SkillFile
     from .config._schema import ConfigScope, McpServerConfig, MultiMention
-    from .discovery._options import DiscoveryOptions
+    from .discovery._options import DiscoveryOptions, IncludeScope
     from .index._digests import FrontmatterStore
     from .index._query import Match as SearchMatch
     from .index._search import SearchResult, SkillSearch
@@ -143,6 +143,7 @@ _LAZY = {
     "Hook": ".runtime._hooks",
     "HookResult": ".runtime._hooks",
     "HookSpec": ".parse._hooks",
+    "IncludeScope": ".discovery._options",
     "Injection": ".runtime._inject",
     "InstallScope": ".install._values",
     "Invoker": ".runtime._turns",
@@ -248,6 +249,7 @@ __all__ = [
     "Hook",
     "HookResult",
     "HookSpec",
+    "IncludeScope",
     "Injection",
     "InstallScope",
     "Invoker",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 import urllib.error
@@ -87,11 +88,17 @@ def test_stdio_subprocess_serves_and_notifies_when_a_skill_appears(tree: Path) -
     assert after == ["alpha", "beta", "gamma"]
 
 
-@pytest.fixture
-def http_server(tree: Path, tmp_path: Path) -> Iterator[tuple[str, str]]:
+@pytest.fixture(params=["--token-file", "--token-file-out"])
+def http_server(
+    tree: Path, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[tuple[str, str]]:
+    """The server over HTTP, its token read from a file (`--token-file`) or generated
+    and written by it (`--token-file-out`, private, removed when it stops)."""
+    flag: str = request.param
     token = "s3cret-token"
     token_file = tmp_path / "token"
-    token_file.write_text(token + "\n", encoding="utf-8")
+    if flag == "--token-file":
+        token_file.write_text(token + "\n", encoding="utf-8")
     errors = tmp_path / "server.err"
     with (
         errors.open("w", encoding="utf-8") as stderr,
@@ -103,7 +110,7 @@ def http_server(tree: Path, tmp_path: Path) -> Iterator[tuple[str, str]]:
                 "--port",
                 "0",
                 "--json",
-                "--token-file",
+                flag,
                 str(token_file),
                 "--root",
                 str(tree),
@@ -121,12 +128,19 @@ def http_server(tree: Path, tmp_path: Path) -> Iterator[tuple[str, str]]:
             assert process.stdout is not None
             line = process.stdout.readline()
             assert line, errors.read_text(encoding="utf-8")
-            url = json.loads(line)["url"]
+            info = json.loads(line)
+            url = info["url"]
             assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp")
+            assert info["token_file"] == str(token_file)
+            if flag == "--token-file-out":
+                assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+                token = token_file.read_text(encoding="utf-8").strip()
+                assert len(token) >= 32
             yield url, token
         finally:
             process.terminate()
             process.wait(timeout=30)
+    assert token_file.exists() == (flag == "--token-file"), "a written token is removed"
 
 
 def test_http_on_loopback_serves_a_client_with_the_token(http_server: tuple[str, str]) -> None:

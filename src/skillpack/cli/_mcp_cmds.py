@@ -10,35 +10,11 @@ import click
 
 from ._options import CatalogOptions, catalog_options
 from ._output import emit_json
+from ._server_flags import ServerFlags, server_options
 
 
 @click.command("mcp")
-@click.option(
-    "--transport",
-    type=click.Choice(["stdio", "http"]),
-    default="stdio",
-    show_default=True,
-    help="stdio for a client that starts the server; http for streamable HTTP at /mcp.",
-)
-@click.option(
-    "--host",
-    default="127.0.0.1",
-    show_default=True,
-    help="HTTP: the address to listen on. Anything but loopback needs --token-file.",
-)
-@click.option(
-    "--port",
-    type=click.IntRange(0, 65535),
-    default=8765,
-    show_default=True,
-    help="HTTP: the port (0 picks a free one; the URL is printed).",
-)
-@click.option(
-    "--token-file",
-    type=click.Path(dir_okay=False, path_type=str),
-    default=None,
-    help="HTTP: require `Authorization: Bearer <token>`, the token read from this file.",
-)
+@server_options()
 @click.option(
     "--check",
     is_flag=True,
@@ -60,10 +36,7 @@ from ._output import emit_json
 )
 @catalog_options
 def mcp_command(
-    transport: str,
-    host: str,
-    port: int,
-    token_file: str | None,
+    server: ServerFlags,
     check: bool,
     catalog_chars: int | None,
     catalog_instructions: bool,
@@ -82,8 +55,10 @@ def mcp_command(
     skills/list, skills/get and resources/directory/read. Needs
     `pip install 'skillpack[mcp]'`.
 
-    HTTP listens on 127.0.0.1 unless --host says otherwise, refuses a foreign Host
-    or Origin (DNS rebinding), and with --token-file a missing or wrong token.
+    HTTP listens on 127.0.0.1:8765 unless --host/--port say otherwise, refuses a
+    foreign Host or Origin (DNS rebinding), and with --token-file (a token read from
+    a file) or --token-file-out (one generated and written there) a missing or wrong
+    token. Anything but loopback needs one of them.
 
     What is left out (a root cut short by --max-dirs/--max-depth, an invalid
     SKILL.md, a shadowed name, a prompt-only skill, one the skills extension cannot
@@ -92,8 +67,8 @@ def mcp_command(
     and handshake-era clients get a log message when it changes.
 
     \b
-    --json (HTTP) prints, once listening:
-      {"transport": "http", "url": "http://127.0.0.1:8765/mcp"}
+    --json (HTTP) prints, once listening (token_file with a token):
+      {"transport": "http", "url": "http://127.0.0.1:8765/mcp", "token_file": "..."}
     --check --json prints, and exits 1 when a root was truncated or a skill invalid:
       {"catalogVersion": "...", "served": 358, "skills": [{"name", "path", "uri"}],
        "leftOut": [{"kind", "code", "path", "name", "message"}], "counts": {kind: n}}
@@ -106,18 +81,20 @@ def mcp_command(
         require_mcp()
         _check(catalog, as_json=as_json)
         return
+    transport, host, port = server.transport, server.host, server.port
     token = None
-    if transport == "http" or token_file:  # the HTTP modules stay out of a stdio start
+    if transport == "http":  # the HTTP modules stay out of a stdio start
         from .._httpguard import is_loopback
-        from ..mcp._http import read_token
+        from ._server_flags import chosen_token
 
-        token = read_token(token_file) if token_file else None
-        if transport == "http" and token is None and not is_loopback(host):
+        token = chosen_token(server, command="mcp", always=False)
+        if token is None and not is_loopback(host):
             from .. import _errors
 
             raise _errors.UsageError(
-                f"Listening on {host} reaches other machines; give --token-file so only "
-                "clients with the token get in (or keep --host 127.0.0.1)."
+                f"Listening on {host} reaches other machines; give --token-file (or "
+                "--token-file-out) so only clients with the token get in (or keep "
+                "--host 127.0.0.1)."
             )
     if transport == "stdio":
         from ..mcp._front import serve_stdio
@@ -138,34 +115,42 @@ def mcp_command(
     from ..mcp._server import SkillServer, run_stdio
 
     session = catalog.session(refresh="watch")
-    server = None
+    skills = None
     try:
-        server = SkillServer(
+        skills = SkillServer(
             session,
             cwd=catalog.cwd,
             catalog_chars=catalog_chars,
             catalog_instructions=catalog_instructions,
         )
         if transport == "stdio":
-            run_stdio(server)
+            run_stdio(skills)
             return
         from ..mcp._http import bind, build_app, serve
 
         sock = bind(host, port)
-        server.prepare()
+        skills.prepare()
 
         def ready(url: str) -> None:
             if as_json:
-                emit_json({"transport": "http", "url": url})
+                info = {"transport": "http", "url": url}
+                if token is not None:
+                    info["token_file"] = str(token.path)
+                emit_json(info)
             else:
                 sys.stderr.write(f"skillpack: serving MCP at {url}\n")
+                if token is not None and token.written:
+                    sys.stderr.write(f"skillpack: token file: {token.path}\n")
 
-        app = build_app(server.server, host=host, token=token, port=sock.getsockname()[1])
+        value = None if token is None else token.value
+        app = build_app(skills.server, host=host, token=value, port=sock.getsockname()[1])
         serve(app, sock, on_ready=ready)
     finally:
-        if server is not None:
-            server.close()
+        if skills is not None:
+            skills.close()
         session.close()
+        if token is not None and token.written:
+            token.path.unlink(missing_ok=True)
 
 
 def _check(catalog: CatalogOptions, *, as_json: bool) -> None:

@@ -5,44 +5,17 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 from typing import Any, Literal
 
 import click
 
 from ._options import CatalogOptions, catalog_options
 from ._output import emit_json, print_table, visible, warn
+from ._server_flags import ServerFlags, server_options
 
 
 @click.command("serve")
-@click.option(
-    "--stdio",
-    "transport",
-    flag_value="stdio",
-    default=True,
-    help="JSON-RPC on stdin/stdout, one message per line (default).",
-)
-@click.option(
-    "--http",
-    "transport",
-    flag_value="http",
-    help="JSON-RPC on POST /rpc, notifications on GET /events.",
-)
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (HTTP).")
-@click.option(
-    "--port",
-    type=click.IntRange(0, 65535),
-    default=0,
-    show_default=True,
-    help="Port to bind (HTTP); 0 picks a free one, printed at start.",
-)
-@click.option(
-    "--token-file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Write the bearer token here (mode 0600) instead of a private file "
-    "under the user config folder.",
-)
+@server_options(legacy_serve=True)
 @click.option(
     "--allow-origin",
     "allow_origins",
@@ -65,10 +38,7 @@ from ._output import emit_json, print_table, visible, warn
 )
 @catalog_options
 def serve_command(
-    transport: Literal["stdio", "http"],
-    host: str,
-    port: int,
-    token_file: Path | None,
+    server: ServerFlags,
     allow_origins: tuple[str, ...],
     max_sessions: int,
     session_idle: float,
@@ -77,13 +47,16 @@ def serve_command(
 ) -> None:
     """Serve the catalog to editors and agent UIs over JSON-RPC 2.0 (see docs/rpc.md).
 
-    With --http, the address and the token file's path are printed at start (as one
-    JSON line on stdout with --json); send the token as 'Authorization: Bearer ...'.
+    With --transport http, the address and the token file's path are printed at start
+    (as one JSON line on stdout with --json); send the token as 'Authorization: Bearer
+    ...'. The token is read from --token-file, or generated and written to
+    --token-file-out (default: a private file under the user config folder).
     """
     from .._httpguard import is_loopback
     from ..rpc._live import Discovery, default_refresh
     from ..rpc._server import ServeOptions, serve_http, serve_stdio
     from ._process import settle_for_a_long_run
+    from ._server_flags import chosen_token
 
     settle_for_a_long_run()
     options = ServeOptions(
@@ -101,9 +74,10 @@ def serve_command(
             "only at the next call, and skills/changed comes late; "
             "pip install 'skillpack[rpc]' to watch the roots."
         )
-    if transport == "stdio":
+    if server.transport == "stdio":
         serve_stdio(options, stdin=sys.stdin.buffer, stdout=sys.stdout.buffer)
         return
+    host = server.host
     if not is_loopback(host):
         warn(
             f"serving on {host}, which is not a loopback address: other machines can "
@@ -118,11 +92,15 @@ def serve_command(
             click.echo(f"token file: {info['token_file']}")
         sys.stdout.flush()
 
+    token = chosen_token(server, command="serve", always=True)
+    assert token is not None  # `always`
     serve_http(
         options,
         host=host,
-        port=port,
-        token_file=token_file,
+        port=server.port,
+        token=token.value,
+        token_file=token.path,
+        remove_token_file=token.written,
         allow_origins=allow_origins,
         announce=announce,
     )

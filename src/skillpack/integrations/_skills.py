@@ -36,9 +36,11 @@ class Skills:
         """Skills over `session`, or over `Session.open(**open_options)` when none is given.
 
         Args:
-            session: The conversation's session; by default one is opened the way the
-                CLI discovers skills (`cwd=`, `roots=`, `ask=`, `refresh=`, ... go to
-                `Session.open`), and closed by `close()`.
+            session: The conversation's session; by default one is opened with
+                `Session.open(**open_options)` (`cwd=`, `roots=`, `include=`, `ask=`,
+                `refresh=`, ...) and closed by `close()`. `roots=["./skills"]` serves
+                those skills alone; `include=("user", "system")` adds the personal
+                and bundled ones; a root that does not exist raises `UsageError`.
             runner: Runs `context: fork` skills, for `use_skill` and for `$name` /
                 `/name` in a message (`prepare`); without one they are refused.
             context_window: The model's context window in tokens: the catalog gets its

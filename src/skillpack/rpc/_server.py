@@ -67,19 +67,22 @@ def serve_http(
     *,
     host: str,
     port: int,
-    token_file: Path | None,
+    token: str,
+    token_file: Path,
+    remove_token_file: bool,
     allow_origins: Sequence[str],
     announce: Callable[[dict[str, Any]], None],
     heartbeat: float | None = None,
 ) -> None:
     """Serve JSON-RPC over HTTP until SIGTERM or SIGINT.
 
-    `announce` gets the address, the token file and the pid once the port is bound.
+    Clients send `token`, which `token_file` holds (removed at the end when
+    `remove_token_file`: the server wrote it). `announce` gets the address, the token
+    file and the pid once the port is bound.
     """
-    from ._http import HEARTBEAT_SECONDS, RpcHTTPServer, write_token_file
+    from ._http import HEARTBEAT_SECONDS, RpcHTTPServer
 
     with running(options) as (dispatcher, hub):
-        token, token_path = write_token_file(token_file)
         try:
             server = RpcHTTPServer(
                 (host, port),
@@ -105,7 +108,7 @@ def serve_http(
                         "url": server.url,
                         "rpc": f"{server.url}/rpc",
                         "events": f"{server.url}/events",
-                        "token_file": str(token_path),
+                        "token_file": str(token_file),
                         "pid": os.getpid(),
                     }
                 )
@@ -115,8 +118,9 @@ def serve_http(
                 server.server_close()
                 thread.join()
         finally:
-            with suppress(OSError):
-                token_path.unlink()
+            if remove_token_file:
+                with suppress(OSError):
+                    token_file.unlink()
 
 
 @contextmanager

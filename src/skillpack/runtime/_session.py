@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from .._errors import SkillDisabledError, SkillIOError
-from .._model import Catalog, CodexPermissions, Skill
+from .._model import Catalog, CodexPermissions, Root, Skill
 from ..config._schema import Config
 from ..render._budget import budget_from_env, catalog_budget
 from ..render._formats import CatalogFormat
@@ -49,7 +49,7 @@ from ._readers import SkillReader as SkillReader
 from ._refresh import LiveCatalog
 
 if TYPE_CHECKING:
-    from ..discovery._options import DiscoveryOptions
+    from ..discovery._options import DiscoveryOptions, IncludeScope
     from ..render._catalog import RenderedCatalog
     from ..select._resolve import Resolution
     from ._create import CreatedSkill
@@ -59,16 +59,6 @@ if TYPE_CHECKING:
     from ._workspace import Workspace
 
 ToolT = TypeVar("ToolT")
-
-_OPEN_DEFAULTS: dict[str, Any] = {
-    "extra_roots": (),
-    "include_user": True,
-    "include_system": True,
-    "use_cache": True,
-    "max_depth": None,
-    "max_dirs": None,
-}
-"""`Session.open`'s discovery keywords at their defaults: one left so defers to `options=`."""
 
 
 class Session:
@@ -213,48 +203,105 @@ class Session:
         cls,
         *,
         cwd: str | None = None,
-        roots: Sequence[str] = (),
+        roots: Sequence[Root | str | os.PathLike[str]] | None = None,
+        extra_roots: Sequence[str | os.PathLike[str]] = (),
+        include: Sequence[IncludeScope] | None = None,
         include_user: bool = True,
         include_system: bool = True,
         use_cache: bool = True,
         max_depth: int | None = None,
         max_dirs: int | None = None,
+        load_helper: bool | None = None,
         options: DiscoveryOptions | None = None,
-        **kwargs: Any,
+        reader: SkillReader | None = None,
+        session_id: str | None = None,
+        ask: AskCallback | None = None,
+        remember_permissions: bool = False,
+        env: dict[str, str] | None = None,
+        refresh: RefreshMode | None = None,
+        refresh_interval: float = ON_CALL_INTERVAL,
+        shell: ShellPolicy | None = None,
+        env_prompt: EnvPrompt | None = None,
+        mcp_servers: Iterable[str] = (),
+        mcp_install: McpInstall | None = None,
+        builtin_commands: Iterable[str] = (),
     ) -> Session:
         """Discover skills the way the CLI does (config + every scope) and open a session.
 
-        Other keywords go to `Session(...)`, e.g. `refresh="watch"`: refreshes then
-        re-read the config files too, and a watcher also notices a new skill root in
-        the repo chain or the home folder. `roots` are extra roots (scope `extra`),
-        ranked before the config's; `max_depth`/`max_dirs` bound the walk of every
-        root (default: the config's `[discovery]` values). `options` gives all of
-        discovery as one value (`DiscoveryOptions`, its `extra_roots` being `roots`
-        here): a keyword left at its default defers to it, one given fills a field
-        it leaves at its default, and one that differs from a field it sets raises
-        `UsageError`.
+        Refreshes re-read the config files too, and a watcher (`refresh="watch"`)
+        also notices a new skill root in the repo chain or the home folder.
+
+        Args:
+            cwd: The project folder: repo skills, the project config, relative links.
+            roots: Serve exactly these folders (or `Root` values), in precedence
+                order: no repo, user, admin or bundled skill, and no root of the
+                config, unless `include` names its scope. Each must be a folder.
+            extra_roots: Folders of scope `extra` added to what is served, ranked
+                before the config's `roots` (what `Session.open(roots=)` meant up
+                to 0.1.0, and what the CLI's `--root` means). Each must be a folder.
+            include: The default scopes searched (`"repo"`, `"user"`, `"admin"`,
+                `"system"`): with `roots`, none unless named here
+                (`include=("user", "system")` adds the personal and bundled
+                skills); without, all of them. The user config is read only with
+                `"user"`.
+            include_user: False leaves out the user scope (and the user config).
+            include_system: False leaves out the skills bundled with skillpack.
+            use_cache: Read and write the index file.
+            max_depth: Folder levels walked below every root (default: the config's
+                `[discovery] max_depth`).
+            max_dirs: Folders walked per root at most (default: the config's).
+            load_helper: Load many new files on a second core (see
+                `DiscoveryOptions.load_helper`).
+            options: All of discovery as one value (`DiscoveryOptions`): a keyword
+                left at its default defers to it, one given fills a field it leaves
+                at its default, and one that differs from a field it sets raises
+                `UsageError`. Roots in it are not checked: a missing one is a
+                `root-missing` problem, discovered once it exists.
+            reader, session_id, ask, remember_permissions, env, refresh,
+            refresh_interval, shell, env_prompt, mcp_servers, mcp_install,
+            builtin_commands: As `Session(...)` takes them.
+
+        Raises:
+            UsageError: a folder in `roots` or `extra_roots` that does not exist
+                (the message names it and how to fix it), an unknown scope in
+                `include`, or a keyword that disagrees with `options`.
         """
-        from ..discovery._options import merge_keywords
+        from ..discovery._options import chosen_options
         from ._workspace import WorkspaceSource
 
-        chosen = merge_keywords(
+        chosen = chosen_options(
+            "Session.open",
             options,
-            where="Session.open",
-            keywords={
-                "extra_roots": roots,
-                "include_user": include_user,
-                "include_system": include_system,
-                "use_cache": use_cache,
-                "max_depth": max_depth,
-                "max_dirs": max_dirs,
-            },
-            defaults=_OPEN_DEFAULTS,
-            spelled={"extra_roots": "roots"},
+            roots=roots,
+            extra_roots=extra_roots,
+            include=include,
+            include_user=include_user,
+            include_system=include_system,
+            use_cache=use_cache,
+            max_depth=max_depth,
+            max_dirs=max_dirs,
+            load_helper=load_helper,
         )
         source = WorkspaceSource(options=chosen, cwd=os.path.abspath(cwd or os.getcwd()))
         ws = source.open()
-        kwargs.setdefault("reader", source.reader())
-        return cls(ws.catalog, config=ws.config, source=source, cwd=ws.cwd, **kwargs)
+        return cls(
+            ws.catalog,
+            config=ws.config,
+            source=source,
+            cwd=ws.cwd,
+            reader=reader if reader is not None else source.reader(),
+            session_id=session_id,
+            ask=ask,
+            remember_permissions=remember_permissions,
+            env=env,
+            refresh=refresh,
+            refresh_interval=refresh_interval,
+            shell=shell,
+            env_prompt=env_prompt,
+            mcp_servers=mcp_servers,
+            mcp_install=mcp_install,
+            builtin_commands=builtin_commands,
+        )
 
     # -- catalog and state ------------------------------------------------------
 
