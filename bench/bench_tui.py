@@ -70,7 +70,7 @@ def drive(roots: list[str], cwd: str, queries: list[str]) -> dict[str, Any]:
     """Run in a fresh interpreter: import, open, paint, then type `queries`."""
     started = time.perf_counter()
     from skillpack.cli._ui_cmds import settle_heap
-    from skillpack.runtime._session import Session
+    from skillpack.runtime._session import Session, refresh_mode
     from skillpack.tui import _app, _list
 
     imported = time.perf_counter()
@@ -139,7 +139,7 @@ def drive(roots: list[str], cwd: str, queries: list[str]) -> dict[str, Any]:
             filter_times.clear()
             cpu.clear()
             keystrokes = [t for query in queries[1:] for t in await typed(pilot, query)]
-            live = session.refresh_mode
+            live = refresh_mode(session)
         session.close()
         return {
             "skills": skills,

@@ -51,6 +51,18 @@ def _public_ids() -> set[int]:
     return {id(getattr(module, name)) for module in _modules() for name in module.__all__}
 
 
+def _public_aliases() -> list[Any]:
+    """The exported type aliases (`Literal[...]`, `Callable[...]`): one written alike
+    in a private module is the same type, whether or not `typing` cached it as the
+    same object."""
+    return [
+        value
+        for module in _modules()
+        for name in module.__all__
+        if not inspect.isclass(value := getattr(module, name)) and hasattr(value, "__origin__")
+    ]
+
+
 @cache
 def _bindings(module_name: str) -> dict[str, tuple[str, str | None]]:
     """Each name `module_name` binds at top level (imports under `TYPE_CHECKING` too):
@@ -170,6 +182,7 @@ def private_types() -> dict[str, set[str]]:
     """Each skillpack type a public signature names that no public module exports:
     `module.Name` -> the signatures naming it."""
     public = _public_ids()
+    aliases = _public_aliases()
     found: dict[str, set[str]] = {}
     seen: set[int] = set()
     todo: list[tuple[str, Any]] = [
@@ -195,6 +208,8 @@ def private_types() -> dict[str, set[str]]:
                     continue
                 if id(value) in public:
                     todo.append((name, value))  # its own members are public signatures too
+                    continue
+                if hasattr(value, "__origin__") and any(value == alias for alias in aliases):
                     continue
                 found.setdefault(name, set()).add(member)
     return found

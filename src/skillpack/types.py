@@ -90,6 +90,7 @@ if TYPE_CHECKING:
     from .runtime._permissions import AskCallback, PermissionGate
     from .runtime._permissions import Remember as RememberCallback
     from .runtime._readers import SkillContent, SkillReader
+    from .runtime._session_views import SessionSkills, SkillDeclarations
     from .runtime._shell import RunStatus, ShellRequest, ShellRun
     from .runtime._tools import ToolDefinition, ToolFormat
     from .runtime._turns import Invoker
@@ -185,10 +186,12 @@ _LAZY = {
     "ServedCatalog": ".mcp._served",
     "SessionCloseResult": ".rpc._types",
     "SessionOpenResult": ".rpc._types",
+    "SessionSkills": ".runtime._session_views",
     "Severity": "._model",
     "ShellRequest": ".runtime._shell",
     "ShellRun": ".runtime._shell",
     "SkillContent": ".runtime._readers",
+    "SkillDeclarations": ".runtime._session_views",
     "SkillEntry": ".rpc._types",
     "SkillFile": "._model",
     "SkillReader": ".runtime._readers",
@@ -291,10 +294,12 @@ __all__ = [
     "ServedCatalog",
     "SessionCloseResult",
     "SessionOpenResult",
+    "SessionSkills",
     "Severity",
     "ShellRequest",
     "ShellRun",
     "SkillContent",
+    "SkillDeclarations",
     "SkillEntry",
     "SkillFile",
     "SkillReader",

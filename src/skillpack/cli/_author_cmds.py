@@ -58,7 +58,7 @@ def triggers_command(target: str | None, catalog: CatalogOptions, as_json: bool)
     if folder is not None and not _under_a_root(folder, catalog):
         catalog = dataclasses.replace(catalog, roots=(*catalog.roots, target or folder))
     session = catalog.session()
-    model_skills = session.model_skills()
+    model_skills = session.skills.model_skills()
     if folder is not None:
         targets = [s for s in model_skills if _inside(s.real_path or s.path, folder)]
         where = f"under {target}"

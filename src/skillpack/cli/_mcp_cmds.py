@@ -149,8 +149,6 @@ def mcp_command(
         if skills is not None:
             skills.close()
         session.close()
-        if token is not None and token.written:
-            token.path.unlink(missing_ok=True)
 
 
 def _check(catalog: CatalogOptions, *, as_json: bool) -> None:

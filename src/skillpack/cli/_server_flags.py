@@ -52,7 +52,7 @@ class Token:
     value: str
     path: Path
     written: bool
-    """This process wrote the file (and removes it when it stops)."""
+    """This process wrote the file (`serve` removes it when it stops)."""
 
 
 def read_token(path: Path) -> str:
@@ -195,7 +195,7 @@ def server_options(*, legacy_serve: bool = False) -> Callable[[Callable[..., Any
                 type=click.Path(dir_okay=False, path_type=Path),
                 default=None,
                 help="HTTP: generate the token clients must send and write it to this "
-                "file (mode 0600; removed when the server stops).",
+                "file (mode 0600).",
             ),
         ]
         if legacy_serve:

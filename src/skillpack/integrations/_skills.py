@@ -11,7 +11,7 @@ from typing import Any
 
 from .._errors import UsageError
 from ..runtime._fork import SubagentRunner
-from ..runtime._session import Session
+from ..runtime._session import Session, ensure_fresh
 from ..runtime._tools import SkillTools, ToolFormat
 from ..runtime._turns import Turn
 
@@ -69,7 +69,7 @@ class Skills:
     def catalog(self) -> str:
         """The session's budgeted catalog for the system prompt (`Session.catalog_prompt`),
         current: a live session re-discovers first when its mode says so."""
-        self.session.ensure_fresh()
+        ensure_fresh(self.session)
         return self.session.catalog_prompt(
             context_window=self.context_window, budget_chars=self.budget_chars
         )
@@ -82,7 +82,7 @@ class Skills:
 
     def definitions(self, fmt: ToolFormat) -> list[dict[str, Any]]:
         """The tool definitions in one provider's format, for the current catalog."""
-        self.session.ensure_fresh()
+        ensure_fresh(self.session)
         return self.skill_tools.definitions_for(fmt)
 
     async def adefinitions(self, fmt: ToolFormat) -> list[dict[str, Any]]:

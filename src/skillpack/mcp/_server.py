@@ -232,7 +232,7 @@ class SkillServer:
                 )
                 state[_CONVERSATION] = found
         if found.session.catalog is not catalog:
-            found.session.reload(catalog)
+            found.session.refresh(catalog)
         return found
 
     def close(self) -> None:
@@ -562,7 +562,7 @@ class SkillServer:
         session = self.conversation(ctx.session).session
 
         def inject() -> str:
-            session.forget(skill)  # a prompt is always inserted whole
+            session.skills.forget(skill)  # a prompt is always inserted whole
             return session.inject(skill, args=args).text
 
         text = await self._run(inject)

@@ -199,14 +199,14 @@ class Live:
                 return  # replaced or closed meanwhile
             sessions = [self._sessions[s] for s in workspace.sessions if s in self._sessions]
         for entry in sessions:
-            entry.session.reload(change.catalog)
+            entry.session.refresh(change.catalog)
         self._notify("skills/changed", self.change_summary(workspace, change))
 
     def change_summary(self, workspace: Workspace, change: CatalogChange | None) -> dict[str, Any]:
         """The `Change` shape: the workspace and the skills added, removed or changed."""
 
         live = workspace.live
-        summary = summarizer(live.config, live.is_enabled)
+        summary = summarizer(live.config, live.skills.is_enabled)
 
         def listed(skills: Sequence[Skill]) -> list[dict[str, Any]]:
             return [summary(s) for s in skills]

@@ -24,19 +24,19 @@ runs and the invocation chain (`_fork`), dependencies (`_deps`) and hooks (`_hoo
 
 from __future__ import annotations
 
-import dataclasses
+import functools
 import os
 import threading
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+import warnings
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._errors import SkillDisabledError, SkillIOError
-from .._model import Catalog, CodexPermissions, Root, Skill
+from .._model import Catalog, Root, Skill
 from ..config._schema import Config
 from ..render._budget import budget_from_env, catalog_budget
 from ..render._formats import CatalogFormat
-from ._deps import DependencyReport, DependencyResolver, EnvPrompt, McpInstall
+from ._deps import DependencyResolver, EnvPrompt, McpInstall
 from ._fork import ForkRun, InvocationChain, SubagentRunner
 from ._inject import Injection as Injection
 from ._inject import Injections
@@ -47,13 +47,13 @@ from ._readers import FileSystemReader as FileSystemReader
 from ._readers import SkillContent as SkillContent
 from ._readers import SkillReader as SkillReader
 from ._refresh import LiveCatalog
+from ._session_views import SessionSkills, SkillDeclarations
 
 if TYPE_CHECKING:
     from ..discovery._options import DiscoveryOptions, IncludeScope
     from ..render._catalog import RenderedCatalog
     from ..select._resolve import Resolution
-    from ._create import CreatedSkill
-    from ._hooks import Hook, HookResult, HookState
+    from ._hooks import HookState
     from ._shell import ShellPolicy
     from ._turns import Invoker, Turn
     from ._workspace import Workspace
@@ -135,7 +135,7 @@ class Session:
         if refresh is None:
             refresh = "auto" if source is not None else "manual"
         self._env = env
-        self.builtin_commands: frozenset[str] = frozenset(
+        self._builtin_commands: frozenset[str] = frozenset(
             command.lower().lstrip("/") for command in builtin_commands
         )
         lock = threading.RLock()
@@ -171,6 +171,8 @@ class Session:
             cwd=cwd,
         )
         self._hooks: HookState | None = None
+        self._skills = SessionSkills(self)
+        self._declared = SkillDeclarations(self)
         if refresh == "watch":
             live.start_watching()
 
@@ -191,7 +193,7 @@ class Session:
             "env": self._env,
             "shell": self._shell,
             "mcp_servers": self._host_servers,
-            "builtin_commands": self.builtin_commands,
+            "builtin_commands": self._builtin_commands,
         }
         options.update(kwargs)
         return Session(self.catalog, **options)
@@ -257,9 +259,19 @@ class Session:
                 at its default, and one that differs from a field it sets raises
                 `UsageError`. Roots in it are not checked: a missing one is a
                 `root-missing` problem, discovered once it exists.
-            reader, session_id, ask, remember_permissions, env, refresh,
-            refresh_interval, shell, env_prompt, mcp_servers, mcp_install,
-            builtin_commands: As `Session(...)` takes them.
+            reader: Where bodies and files are read (default: the workspace's reader,
+                which also reads `[[mcp_servers]]` skills).
+            session_id: As `Session(session_id=)`.
+            ask: As `Session(ask=)`: the host's answer to an `ask` permission rule.
+            remember_permissions: As `Session(remember_permissions=)`.
+            env: As `Session(env=)`.
+            refresh: As `Session(refresh=)`; default `"auto"`.
+            refresh_interval: As `Session(refresh_interval=)`.
+            shell: As `Session(shell=)`.
+            env_prompt: As `Session(env_prompt=)`.
+            mcp_servers: As `Session(mcp_servers=)`.
+            mcp_install: As `Session(mcp_install=)`.
+            builtin_commands: As `Session(builtin_commands=)`.
 
         Raises:
             UsageError: a folder in `roots` or `extra_roots` that does not exist
@@ -306,6 +318,20 @@ class Session:
     # -- catalog and state ------------------------------------------------------
 
     @property
+    def skills(self) -> SessionSkills:
+        """Each skill's standing in this session: `is_enabled`, `set_enabled`,
+        `is_visible`, `model_skills`, `skills_enabled`, `forget`, `create_skill`,
+        `digest`."""
+        return self._skills
+
+    @property
+    def declared(self) -> SkillDeclarations:
+        """What the skills declare, as this session answers it: `active_tools`,
+        `requested_permissions`, `dependencies`, `resolve_dependencies`,
+        `dependency_env`, `hooks_for`, `run_hooks`."""
+        return self._declared
+
+    @property
     def catalog(self) -> Catalog:
         return self._parts.live.catalog
 
@@ -326,42 +352,24 @@ class Session:
         """The folder relative `[$name](path)` links start from (None: the process's)."""
         return self._parts.cwd
 
-    def reload(self, catalog: Catalog | None = None) -> Catalog:
-        """Swap in a new catalog (given, or re-discovered with the session's loader).
-
-        Subscribers hear of the change as with `refresh()`.
-        """
-        if catalog is None:
-            self.refresh()
-            return self._parts.live.catalog
-        self._parts.live.reload(catalog)
-        return catalog
-
     # -- a live catalog (`_refresh.LiveCatalog`) -----------------------------------
 
-    @property
-    def refresh_mode(self) -> RefreshMode:
-        return self._parts.live.mode
+    def refresh(self, catalog: Catalog | None = None) -> CatalogChange | None:
+        """Re-discover now (or swap in `catalog`, the config kept), put the new catalog
+        in place and tell subscribers what changed.
 
-    def refresh(self) -> CatalogChange | None:
-        """Re-discover now, swap the new catalog in and tell subscribers what changed.
-
-        Warm, this costs a `stat` per folder and per SKILL.md of every root (the
-        index replays unchanged roots). Returns None when nothing changed.
+        Warm, a re-discovery costs a `stat` per folder and per SKILL.md of every root
+        (the index replays unchanged roots). A server moves each conversation on with
+        `refresh(catalog)` when the catalog they share changes. Returns None when
+        nothing changed.
 
         Raises:
-            SkillIOError: the session has no loader to re-discover with.
+            SkillIOError: no `catalog` given and the session has no loader to
+                re-discover with.
         """
+        if catalog is not None:
+            return self._parts.live.reload(catalog)
         return self._parts.live.refresh()
-
-    def ensure_fresh(self) -> None:
-        """What `"on_call"` does before each tool call and turn: `refresh()` when the
-        last one is over `refresh_interval` seconds old. A no-op in other modes.
-
-        A failing re-discovery is logged and the current catalog kept: a tool call
-        never fails because of it.
-        """
-        self._parts.live.ensure_fresh()
 
     def note_paths(self, *paths: str | os.PathLike[str]) -> CatalogChange | None:
         """Tell the session which files or folders the host works on.
@@ -411,49 +419,19 @@ class Session:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    # -- enable state and visibility ----------------------------------------------
+    if not TYPE_CHECKING:  # old names work for one release; a type checker flags them
 
-    def is_enabled(self, skill: Skill) -> bool:
-        return self._parts.is_enabled(skill)
-
-    def set_enabled(self, skill: Skill, enabled: bool) -> None:
-        """Enable or disable a skill for this session only (config is not written)."""
-        with self._parts.lock:
-            self._parts.enabled[skill.key] = enabled
-
-    def is_visible(self, skill: Skill) -> bool:
-        """False when a permission rule denies the skill: it is then absent everywhere."""
-        return self._parts.is_visible(skill)
-
-    def sets_none_apart(self) -> bool:
-        """Whether every skill is enabled and visible: no session override, nothing
-        disabled in the config, no permission rule (a view of thousands of skills then
-        asks no skill one by one)."""
-        return self._parts.sets_none_apart()
-
-    def model_skills(self, catalog: Catalog | None = None) -> tuple[Skill, ...]:
-        """Skills the model may see: enabled, permitted, model-invocable, not shadowed."""
-        return self._parts.model_skills(catalog)
-
-    def kept_value(self, kind: str, catalog: Catalog) -> Any | None:
-        """What a surface kept (`keep_value`) as its `kind` value of this very catalog
-        and config in an earlier process, else None (`runtime._kept`). Only a session
-        opened on a workspace (`Session.open`) keeps anything."""
-        opened = self._opened(catalog)
-        if opened is None:
-            return None
-        from ._kept import kept_value
-
-        return kept_value(kind, *opened)
-
-    def keep_value(self, kind: str, catalog: Catalog, value: Any) -> None:
-        """Keep `value` (plain values), derived from `catalog` and the config alone and
-        nothing the session decides (see `sets_none_apart`), as its `kind` value."""
-        opened = self._opened(catalog)
-        if opened is not None:
-            from ._kept import keep_value
-
-            keep_value(kind, *opened, value)
+        def __getattr__(self, name: str) -> Any:
+            moved = _MOVED.get(name)
+            if moved is None:
+                raise AttributeError(f"'Session' object has no attribute {name!r}")
+            where, get = moved
+            warnings.warn(
+                f"Session.{name} is deprecated; {where}. The old name goes in the next release.",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            return get(self)
 
     def _opened(self, catalog: Catalog) -> tuple[Workspace, DiscoveryOptions] | None:
         """The workspace `catalog` was opened as, with the options it was opened with."""
@@ -490,7 +468,7 @@ class Session:
         from ..render._catalog import render_catalog
 
         return render_catalog(
-            self.model_skills(),
+            self._parts.model_skills(None),
             format=format,
             budget_chars=budget,
             include_location=include_location,
@@ -511,19 +489,6 @@ class Session:
 
     # -- selection (`_turns`) ---------------------------------------------------
 
-    @property
-    def skills_enabled(self) -> bool:
-        """False when the config turns every skill off (`[skills] enabled = false`)."""
-        return self._parts.live.config.skills_enabled
-
-    def require_skills_enabled(self) -> None:
-        """Raise `SkillDisabledError` saying how to turn skills on, when they are off."""
-        config = self._parts.live.config
-        if not config.skills_enabled:
-            from ._turns import skills_off_message
-
-            raise SkillDisabledError(skills_off_message(config))
-
     def resolve(self, text: str, *, invoker: Invoker = "user") -> Resolution:
         """Mentions and slash commands in `text`, resolved without loading anything.
 
@@ -532,7 +497,7 @@ class Session:
         from . import _turns
 
         return _turns.resolve(
-            self._parts, text, invoker=invoker, builtin_commands=self.builtin_commands
+            self._parts, text, invoker=invoker, builtin_commands=self._builtin_commands
         )
 
     def prepare_turn(
@@ -555,7 +520,7 @@ class Session:
             invoker=invoker,
             runner=runner,
             session_id=self.session_id,
-            builtin_commands=self.builtin_commands,
+            builtin_commands=self._builtin_commands,
         )
 
     def find(
@@ -566,7 +531,7 @@ class Session:
         invoker: Invoker = "model",
     ) -> Skill:
         """One skill by path or name, checked for enable state and invocation control."""
-        self.require_skills_enabled()
+        self.skills.require_skills_enabled()
         from ..select._resolve import find_skill
 
         return find_skill(
@@ -574,8 +539,8 @@ class Session:
             name=name,
             path=path,
             invoker=invoker,
-            is_enabled=self.is_enabled,
-            is_visible=self.is_visible,
+            is_enabled=self._parts.is_enabled,
+            is_visible=self._parts.is_visible,
             base_dir=self._parts.cwd,
         )
 
@@ -597,11 +562,6 @@ class Session:
         )
         self._parts.injections.record((injection,))
         return injection
-
-    def render_body(self, skill: Skill, *, args: str = "") -> str:
-        """The skill's body as the model gets it: commands run (with a shell policy),
-        then arguments substituted around them. No envelope, no file listing."""
-        return self._parts.injections.body(skill, args=args, session_id=self.session_id)
 
     def fork(self, skill: Skill, *, args: str = "", runner: SubagentRunner) -> ForkRun:
         """Run a skill on the host's subagent runner (what `context: fork` means).
@@ -631,10 +591,6 @@ class Session:
         """Find a skill by path or name and inject it (path wins over name)."""
         return self.inject(self.find(name=name, path=path, invoker=invoker), args=args)
 
-    def forget(self, skill: Skill) -> None:
-        """Drop the record that `skill` was injected, so the next load sends it whole."""
-        self._parts.injections.forget(skill)
-
     def compacted(self, *, kept: Sequence[str] = ()) -> None:
         """Tell the session the host compacted its context.
 
@@ -653,144 +609,7 @@ class Session:
             self._parts, session_id=self.session_id, include_skills=include_skills
         )
 
-    # -- what skills declare: dependencies, hooks ------------------------------------
-
-    def dependencies(self, skill: Skill) -> DependencyReport:
-        """Every dependency `skill` declares and its state now (asks nobody)."""
-        return self._deps.report(skill)
-
-    def resolve_dependencies(self, skill: Skill) -> DependencyReport:
-        """`dependencies`, after asking the host for missing ones (`env_prompt`,
-        `mcp_install`); a load does this itself."""
-        return self._deps.resolve(skill)
-
-    def dependency_env(self, skill: Skill) -> dict[str, str]:
-        """Values of `skill`'s declared variables known to the session (typed-in ones,
-        then the environment), for the host to give the tools it runs. Secrets:
-        never log them."""
-        return self._deps.values(skill)
-
-    def requested_permissions(self) -> dict[str, CodexPermissions]:
-        """The Codex `permissions` profiles of the leading skills, by qualified name:
-        what they ask the host for while they lead (as `active_tools` offers their
-        `allowed-tools`). skillpack never applies them; the host decides."""
-        return {
-            skill.qualified_name: skill.codex.permissions
-            for skill in self.leading
-            if skill.codex is not None and skill.codex.permissions is not None
-        }
-
-    def hooks_for(
-        self, event: str, tool_name: str | None = None, *, consume: bool = True
-    ) -> tuple[Hook, ...]:
-        """The hooks of the leading skills that apply to `event` (and `tool_name`).
-
-        A `once: true` hook is returned once per session: returning it spends it,
-        unless `consume=False` (a look that runs nothing).
-        """
-        from ._hooks import HookState
-
-        with self._parts.lock:
-            if self._hooks is None:
-                self._hooks = HookState()
-            state = self._hooks
-        return state.applicable(self.leading, event, tool_name, consume=consume)
-
-    def run_hooks(
-        self,
-        event: str,
-        tool_name: str | None = None,
-        *,
-        payload: Mapping[str, Any] | None = None,
-    ) -> tuple[HookResult, ...]:
-        """Run the `command` hooks `hooks_for` returns, under the shell policy.
-
-        Each gets Claude Code's JSON on stdin (`session_id`, `hook_event_name`,
-        `tool_name`, `cwd` and `payload`'s keys, e.g. `tool_input`). Without a shell
-        policy nothing runs and each result says so. Never raises for a hook.
-        """
-        from ._hooks import run_hooks
-
-        hooks = self.hooks_for(event, tool_name)
-        data: dict[str, Any] = {
-            "session_id": self.session_id,
-            "tool_name": tool_name,
-            "cwd": self._parts.cwd or os.getcwd(),
-            **(payload or {}),
-        }
-        return run_hooks(hooks, policy=self._shell, gate=self._parts.gate, payload=data)
-
-    def create_skill(
-        self,
-        *,
-        name: str,
-        description: str,
-        body: str,
-        scope: Literal["user", "project"] = "user",
-        frontmatter: Mapping[str, Any] | None = None,
-        digest: str | None = None,
-        by_model: bool = True,
-    ) -> CreatedSkill:
-        """Write a new skill (or replace one whose digest matches), then re-discover so
-        it is in the catalog at once. See `runtime._create` for every check; the
-        permission action `create` asks the host unless a rule names the skill."""
-        from ._create import create_skill
-
-        created = create_skill(
-            name=name,
-            description=description,
-            body=body,
-            scope=scope,
-            frontmatter=frontmatter,
-            digest=digest,
-            cwd=self._parts.cwd,
-            catalog=self._parts.live.catalog,
-            gate=self._parts.gate,
-            by_model=by_model,
-        )
-        if self._parts.live.source is not None:
-            self.refresh()  # subscribers hear of the new skill like of any other change
-        in_catalog = self._parts.live.catalog.at_path(created.path) is not None
-        return dataclasses.replace(created, in_catalog=in_catalog)
-
-    def digest(self, skill: Skill) -> str | None:
-        """`sha256:<hex>` of the skill's SKILL.md as it is now (for replacing it with
-        `create_skill`), or None when the reader cannot tell."""
-        read_source = getattr(self._reader, "read_source", None)
-        if read_source is None:
-            return None
-        from .._model import sha256_digest
-
-        try:
-            return sha256_digest(read_source(skill))
-        except (OSError, SkillIOError):
-            return None
-
     # -- skill-invokes-skill (`_fork`) ---------------------------------------------
-
-    def check_not_running(self, skill: Skill) -> None:
-        """Refuse to start `skill` while a forked run of it is still going (a cycle).
-
-        Inline use is not a call stack: using a skill again later in the turn is
-        fine. Only a skill on the invocation chain, i.e. a forked skill whose run is
-        under way, cannot be started again from inside that run.
-
-        Raises:
-            UsageError: `skill` is on the invocation chain.
-        """
-        self._parts.chain.check(skill)
-
-    def push_invocation(self, skill: Skill) -> None:
-        """Record that `skill` runs now (a fork); a skill already running is a cycle.
-
-        Raises:
-            UsageError: `skill` is already on the invocation chain of this turn.
-        """
-        self._parts.chain.push(skill)
-
-    def pop_invocation(self, skill: Skill) -> None:
-        """Take `skill` off the invocation chain (a forked run finished)."""
-        self._parts.chain.pop(skill)
 
     def end_turn(self) -> None:
         """Start a new user turn: no skill leads, the invocation chain is empty."""
@@ -803,15 +622,140 @@ class Session:
         """Skills activated since the last user turn, first one leading."""
         return self._parts.injections.leading()
 
-    def active_tools(
-        self, all_tools: Sequence[ToolT], *, tool_name: Callable[[ToolT], str] | None = None
-    ) -> list[ToolT]:
-        """The tools a host should offer while the current skills lead.
 
-        `allowed-tools` of every leading skill that declares it narrows the set (the
-        intersection); `disallowed-tools` removes tools. Entries such as
-        `Bash(git add:*)` allow the tool `Bash`; with no declarations, all tools stay.
-        """
-        from ..render._tools_filter import filter_tools
+# -- what the runtime and the surfaces use, not a host: functions, not members -------
 
-        return filter_tools(all_tools, self.leading, tool_name=tool_name)
+
+def ensure_fresh(session: Session) -> None:
+    """What `"auto"` and `"on_call"` do before each tool call and turn: `refresh()`
+    when the mode says the catalog may be stale. A no-op in other modes. A failing
+    re-discovery is logged and the current catalog kept: a tool call never fails
+    because of it."""
+    session._parts.live.ensure_fresh()
+
+
+def refresh_mode(session: Session) -> RefreshMode:
+    """How `session`'s catalog stays current now (see `Session.set_refresh`)."""
+    return session._parts.live.mode
+
+
+def builtin_commands(session: Session) -> frozenset[str]:
+    """The host's own slash commands, lowercased, without the `/`."""
+    return session._builtin_commands
+
+
+def render_body(session: Session, skill: Skill, *, args: str = "") -> str:
+    """The skill's body as the model gets it: commands run (with a shell policy),
+    then arguments substituted around them. No envelope, no file listing."""
+    return session._parts.injections.body(skill, args=args, session_id=session.session_id)
+
+
+def check_not_running(session: Session, skill: Skill) -> None:
+    """Refuse to start `skill` while a forked run of it is still going (a cycle).
+
+    Inline use is not a call stack: using a skill again later in the turn is fine.
+    Only a skill on the invocation chain, i.e. a forked skill whose run is under way,
+    cannot be started again from inside that run.
+
+    Raises:
+        UsageError: `skill` is on the invocation chain.
+    """
+    session._parts.chain.check(skill)
+
+
+def push_invocation(session: Session, skill: Skill) -> None:
+    """Record that `skill` runs now (a fork); a skill already running is a cycle.
+
+    Raises:
+        UsageError: `skill` is already on the invocation chain of this turn.
+    """
+    session._parts.chain.push(skill)
+
+
+def pop_invocation(session: Session, skill: Skill) -> None:
+    """Take `skill` off the invocation chain (a forked run finished)."""
+    session._parts.chain.pop(skill)
+
+
+def kept_value(session: Session, kind: str, catalog: Catalog) -> Any | None:
+    """What a surface kept (`keep_value`) as its `kind` value of this very catalog and
+    config in an earlier process, else None (`runtime._kept`). Only a session opened
+    on a workspace (`Session.open`) keeps anything."""
+    opened = session._opened(catalog)
+    if opened is None:
+        return None
+    from ._kept import kept_value as kept
+
+    return kept(kind, *opened)
+
+
+def keep_value(session: Session, kind: str, catalog: Catalog, value: Any) -> None:
+    """Keep `value` (plain values), derived from `catalog` and the config alone and
+    nothing the session decides (see `SessionSkills.sets_none_apart`), as its `kind`
+    value."""
+    opened = session._opened(catalog)
+    if opened is not None:
+        from ._kept import keep_value as keep
+
+        keep(kind, *opened, value)
+
+
+def _reload(session: Session, catalog: Catalog | None = None) -> Catalog:
+    """The old `Session.reload`: `refresh(catalog)`, answering the catalog now in place."""
+    session.refresh(catalog)
+    return session.catalog
+
+
+def _on(view: str, name: str) -> tuple[str, Callable[[Session], Any]]:
+    return f"use session.{view}.{name}", lambda session: getattr(getattr(session, view), name)
+
+
+def _plumbing(
+    func: Callable[..., Any], hint: str = "a host does not need it"
+) -> tuple[str, Callable[[Session], Any]]:
+    return hint, lambda session: functools.partial(func, session)
+
+
+_MOVED: dict[str, tuple[str, Callable[[Session], Any]]] = {
+    **{
+        name: _on("skills", name)
+        for name in (
+            "is_enabled",
+            "set_enabled",
+            "is_visible",
+            "model_skills",
+            "sets_none_apart",
+            "skills_enabled",
+            "require_skills_enabled",
+            "forget",
+            "create_skill",
+            "digest",
+        )
+    },
+    **{
+        name: _on("declared", name)
+        for name in (
+            "active_tools",
+            "requested_permissions",
+            "dependencies",
+            "resolve_dependencies",
+            "dependency_env",
+            "hooks_for",
+            "run_hooks",
+        )
+    },
+    "reload": _plumbing(_reload, "use refresh(catalog), which answers the change"),
+    "ensure_fresh": _plumbing(
+        ensure_fresh, "a live session refreshes itself before tool calls and turns"
+    ),
+    "refresh_mode": ("see inspect()", refresh_mode),
+    "builtin_commands": ("it is what Session(builtin_commands=) was given", builtin_commands),
+    "render_body": _plumbing(render_body),
+    "check_not_running": _plumbing(check_not_running),
+    "push_invocation": _plumbing(push_invocation),
+    "pop_invocation": _plumbing(pop_invocation),
+    "kept_value": _plumbing(kept_value),
+    "keep_value": _plumbing(keep_value),
+}
+"""Each public name `Session` had up to 0.1.0 that moved: where it went, and how to
+reach it from a session (`Session.__getattr__` warns, then answers with it)."""
