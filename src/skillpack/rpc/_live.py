@@ -3,7 +3,7 @@
 A workspace is a working directory (plus extra roots): its repo chain, the user and
 system roots and the configured ones, discovered once and kept current by the live
 catalog (`Session(refresh="watch")`, which watches the roots and swaps the catalog).
-Its changes go to every session opened over it (`Session.reload(catalog)`) and out as
+Its changes go to every session opened over it (`Session.refresh(catalog)`) and out as
 `skills/changed`. Workspaces and sessions are bounded: the least recently used
 workspace without sessions is closed past `max_workspaces`; `session.open` past
 `max_sessions` is refused after idle sessions (unused for `session_idle` seconds)

@@ -5,10 +5,10 @@ injections (`prepare_turn`), renders the catalog prompt within budget
 (`catalog_prompt`), loads skills for the model's tool calls (`load`), and says which
 tools a leading skill allows (`active_tools`). Every method is safe to call from
 several threads: state changes happen under one lock, and each call works on one
-snapshot of the catalog, so a concurrent `reload` is seen whole or not at all.
+snapshot of the catalog, so a concurrent `refresh` is seen whole or not at all.
 
 A session can keep its catalog live (`refresh=`, see `_live.py`): `"manual"` changes
-it only on `reload()`/`refresh()`, `"auto"` (the default when it can re-discover)
+it only on `refresh()`, `"auto"` (the default when it can re-discover)
 re-discovers before a tool call or a turn when a `stat` of the catalog's files and
 folders shows a change, `"on_call"` re-discovers before a tool call or a
 turn at most every `refresh_interval` seconds, and `"watch"` runs a `watchfiles`
@@ -94,12 +94,12 @@ class Session:
             session_id: Substituted for `${SESSION_ID}`; a random id by default.
             ask: Host callback for permission rules that say `ask`.
             remember_permissions: Persist "always"/"never" answers to the user config.
-            loader: Re-discovers the catalog for `reload()`.
+            loader: Re-discovers the catalog for `refresh()`.
             cwd: Base directory for relative paths in `[$name](path)` links.
             env: Environment to read `SKILLS_PROMPT_CHAR_BUDGET` (else Claude Code's
                 `SLASH_COMMAND_TOOL_CHAR_BUDGET`) and skills' declared variables
                 from (default os.environ).
-            refresh: How the catalog stays current: `"manual"` (only `reload()` and
+            refresh: How the catalog stays current: `"manual"` (only on
                 `refresh()`), `"auto"` (before each tool call and turn, at most every
                 `refresh_interval` seconds, a `stat` of every SKILL.md and of the
                 folders above them; re-discover only when one changed), `"on_call"`
@@ -180,7 +180,7 @@ class Session:
         """A new conversation over this session's live workspace: the same catalog,
         config, reader, cwd, environment, shell policy, host MCP servers and host
         built-in commands, with its own state (loads, enable overrides, invocation
-        chain). Its catalog is manual: the host moves it on with `reload(catalog)`
+        chain). Its catalog is manual: the host moves it on with `refresh(catalog)`
         when this session's catalog changes.
 
         This is how every server opens a conversation (`serve`'s `session.open`, each
@@ -388,7 +388,7 @@ class Session:
         """Call `callback(change)` after every catalog swap; returns the unsubscribe.
 
         Callbacks run on the thread that refreshed (the watcher's, or the caller's
-        for `"on_call"`, `refresh()` and `reload()`), after the new catalog is in
+        for `"on_call"` and `refresh()`), after the new catalog is in
         place, in the order of the changes. One that raises is logged and skipped.
         """
         return self._parts.live.subscribe(callback)
