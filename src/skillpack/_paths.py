@@ -190,3 +190,39 @@ def project_root(cwd: str | os.PathLike[str] | None = None) -> Path:
     """The project root of `cwd` (symlinks resolved): the end of `project_dirs`."""
     start = Path(cwd if cwd is not None else os.getcwd()).resolve()
     return Path(project_dirs(str(start))[-1])
+
+
+# --- one path segment -----------------------------------------------------------------
+
+SEGMENT_WORDS: dict[str, str] = {
+    "empty": "is empty",
+    "dot": "is '.' or '..'",
+    "separator": "holds a '/' or '\\'",
+    "nul": "holds a NUL character",
+    "control": "holds a control character",
+    "drive": "starts with a drive letter ('C:')",
+}
+"""How each `segment_problem` answer reads in a message ("a segment that …")."""
+
+
+def segment_problem(segment: str) -> str:
+    """Why `segment` cannot be one plain name inside a folder, or "" when it can.
+
+    The one check of path segments taken from outside (archive members, URIs, skill
+    names, file paths asked for): `empty`, `dot` (`.` or `..`), `separator` (`/` or
+    `\\`), `nul`, `control` (another C0 character or DEL) or `drive` (`C:`, which
+    Windows reads as another drive); `SEGMENT_WORDS` words each.
+    """
+    if not segment:
+        return "empty"
+    if segment in (".", ".."):
+        return "dot"
+    if "/" in segment or "\\" in segment:
+        return "separator"
+    if "\x00" in segment:
+        return "nul"
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in segment):
+        return "control"
+    if len(segment) >= 2 and segment[1] == ":" and segment[0].isascii() and segment[0].isalpha():
+        return "drive"
+    return ""

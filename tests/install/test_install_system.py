@@ -12,7 +12,7 @@ from install_support import tree_files
 from skillpack._paths import system_skills_dir
 from skillpack._version import __version__
 from skillpack.discovery._discover import discover
-from skillpack.install import _installer, approve_all, install_system, update
+from skillpack.install import _installer, _kinds, approve_all, install_system, update
 
 
 def installed(home: Path) -> Path:
@@ -47,7 +47,8 @@ def newer_bundle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of the bundled skills standing in for a newer skillpack's."""
     bundle = tmp_path / "bundle"
     shutil.copytree(system_skills_dir(), bundle)
-    monkeypatch.setattr(_installer, "system_skills_dir", lambda: str(bundle))
+    monkeypatch.setattr(_installer, "system_skills_dir", lambda: str(bundle))  # install
+    monkeypatch.setattr(_kinds, "system_skills_dir", lambda: str(bundle))  # update
     return bundle
 
 

@@ -150,7 +150,7 @@ def test_a_tampered_blob_and_a_tampered_manifest_are_refused_with_the_old_state_
             FLUX_CONFIG,
             None,
             "unsafe-entry",
-            "'..' segment",
+            "segment that is '.' or '..'",
         ),
         (
             [(FLUX_LAYER, targz({"ok/SKILL.md": skill_md("ok")}, symlinks={"ok/x": "SKILL.md"}))],
@@ -244,7 +244,7 @@ def test_indexes_that_nest_or_point_at_themselves_are_refused(
     with OciClient(ref.registry, limits=Limits()) as client:
         top = client.manifest(ref)
         with pytest.raises(Refused) as caught:
-            _follow(client, ref, top.digest, {top.digest}, depth=1)
+            _follow(client, ref, top.checked_digest, {top.checked_digest}, depth=1)
     assert caught.value.code == "index-cycle"
     assert "lists itself" in caught.value.message
 
@@ -320,6 +320,9 @@ def test_signed_publish_verifies_and_wrong_or_missing_signatures_are_refused(
     assert nothing_written(isolated_home)
     done = CliRunner().invoke(cli, ["install", ref, "--yes", "--verify-key", str(public)])
     assert done.exit_code == 0, done.output
+    assert "signature: verified with --verify-key (tag sha256-" in done.output
+    lock = json.loads((isolated_home / ".agents" / ".skillpack-lock.json").read_text())
+    assert lock["skills"]["signed"]["skillpack"]["oci"]["signature"].startswith("tag sha256-")
     # A new unsigned version under the same tag: update with the key keeps the old one.
     before = tree_files(isolated_home / ".agents")
     write_skill(source, "signed", body="Unsigned change.")

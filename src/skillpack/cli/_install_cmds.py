@@ -482,6 +482,8 @@ def _print_plan(plan: Plan, *, stderr: bool) -> None:
             out.print(f"    digest: {item.previous_digest} -> {candidate.skill_digest}")
         else:
             out.print(f"    digest: {candidate.skill_digest}")
+        if item.signature:
+            out.print(f"    signature: verified with --verify-key ({_clean(item.signature)})")
         if item.changes is not None:
             changes = item.changes
             parts = [f"+{p}" for p in changes.added] + [f"~{p}" for p in changes.changed]

@@ -9,21 +9,19 @@ folder) is each source's own check, since only the disk has links.
 
 from __future__ import annotations
 
-import re
 from urllib.parse import unquote
 
 from .._errors import SkillIOError, SkillNotFoundError, SkillPermissionError
 from .._limits import MAX_PATH_CHARS
 from .._model import SKILL_FILE as SKILL_FILE
 from .._model import Skill
+from .._paths import SEGMENT_WORDS, segment_problem
 
 NOISE_DIRS = frozenset({"node_modules", "__pycache__"})
 """Never walked, never listed. Hidden folders (`.git`, `.venv`, `.tox`, ...) are skipped
 by the hidden rule, and any folder holding `pyvenv.cfg` is not walked below."""
 
 """The exact file name that makes a folder a skill."""
-
-_DRIVE = re.compile(r"^[A-Za-z]:")
 
 
 def refuse(skill: Skill, relpath: str, why: str) -> SkillPermissionError:
@@ -58,11 +56,14 @@ def confined_parts(skill: Skill, relpath: str) -> tuple[str, ...]:
         if "\x00" in spelling:
             raise refuse(skill, relpath, "the path contains an encoded NUL character")
         normal = spelling.replace("\\", "/")
-        if normal.startswith("/") or _DRIVE.match(normal):
+        if normal.startswith("/") or segment_problem(normal[:2]) == "drive":
             raise refuse(skill, relpath, "the path is absolute")
         parts = [p for p in normal.split("/") if p not in ("", ".")]
-        if ".." in parts:
+        problem = next((found for p in parts if (found := segment_problem(p))), "")
+        if problem == "dot":  # '..': the empty and '.' segments were dropped above
             raise refuse(skill, relpath, "the path climbs out of the folder with '..'")
+        if problem:
+            raise refuse(skill, relpath, f"a segment of the path {SEGMENT_WORDS[problem]}")
         if any(p.startswith(".") for p in parts):
             raise refuse(skill, relpath, "hidden files are not served")
     parts = [p for p in relpath.replace("\\", "/").split("/") if p not in ("", ".")]

@@ -24,6 +24,7 @@ import unicodedata
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Literal
 
+from .._paths import SEGMENT_WORDS, segment_problem
 from ._values import Limits, Payload, Refused
 
 if TYPE_CHECKING:
@@ -92,17 +93,15 @@ def normalize_member(name: str, *, label: str) -> str:
             "Archive members must be relative paths inside the skill folder.",
         )
 
-    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in name):
-        return _raise(unsafe("which contains a control character"))
-    if "\\" in name:
-        return _raise(unsafe("which contains a backslash"))
-    if name.startswith("/") or (len(name) >= 2 and name[1] == ":" and name[0].isalpha()):
+    if name.startswith("/") or segment_problem(name[:2]) == "drive":
         return _raise(unsafe("an absolute path"))
     parts = [part for part in name.split("/") if part]
     if parts and parts[0] == "." and (name.startswith("./") or name == "."):
         parts = parts[1:]
-    if any(part in (".", "..") for part in parts):
-        return _raise(unsafe("which has a '.' or '..' segment"))
+    for part in parts:
+        problem = segment_problem(part)
+        if problem:
+            return _raise(unsafe(f"which has a segment that {SEGMENT_WORDS[problem]}"))
     return "/".join(parts)
 
 

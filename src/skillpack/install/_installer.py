@@ -27,11 +27,12 @@ from typing import TYPE_CHECKING, Any
 from .._errors import SkillIOError, UsageError
 from .._paths import cache_dir, system_skills_dir
 from .._version import __version__
-from ._http import Fetcher, ProgressHook
+from ._http import Fetcher
 from ._lockfile import LockedSkill, locked_skills, make_entry, read_lock
 from ._plan import Plan, PlanItem, make_plan
 from ._resolve import resolve
 from ._source import Source, parse_source
+from ._transport import ProgressHook
 from ._txn import Change, Target, commit, recover, target_for
 from ._values import Candidate, InstallScope, Limits, Origin, Refusal, Request, Resolved
 
@@ -206,7 +207,7 @@ def update(
                     limits=limits,
                     fetcher=fetcher,
                     system=first.source_type == "system",
-                    oci=_oci_options(first, oci),
+                    oci=oci,
                 )
         except (SkillIOError, UsageError) as error:
             refusals.extend(
@@ -266,53 +267,17 @@ def remove(
 
 def _known_digest(origin: Origin) -> str:
     """The digest that, unchanged at the source, means the skill is current."""
-    if origin.oci is not None:
-        return origin.oci.digest
-    return origin.well_known_digest or ""
+    from ._kinds import kind_recorded
 
-
-def _oci_options(origin: Origin, given: OciOptions | None) -> OciOptions | None:
-    """`given`, plus the registry recorded as insecure when the skill was installed."""
-    if origin.oci is None or not origin.oci.insecure:
-        return given
-    from dataclasses import replace
-
-    from ._oci_resolve import OciOptions
-
-    base = given or OciOptions()
-    return replace(base, insecure=base.insecure | {origin.oci.registry})
+    return kind_recorded(origin).known_digest(origin)
 
 
 def source_of(origin: Origin) -> Source:
-    """The source to re-resolve a lock entry from (an OCI one by its tag, or by its
-    recorded digest when it was installed by digest)."""
-    kind = origin.source_type
-    if origin.oci is not None:
-        pin = origin.oci
-        text = f"oci://{origin.source}:{pin.tag}" if pin.tag else pin.pinned()
-        return Source(kind="oci", text=text, location=text.removeprefix("oci://"))
-    if kind == "well-known":
-        site = origin.source_url or f"https://{origin.source}"
-        return Source(kind="site", text=site, location=site)
-    if kind == "github":
-        return Source(
-            kind="git",
-            text=origin.source,
-            location=f"https://github.com/{origin.source}.git",
-            ref=origin.ref,
-            github=origin.source,
-        )
-    if kind == "git":
-        url = origin.source_url or origin.source
-        return Source(kind="git", text=url, location=url, ref=origin.ref)
-    if kind == "archive":
-        location = origin.source_url or origin.source
-        return Source(kind="archive", text=location, location=location)
-    if kind == "system":
-        return Source(kind="folder", text="skillpack (bundled)", location=system_skills_dir())
-    if not os.path.isdir(origin.source):
-        raise SkillIOError(f"its source folder {origin.source} no longer exists")
-    return Source(kind="folder", text=origin.source, location=origin.source)
+    """The source to re-resolve a lock entry from, by the kind that recorded it (an
+    OCI one by its tag, or by its recorded digest when it was installed by digest)."""
+    from ._kinds import kind_recorded
+
+    return kind_recorded(origin).source_of(origin)
 
 
 # --- the shared tail ---------------------------------------------------------------
@@ -411,7 +376,9 @@ def _apply(
 def _fetcher(source: Source, limits: Limits, progress: ProgressHook | None) -> Any:
     import contextlib
 
-    if source.is_local or source.kind in ("git", "oci"):
+    from ._kinds import kind_named
+
+    if source.is_local or not kind_named(source.kind).uses_fetcher:
         return contextlib.nullcontext(None)
     return Fetcher(limits=limits, progress=progress, cache_dir=cache_dir() / "http")
 

@@ -37,6 +37,7 @@ from typing import Any
 
 from .._errors import SkillIOError
 from ._digest import computed_hash
+from ._kinds import lock_types
 from ._values import Candidate, OciPin, Origin, SourceType
 
 LOCK_VERSION = 1
@@ -44,10 +45,6 @@ PROJECT_LOCK_NAME = "skills-lock.json"
 USER_LOCK_NAME = ".skillpack-lock.json"
 OURS = "skillpack"
 """The key of skillpack's object inside each entry."""
-
-_SOURCE_TYPES: frozenset[str] = frozenset(
-    {"well-known", "github", "git", "gitlab", "local", "archive", "system", "oci"}
-)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -147,7 +144,8 @@ def _origin(
 ) -> Origin | None:
     source_type = entry.get("sourceType")
     source = entry.get("source")
-    if source_type not in _SOURCE_TYPES or not isinstance(source, str):
+    # Every registered kind's sourceType is read back, and the npm CLI's `gitlab`.
+    if source_type not in lock_types() | {"gitlab"} or not isinstance(source, str):
         return None
     kind: SourceType = "git" if source_type == "gitlab" else source_type
     source_url = _str(entry.get("sourceUrl"))
@@ -186,6 +184,7 @@ def _oci_pin(value: Any) -> OciPin | None:
         format=_str(value.get("format")) or "agentskills",
         sub_path=_str(value.get("subPath")) or "",
         insecure=value.get("insecure") is True,
+        signature=_str(value.get("signature")),
     )
 
 

@@ -10,8 +10,10 @@ and does not map `docker.io` to its API host (docs/design.md, "OCI registries").
   repository gets `library/`.
 - **Transport**: https always; plain http only for a loopback registry (tried when
   https cannot connect) or one named with `insecure` (which also skips certificate
-  checks). Redirects (blob storage) are followed; httpx drops `Authorization` when a
-  redirect leaves the registry's origin.
+  checks). Every request, redirects and upload `Location`s included, is checked:
+  plain http only to a loopback host or the registry named `insecure`. Credentials
+  and tokens go only to the registry's own origin (scheme, host, port): an upload
+  `Location` or a redirect elsewhere (blob storage) gets no `Authorization`.
 - **Auth**: the registry's `WWW-Authenticate` challenge decides: `Bearer` fetches a
   token from the realm (with the user's credentials when there are any), `Basic`
   sends them. Credentials come from `$DOCKER_CONFIG/config.json` or
@@ -30,20 +32,16 @@ import json
 import os
 import re
 import subprocess
-import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from .._errors import SkillIOError, UsageError
-from .._version import __version__
-from ._http import is_loopback, require_httpx
+from .._httpguard import is_loopback
+from ._transport import Fetched, Transport, TransportFailure, url_allowed
 from ._values import Limits
-
-if TYPE_CHECKING:
-    import httpx
 
 OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json"
 OCI_INDEX = "application/vnd.oci.image.index.v1+json"
@@ -65,7 +63,6 @@ _REPOSITORY = re.compile(rf"{_COMPONENT}(?:/{_COMPONENT})*")
 _TAG = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
 _DIGEST = re.compile(r"(sha256:[a-f0-9]{64}|sha512:[a-f0-9]{128})")
 _HOST = re.compile(r"(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
-_RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
 
 
 class OciError(SkillIOError):
@@ -312,16 +309,10 @@ def _from_helper(helper: str, server: str, *, missing_ok: bool = False) -> Crede
 # --- the client -----------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
-class Fetched:
-    body: bytes
-    media_type: str
-    digest: str
-    """The digest of `body` (verified against the one asked for)."""
-
-
 class OciClient:
-    """One registry, one httpx client, tokens cached per scope."""
+    """One registry over one `Transport`, tokens cached per scope: what is OCI's own
+    is the auth challenge, the https-then-http fallback of a loopback or `insecure`
+    registry, and the digests."""
 
     def __init__(
         self,
@@ -332,7 +323,6 @@ class OciClient:
         credentials: Credentials | None = None,
         use_config: bool = True,
     ) -> None:
-        lib = require_httpx()
         self.registry = registry
         self.host = DOCKER_HUB_API if registry in _HUB_ALIASES else registry
         self.limits = limits
@@ -345,16 +335,14 @@ class OciClient:
         self._use_config = use_config and credentials is None
         self._tokens: dict[str, str] = {}
         self._basic = False
-        self._client: httpx.Client = lib.Client(
-            timeout=lib.Timeout(limits.timeout, connect=min(limits.timeout, 10.0)),
-            follow_redirects=True,
-            max_redirects=5,
+        self._transport = Transport(
+            limits=limits,
+            insecure=frozenset({self.host.lower()}) if insecure else frozenset(),
             verify=not insecure,
-            headers={"User-Agent": f"skillpack/{__version__}"},
         )
 
     def close(self) -> None:
-        self._client.close()
+        self._transport.close()
 
     def __enter__(self) -> OciClient:
         return self
@@ -376,7 +364,7 @@ class OciClient:
         """
         wanted = reference or ref.reference
         label = f"{ref.name}:{wanted}" if ":" not in wanted else f"{ref.name}@{wanted}"
-        response = self._request(
+        answer = self._request(
             "GET",
             f"{ref.repository}/manifests/{wanted}",
             repository=ref.repository,
@@ -384,8 +372,8 @@ class OciClient:
             headers={"Accept": ACCEPT},
             max_bytes=MAX_MANIFEST_BYTES,
         )
-        body, headers = response
-        media_type = headers.get("content-type", "").split(";")[0].strip()
+        body, headers = answer.body, answer.headers
+        media_type = answer.content_type.split(";")[0].strip()
         try:
             declared = json.loads(body).get("mediaType")
         except (ValueError, AttributeError):
@@ -405,10 +393,14 @@ class OciClient:
                     "the registry is broken; nothing was installed.",
                     reason="digest-mismatch",
                 )
-        return Fetched(body=body, media_type=media_type, digest=digest)
+        return replace(answer, content_type=media_type, digest=digest)
 
     def blob(self, ref: OciRef, digest: str, *, size: int | None, max_bytes: int) -> bytes:
-        """The blob `digest`, checked against its digest and its descriptor's size."""
+        """The blob `digest`, checked against its digest and its descriptor's size.
+
+        A blob with a declared `size` is read at most that far: a longer answer is
+        refused as soon as it passes the size, not at `max_bytes`.
+        """
         label = f"{ref.name}@{digest}"
         if size is not None and size > max_bytes:
             raise OciError(
@@ -416,13 +408,22 @@ class OciClient:
                 "was not downloaded.",
                 reason="too-large",
             )
-        body, _headers = self._request(
-            "GET",
-            f"{ref.repository}/blobs/{digest}",
-            repository=ref.repository,
-            label=label,
-            max_bytes=max_bytes,
-        )
+        try:
+            body = self._request(
+                "GET",
+                f"{ref.repository}/blobs/{digest}",
+                repository=ref.repository,
+                label=label,
+                max_bytes=max_bytes if size is None else size,  # never past the declared size
+            ).body
+        except OciError as error:
+            if size is None or error.reason != "too-large":
+                raise
+            raise OciError(
+                f"{label}: the registry sent more than {size} bytes, but the manifest says "
+                f"{size}; it was not read further and nothing was installed.",
+                reason="digest-mismatch",
+            ) from None
         if size is not None and len(body) != size:
             raise OciError(
                 f"{label}: the registry sent {len(body)} bytes, but the manifest says {size}; "
@@ -452,7 +453,7 @@ class OciClient:
     def referrers(self, ref: OciRef, digest: str) -> dict[str, Any] | None:
         """The OCI 1.1 referrers index of `digest`, or None where the API is absent."""
         try:
-            body, headers = self._request(
+            answer = self._request(
                 "GET",
                 f"{ref.repository}/referrers/{digest}",
                 repository=ref.repository,
@@ -464,10 +465,10 @@ class OciClient:
             if error.status in (404, 405, 400):
                 return None
             raise
-        if OCI_INDEX not in headers.get("content-type", ""):
+        if OCI_INDEX not in answer.content_type:
             return None
         try:
-            data = json.loads(body)
+            data = json.loads(answer.body)
         except ValueError:
             return None
         return data if isinstance(data, dict) else None
@@ -491,7 +492,7 @@ class OciClient:
         except OciError as error:
             if error.status != 404:
                 raise
-        _body, headers = self._request(
+        started = self._request(
             "POST",
             f"{repo}/blobs/uploads/",
             repository=repo,
@@ -499,7 +500,7 @@ class OciClient:
             max_bytes=MAX_MANIFEST_BYTES,
             push=True,
         )
-        location = headers.get("location", "")
+        location = started.headers.get("location", "")
         if not location:
             raise OciError(
                 f"{ref.name}: the registry started an upload but gave no Location.",
@@ -547,69 +548,38 @@ class OciClient:
         headers: Mapping[str, str] | None = None,
         content: bytes | None = None,
         push: bool = False,
-    ) -> tuple[bytes, Mapping[str, str]]:
-        lib = require_httpx()
+    ) -> Fetched:
         scope = f"repository:{repository}:{'pull,push' if push else 'pull'}"
-        attempt = 0
         authorized = False
+        follow_up = "://" in path  # an upload Location: never rewritten to http
         while True:
-            url = path if "://" in path else self.base + path
-            sent = dict(headers or {})
+            url = path if follow_up else self.base + path
             auth = self._authorization(scope)
-            if auth:
-                sent["Authorization"] = auth
+            fall_back = self._may_fall_back and not follow_up and self._scheme == "https"
             try:
-                status, answer, body = self._send(method, url, sent, content, max_bytes, label)
-            except lib.ConnectError as error:
-                if self._scheme == "https" and self._may_fall_back and "://" not in path:
+                answer = self._transport.send(
+                    method,
+                    url,
+                    max_bytes=max_bytes,
+                    headers=headers,
+                    content=content,
+                    authorization=(self.base, auth) if auth else None,
+                    fail_fast_on_connect=fall_back,
+                )
+            except TransportFailure as failure:
+                if fall_back and failure.kind == "unreachable" and failure.connect:
                     self._scheme = "http"
                     self._may_fall_back = False
                     continue
-                if attempt < self.limits.retries:
-                    attempt += 1
-                    time.sleep(0.25 * 2**attempt)
-                    continue
-                raise self._unreachable(label, error) from None
-            except (lib.TimeoutException, lib.TransportError) as error:
-                if attempt < self.limits.retries:
-                    attempt += 1
-                    time.sleep(0.25 * 2**attempt)
-                    continue
-                raise self._unreachable(label, error) from None
+                raise self._failure(label, failure) from None
             self._may_fall_back = False
-            if status == 401 and not authorized:
+            if answer.status == 401 and not authorized:
                 authorized = True
-                self._authenticate(answer.get("www-authenticate", ""), scope, label)
+                self._authenticate(answer.headers.get("www-authenticate", ""), scope, label)
                 continue
-            if status in _RETRY_STATUS and attempt < self.limits.retries:
-                attempt += 1
-                wait = answer.get("retry-after", "")
-                time.sleep(float(wait) if wait.isdigit() and int(wait) <= 5 else 0.25 * 2**attempt)
-                continue
-            if status >= 400 or status < 200:
-                raise _status_error(status, label, self.registry, body)
-            return body, answer
-
-    def _send(
-        self,
-        method: str,
-        url: str,
-        headers: dict[str, str],
-        content: bytes | None,
-        max_bytes: int,
-        label: str,
-    ) -> tuple[int, Mapping[str, str], bytes]:
-        deadline = time.monotonic() + max(60.0, 10 * self.limits.timeout)
-        with self._client.stream(method, url, headers=headers, content=content) as response:
-            answer = {k.lower(): v for k, v in response.headers.items()}
-            if response.status_code >= 300 or method == "HEAD":
-                body = b"".join(_bounded(response, 64 * 1024, deadline, label, strict=False))
-                return response.status_code, answer, body
-            declared = answer.get("content-length", "")
-            if declared.isdigit() and int(declared) > max_bytes:
-                raise _too_large(label, max_bytes)
-            body = b"".join(_bounded(response, max_bytes, deadline, label, strict=True))
-            return response.status_code, answer, body
+            if answer.status >= 400 or answer.status < 200:
+                raise _status_error(answer.status, label, self.registry, answer.body)
+            return answer
 
     def _authorization(self, scope: str) -> str | None:
         token = self._tokens.get(scope)
@@ -638,10 +608,7 @@ class OciClient:
             raise _no_credentials(label, self.registry)
         realm = params["realm"]
         realm_parts = urlsplit(realm)
-        if realm_parts.scheme != "https" and not (
-            realm_parts.scheme == "http"
-            and (self.insecure or is_loopback(realm_parts.hostname or ""))
-        ):
+        if not url_allowed(realm, self._transport.insecure):
             raise OciError(
                 f"{label}: the registry sends its token requests to {realm_parts.scheme}://"
                 f"{realm_parts.hostname}, which is not https; refusing to send credentials there.",
@@ -650,16 +617,21 @@ class OciClient:
         query = {"scope": params.get("scope") or scope}
         if "service" in params:
             query["service"] = params["service"]
-        headers = {"Authorization": creds.basic()} if creds else {}
-        lib = require_httpx()
+        # The realm the registry's challenge names gets the credentials to exchange.
+        separator = "&" if "?" in realm else "?"
         try:
-            response = self._client.get(realm, params=query, headers=headers)
-        except lib.HTTPError as error:
-            raise self._unreachable(f"{label} (token service)", error) from None
-        if response.status_code != 200:
+            answer = self._transport.send(
+                "GET",
+                f"{realm}{separator}{urlencode(query)}",
+                max_bytes=MAX_MANIFEST_BYTES,
+                authorization=(realm, creds.basic()) if creds else None,
+            )
+        except TransportFailure as failure:
+            raise self._failure(f"{label} (token service)", failure) from None
+        if answer.status != 200:
             raise OciError(
                 f"{label}: the token service of {self.registry} answered HTTP "
-                f"{response.status_code}"
+                f"{answer.status}"
                 + (
                     "; the credentials were refused. Log in again."
                     if creds
@@ -670,7 +642,7 @@ class OciClient:
                 status=401,
             )
         try:
-            data = response.json()
+            data = json.loads(answer.body)
             token = data.get("token") or data.get("access_token")
         except (ValueError, AttributeError):
             token = None
@@ -681,12 +653,20 @@ class OciClient:
             )
         self._tokens[scope] = token
 
-    def _unreachable(self, label: str, error: BaseException) -> OciError:
-        name = type(error).__name__
-        reason = "did not answer in time" if "Timeout" in name else f"cannot be reached ({name})"
+    def _failure(self, label: str, failure: TransportFailure) -> OciError:
+        """The registry's words for a transport failure."""
+        if failure.kind == "too-large":
+            return OciError(
+                f"{label} is larger than the {failure.limit}-byte limit; it was not downloaded.",
+                reason="too-large",
+            )
+        if failure.kind == "refused-url":
+            return OciError(f"{label}: {failure}", reason="registry-error")
+        name = type(failure.cause).__name__
+        reason = "did not answer in time" if failure.timed_out else f"cannot be reached ({name})"
         return OciError(
-            f"{label}: the registry {self.registry} {reason} after {self.limits.retries + 1} "
-            "tries; nothing was installed. Check the address and your network.",
+            f"{label}: the registry {self.registry} {reason} after {failure.tries} tries; "
+            "nothing was installed. Check the address and your network.",
             reason="registry-unreachable",
         )
 
@@ -698,33 +678,6 @@ def parse_challenge(header: str) -> tuple[str, dict[str, str]]:
         key.lower(): value for key, value in re.findall(r'([A-Za-z_]+)\s*=\s*"([^"]*)"', rest)
     }
     return kind.lower(), params
-
-
-def _bounded(
-    response: httpx.Response, max_bytes: int, deadline: float, label: str, *, strict: bool
-) -> Sequence[bytes]:
-    chunks: list[bytes] = []
-    size = 0
-    for chunk in response.iter_bytes(64 * 1024):
-        size += len(chunk)
-        if size > max_bytes:
-            if strict:
-                raise _too_large(label, max_bytes)
-            break
-        if time.monotonic() > deadline:
-            raise OciError(
-                f"{label}: the download took too long; nothing was installed.",
-                reason="registry-unreachable",
-            )
-        chunks.append(chunk)
-    return chunks
-
-
-def _too_large(label: str, max_bytes: int) -> OciError:
-    return OciError(
-        f"{label} is larger than the {max_bytes}-byte limit; it was not downloaded.",
-        reason="too-large",
-    )
 
 
 def _no_credentials(label: str, registry: str) -> OciError:

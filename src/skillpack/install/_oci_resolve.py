@@ -86,20 +86,22 @@ def _resolve(
     from ._values import Offer
 
     top = client.manifest(ref)
+    top_digest = top.checked_digest
+    signature: str | None = None
     if options.verify_key is not None:
         from ._oci_sign import verify_signature
 
-        verify_signature(client, ref, top.digest, options.verify_key)
+        signature = verify_signature(client, ref, top_digest, options.verify_key)
     wanted = request.wanted
-    if wanted and all(request.known.get(name) == top.digest for name in wanted):
+    if wanted and all(request.known.get(name) == top_digest for name in wanted):
         return Offer(
             resolved=Resolved(), offered=tuple(sorted(wanted)), unchanged=tuple(sorted(wanted))
         )
-    label = f"{ref.name}@{top.digest}"
+    label = f"{ref.name}@{top_digest}"
     document = parse_json(top.body, label=label)
     manifests: list[SkillManifest] = []
-    if is_index(document, top.media_type):
-        seen = {top.digest}
+    if is_index(document, top.content_type):
+        seen = {top_digest}
         entries = descriptors(document, "manifests", label=label)
         if not entries:
             raise Refused("not-a-skill", f"{label} is an empty index.")
@@ -121,9 +123,10 @@ def _resolve(
         registry=ref.registry,
         repository=ref.repository,
         tag=ref.tag,
-        digest=top.digest,
+        digest=top_digest,
         format=formats.pop() if len(formats) == 1 else "agentskills",
         insecure=ref.registry in options.insecure,
+        signature=signature,
     )
     unpacked: list[tuple[str, str, SkillManifest, Payload]] = []
     for manifest in manifests:
@@ -180,7 +183,7 @@ def _follow(
     seen.add(digest)
     fetched = client.manifest(ref, digest)
     document = parse_json(fetched.body, label=label)
-    if is_index(document, fetched.media_type):
+    if is_index(document, fetched.content_type):
         if depth >= MAX_INDEX_DEPTH:
             raise Refused("index-cycle", f"{label}: indexes nest deeper than {MAX_INDEX_DEPTH}.")
         entries = descriptors(document, "manifests", label=label)

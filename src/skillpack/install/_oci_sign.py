@@ -151,7 +151,7 @@ def sign(
             "config": config_descriptor,
             "layers": [layer],
             "subject": {
-                "mediaType": subject.media_type,
+                "mediaType": subject.content_type,
                 "digest": digest,
                 "size": len(subject.body),
             },

@@ -58,6 +58,13 @@ class PlanItem:
     def key(self) -> tuple[str, str, str | None]:
         return (self.candidate.name, self.action, self.previous_digest)
 
+    @property
+    def signature(self) -> str | None:
+        """Where the signature that verified this skill's artifact was found (OCI with
+        `--verify-key`), else None."""
+        oci = self.candidate.origin.oci
+        return oci.signature if oci is not None else None
+
     def to_dict(self) -> dict[str, Any]:
         candidate = self.candidate
         return {
@@ -68,6 +75,7 @@ class PlanItem:
             "skill_digest": candidate.skill_digest,
             "previous_digest": self.previous_digest,
             "previous_source": self.previous_source,
+            "signature": self.signature,
             "changes": None if self.changes is None else self.changes.to_dict(),
             "summary": candidate.summary.to_dict(),
             "findings": [finding.to_dict() for finding in candidate.findings],

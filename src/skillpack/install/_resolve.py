@@ -1,6 +1,7 @@
 """From a SOURCE to verified, validated candidates (nothing is written to a target here).
 
-Each kind of source has one resolver; all of them end in `make_candidate`:
+Each kind of source has one resolver, reached through its `_kinds.SourceKind`; all of
+them end in `make_candidate`:
 
 - **site**: the index (tried at each well-known path), then per entry the artifact
   or the files, verified in the draft's order: artifact digest, unpack, per-file
@@ -28,11 +29,12 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from .._errors import SkillIOError, UsageError
+from .._httpguard import is_loopback
 from ._archive import archive_kind, read_archive
 from ._candidate import SKILL_FILE, make_candidate
 from ._collect import FoundSkill, find_skill_dirs, nested_dirs, read_folder
 from ._digest import file_digests, legacy_index_digest, sha256_digest, skill_digest
-from ._http import Fetcher, FetchError, is_loopback
+from ._http import Fetcher, FetchError
 from ._source import Source
 from ._values import (
     Candidate,
@@ -63,32 +65,28 @@ def resolve(
     system: bool = False,
     oci: OciOptions | None = None,
 ) -> Offer:
-    """Candidates and refusals for `source` (see the module docstring).
+    """Candidates and refusals for `source` from its registered kind (`_kinds`).
 
     `fetcher` is needed for sites and archive URLs. `system` marks the bundled
     skills (origin `system`). `oci` says how to reach registries (`_oci_resolve`).
     """
-    if source.kind == "oci":
-        from ._oci_resolve import resolve_oci
+    from ._kinds import Context, kind_named
 
-        return _with_missing(
-            resolve_oci(source, request, limits=limits, options=oci), request, source
-        )
-    if source.kind == "site":
-        assert fetcher is not None
-        offer = _resolve_site(source, request, limits=limits, fetcher=fetcher)
-    elif source.kind == "git":
-        offer = _resolve_git(source, request, limits=limits)
-    elif source.kind == "archive":
-        offer = _resolve_archive(source, request, limits=limits, fetcher=fetcher)
-    else:
-        origin = (
-            Origin(source_type="system", source="skillpack")
-            if system
-            else Origin(source_type="local", source=source.location, source_url=source.location)
-        )
-        offer = _resolve_tree(source, source.location, request, limits=limits, origin=origin)
+    context = Context(
+        limits=limits, fetcher=fetcher, system=system, options={"oci": oci} if oci else {}
+    )
+    offer = kind_named(source.kind).resolve(source, request, context)
     return _with_missing(offer, request, source)
+
+
+def resolve_folder(source: Source, request: Request, *, limits: Limits, system: bool) -> Offer:
+    """Every skill discovered under a local folder (or the bundled skills, `system`)."""
+    origin = (
+        Origin(source_type="system", source="skillpack")
+        if system
+        else Origin(source_type="local", source=source.location, source_url=source.location)
+    )
+    return _resolve_tree(source, source.location, request, limits=limits, origin=origin)
 
 
 def _with_missing(offer: Offer, request: Request, source: Source) -> Offer:
@@ -140,7 +138,7 @@ def fetch_index(site: str, fetcher: Fetcher, limits: Limits) -> tuple[str, Parse
     )
 
 
-def _resolve_site(source: Source, request: Request, *, limits: Limits, fetcher: Fetcher) -> Offer:
+def resolve_site(source: Source, request: Request, *, limits: Limits, fetcher: Fetcher) -> Offer:
     index_url, parsed = fetch_index(source.location, fetcher, limits)
     request.check([entry.name for entry in parsed.entries], source.text)
     unchanged: list[str] = []
@@ -302,7 +300,7 @@ def _verify_files(entry: IndexEntry, payload: Payload) -> None:
 # --- git, archives, folders --------------------------------------------------------
 
 
-def _resolve_git(source: Source, request: Request, *, limits: Limits) -> Offer:
+def resolve_git(source: Source, request: Request, *, limits: Limits) -> Offer:
     import tempfile
 
     from ._git import clone
@@ -334,7 +332,7 @@ def _resolve_git(source: Source, request: Request, *, limits: Limits) -> Offer:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _resolve_archive(
+def resolve_archive(
     source: Source, request: Request, *, limits: Limits, fetcher: Fetcher | None
 ) -> Offer:
     label = source.location

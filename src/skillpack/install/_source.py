@@ -14,6 +14,9 @@
 `#ref` picks a branch, tag or commit; the sub-path limits discovery to one folder of
 the repository. A site URL given with the index path (`…/.well-known/agent-skills/
 index.json`) means its base.
+
+Each kind classifies its own forms (`_kinds.SOURCE_KINDS`, tried in order, the
+helpers below); `parse_source` asks them.
 """
 
 from __future__ import annotations
@@ -21,13 +24,10 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from .._errors import UsageError
 from .._paths import expand_home
-
-SourceKind = Literal["site", "git", "archive", "folder", "oci"]
 
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz")
 _SHORTHAND = re.compile(r"(?:github:)?([A-Za-z0-9][\w.-]*)/([\w.-]+?)(?:\.git)?((?:/[^#]*)?)")
@@ -38,7 +38,9 @@ _INDEX_SUFFIXES = ("/.well-known/agent-skills/index.json", "/.well-known/skills/
 class Source:
     """A classified SOURCE."""
 
-    kind: SourceKind
+    kind: str
+    """The name of the registered kind (`_kinds.SOURCE_KINDS`) that classified it:
+    `site`, `git`, `archive`, `folder`, `oci`."""
     text: str
     """As the user gave it."""
     location: str
@@ -49,6 +51,9 @@ class Source:
     """Folder inside the repository to search (git only)."""
     github: str | None = None
     """`owner/repo` when the repository is on github.com."""
+    insecure: bool = False
+    """Reached over plain http or unchecked TLS (recorded by an install with
+    `--insecure`, read back by `update`)."""
 
     @property
     def is_local(self) -> bool:
@@ -58,40 +63,45 @@ class Source:
 
 
 def parse_source(text: str, *, cwd: str) -> Source:
-    """Classify SOURCE by the table in the module docstring.
+    """Classify SOURCE by the table in the module docstring: the first registered kind
+    that claims it.
 
     Raises:
         UsageError: an empty SOURCE, a local path that does not exist, or text that
             is none of the forms above (the message lists them).
     """
+    from ._kinds import SOURCE_KINDS
+
     given = text.strip()
     if not given:
         raise UsageError("SOURCE is empty. " + _FORMS)
-    if given.startswith("oci://"):
-        from ._oci import parse_reference
+    for kind in SOURCE_KINDS:
+        found = kind.classify(given, cwd=cwd)
+        if found is not None:
+            return found
+    raise UsageError(f"Cannot tell what SOURCE {given!r} is. " + _FORMS)
 
-        return Source(kind="oci", text=given, location=parse_reference(given).text())
-    local = _local(given, cwd)
-    if local is not None:
-        return local
+
+def classify_git(given: str) -> Source | None:
+    """A git repository: ssh/git schemes, forge or `.git` URLs, `owner/repo` shorthand."""
     if given.startswith(("git@", "ssh://", "git://", "git+")):
         url, ref = _fragment(given.removeprefix("git+"))
         url, subpath = _split_dot_git(url)
         return Source(kind="git", text=given, location=url, ref=ref, subpath=subpath)
     if "://" in given:
-        return _url(given)
+        return _git_url(given)
     match = _SHORTHAND.fullmatch(_fragment(given)[0])
-    if match is not None:
-        owner, repo, rest = match.groups()
-        return Source(
-            kind="git",
-            text=given,
-            location=f"https://github.com/{owner}/{repo}.git",
-            ref=_fragment(given)[1],
-            subpath=rest.strip("/") or None,
-            github=f"{owner}/{repo}",
-        )
-    raise UsageError(f"Cannot tell what SOURCE {given!r} is. " + _FORMS)
+    if match is None:
+        return None
+    owner, repo, rest = match.groups()
+    return Source(
+        kind="git",
+        text=given,
+        location=f"https://github.com/{owner}/{repo}.git",
+        ref=_fragment(given)[1],
+        subpath=rest.strip("/") or None,
+        github=f"{owner}/{repo}",
+    )
 
 
 _FORMS = (
@@ -101,7 +111,9 @@ _FORMS = (
 )
 
 
-def _local(given: str, cwd: str) -> Source | None:
+def classify_local(given: str, cwd: str) -> Source | None:
+    """A path on this machine: a folder (a `SKILL.md` means its folder) or an archive
+    file; None for text that names nothing and does not look like a path."""
     explicit = given.startswith(("/", "./", "../", "~", ".\\")) or given in (".", "..")
     path = os.path.abspath(os.path.join(cwd, expand_home(given)))
     if not explicit and not os.path.exists(path):
@@ -133,7 +145,7 @@ def _split_dot_git(url: str) -> tuple[str, str | None]:
     return url[: match.end()], rest or None
 
 
-def _url(given: str) -> Source:
+def _git_url(given: str) -> Source | None:
     base, ref = _fragment(given)
     parts = urlsplit(base)
     path = parts.path.rstrip("/")
@@ -143,6 +155,21 @@ def _url(given: str) -> Source:
     if re.search(r"\.git(?=/|$)", path):
         url, subpath = _split_dot_git(urlunsplit((parts.scheme, parts.netloc, path, "", "")))
         return Source(kind="git", text=given, location=url, ref=ref, subpath=subpath)
+    return None
+
+
+def classify_site(given: str) -> Source | None:
+    """Any other URL: an archive (by its suffix) or a site (its base, an index path
+    dropped); None for text that is not a URL.
+
+    Raises:
+        UsageError: a `file://` URL (only a git repository may be named so).
+    """
+    if "://" not in given or classify_git(given) is not None:
+        return None
+    base, _ref = _fragment(given)
+    parts = urlsplit(base)
+    path = parts.path.rstrip("/")
     if parts.scheme == "file":
         raise UsageError(
             f"{given}: a file:// URL must name a git repository ending in .git; for a "

@@ -16,7 +16,9 @@ from typing import Any, Literal
 from .._errors import UsageError
 from ._audit import Finding
 
-SourceType = Literal["well-known", "github", "git", "local", "archive", "system", "oci"]
+SourceType = str
+"""A lock file `sourceType`: one of a registered kind's `lock_types` (`_kinds`):
+`well-known`, `github`, `git`, `local`, `archive`, `system`, `oci`."""
 """Kinds of source. The first four are the `skills` npm CLI's own `sourceType`s, so
 that CLI can update and restore what skillpack installed; `archive`, `system` and
 `oci` are skillpack's (that CLI keeps such entries but cannot update them)."""
@@ -69,6 +71,9 @@ class OciPin:
     """The skill's folder inside the layer (bundles and rooted layouts)."""
     insecure: bool = False
     """The registry was named with `--insecure` (plain http or unchecked TLS)."""
+    signature: str | None = None
+    """Where the cosign signature that verified with `--verify-key` was found (`tag
+    sha256-….sig`, `referrers API`, …); None when no key was asked for."""
 
     def pinned(self) -> str:
         """`oci://registry/repository@digest`: what reinstalls and checks use."""
@@ -86,6 +91,8 @@ class OciPin:
         }
         if self.insecure:
             data["insecure"] = True
+        if self.signature:
+            data["signature"] = self.signature
         return data
 
 

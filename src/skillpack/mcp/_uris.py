@@ -32,6 +32,7 @@ from urllib.parse import quote, unquote
 from .._errors import UsageError
 from .._model import SKILL_FILE as SKILL_FILE
 from .._model import Skill
+from .._paths import segment_problem
 
 SCHEME: Final = "skill://"
 MAX_URI_CHARS: Final = 4096
@@ -189,11 +190,11 @@ def parse(uri: str) -> Segments:
             part = unquote(raw, errors="strict") if "%" in raw else raw
         except UnicodeDecodeError:
             part = ""
-        if not part or part in (".", "..") or any(c in part for c in "/\\\x00"):
+        if segment_problem(part):
             raise UsageError(
-                f"{uri[:200]!r} is not a plain skill URI: a path segment is empty, `.`, `..` "
-                "or hides a separator; give the URI exactly as skills/list or "
-                "resources/list wrote it."
+                f"{uri[:200]!r} is not a plain skill URI: a path segment is empty, `.`, `..`, "
+                "hides a separator or a control character, or names a drive; give the URI "
+                "exactly as skills/list or resources/list wrote it."
             )
         segments.append(part)
     return tuple(segments)

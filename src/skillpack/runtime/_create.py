@@ -34,7 +34,7 @@ from typing import Any, Literal
 from .._errors import SkillPermissionError, UsageError
 from .._limits import MAX_CREATED_SKILL_BYTES, MAX_SKILL_FILE_BYTES
 from .._model import Catalog, Skill, sha256_digest
-from .._paths import cache_dir, home_dir, project_root
+from .._paths import cache_dir, home_dir, project_root, segment_problem
 from ..config._atomic import write_atomic
 from ..config._lock import file_lock
 from ..discovery._load import read_bytes
@@ -108,7 +108,7 @@ def check_name(name: object) -> str:
     """`name` when it is a valid bare skill name, else `UsageError` saying why."""
     if not isinstance(name, str) or not name.strip():
         raise UsageError("A skill needs a name: lowercase words joined by '-', e.g. 'my-skill'.")
-    if any(mark in name for mark in ("/", "\\", "\x00")) or name.strip() in (".", ".."):
+    if segment_problem(name.strip()) in ("dot", "separator", "nul", "control", "drive"):
         raise UsageError(
             f"The skill name {name!r} holds a path; give a bare name such as 'my-skill' "
             "(skills are always written to the user or project skills folder)."

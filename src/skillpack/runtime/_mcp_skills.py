@@ -53,6 +53,7 @@ from .._model import (
     is_digest,
     sha256_digest,
 )
+from .._paths import segment_problem
 from ..config._schema import McpServerConfig
 from ._mcp_wire import (
     MESSAGE_MAX_BYTES,
@@ -589,8 +590,7 @@ def _local_path(server: str, uri: str) -> str | None:
     scheme, sep, rest = uri.partition("://")
     if not sep or not scheme or not rest.endswith(f"/{SKILL_FILE}"):
         return None
-    segments = rest.split("/")
-    if any(s in ("", ".", "..") for s in segments):
+    if any(segment_problem(s) for s in rest.split("/")):
         return None
     prefix = "" if scheme == "skill" else f"{scheme}/"
     return f"{ROOT}{server}/{prefix}{rest}"
@@ -676,11 +676,13 @@ def _skill_of(server: str, entry: Any) -> tuple[Skill | None, Published | None, 
 
 def _unloadable_name(name: str) -> str:
     """Why no skill folder on disk could carry `name` (empty when one could)."""
-    if name in ("", ".", ".."):
+    problem = segment_problem(name)
+    if problem in ("empty", "dot"):
         return "not a folder name"
-    if "/" in name or "\\" in name:
+    if problem == "separator":
         return "a path rather than a name (no skill folder on disk can be named so)"
-    if any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp") for c in name):
+    invisible = ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")
+    if problem in ("nul", "control") or any(unicodedata.category(c) in invisible for c in name):
         return "a name with control or invisible characters"
     if len(name) > 255:
         return "longer than any folder name"
@@ -716,7 +718,7 @@ def _files(uri: str, resources: Any) -> dict[str, tuple[str, str, int]] | str:
         if not isinstance(size, int) or isinstance(size, bool) or size < 0:
             return f"a manifest whose {file_uri!r} has no size"
         parts = [unquote(p) for p in file_uri[len(root) :].split("/")]
-        if any(p in ("", ".", "..") or "\\" in p or "\x00" in p for p in parts):
+        if any(segment_problem(p) for p in parts):
             return f"a manifest naming {file_uri!r}, which is not a plain path"
         relpath = "/".join(parts)
         if relpath in files:
