@@ -96,6 +96,7 @@ if TYPE_CHECKING:
     from .runtime._turns import Invoker
     from .runtime._workspace import Toggled
     from .select._commands import CommandForm
+    from .select._grants import Grant, SkillGrant
     from .select._mentions import MentionSource
     from .select._resolve import Activation, Diagnostic, DiagnosticKind, Resolution
     from .select._rules import Decision, PermissionRules
@@ -141,6 +142,7 @@ _LAZY = {
     "ForkRun": ".runtime._fork",
     "FrontmatterCache": ".mcp._served",
     "FrontmatterStore": ".index._digests",
+    "Grant": ".select._grants",
     "Hook": ".runtime._hooks",
     "HookResult": ".runtime._hooks",
     "HookSpec": ".parse._hooks",
@@ -194,6 +196,7 @@ _LAZY = {
     "SkillDeclarations": ".runtime._session_views",
     "SkillEntry": ".rpc._types",
     "SkillFile": "._model",
+    "SkillGrant": ".select._grants",
     "SkillReader": ".runtime._readers",
     "SkillSearch": ".index._search",
     "SkillSummary": ".install._values",
@@ -249,6 +252,7 @@ __all__ = [
     "ForkRun",
     "FrontmatterCache",
     "FrontmatterStore",
+    "Grant",
     "Hook",
     "HookResult",
     "HookSpec",
@@ -302,6 +306,7 @@ __all__ = [
     "SkillDeclarations",
     "SkillEntry",
     "SkillFile",
+    "SkillGrant",
     "SkillReader",
     "SkillSearch",
     "SkillSummary",

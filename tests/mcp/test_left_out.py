@@ -199,9 +199,9 @@ def test_a_level_set_while_the_view_builds_is_the_one_a_warning_obeys(tree: Path
     connection = Connection()
     real_view = server.view
 
-    def view_while_the_level_is_set() -> Any:
+    def view_while_the_level_is_set(grant: Any = None) -> Any:
         connection.state[_server._LOG_LEVEL] = "error"  # `logging/setLevel` meanwhile
-        return real_view()
+        return real_view(grant)
 
     server.view = view_while_the_level_is_set  # type: ignore[method-assign]
     anyio.run(server._log_left_out, connection)

@@ -39,7 +39,11 @@ def make_live(project: Path, notes: list[tuple[str, dict[str, Any]]], **kwargs: 
         options=DiscoveryOptions(include_user=False, include_system=False),
         refresh="manual",
     )
-    return Live(discovery, notify=lambda method, params: notes.append((method, params)), **kwargs)
+
+    def notify(method: str, params: dict[str, Any], **_scoped: Any) -> None:
+        notes.append((method, params))
+
+    return Live(discovery, notify=notify, **kwargs)
 
 
 def test_a_change_found_by_a_refresh_reaches_sessions_and_subscribers(project: Path) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from ._auth_opts import auth_options, server_auth
 from ._options import CatalogOptions, catalog_options
 from ._output import emit_json
 from ._server_flags import ServerFlags, server_options
@@ -34,12 +35,16 @@ from ._server_flags import ServerFlags, server_options
     is_flag=True,
     help="Also put the skill list in the server's instructions.",
 )
+@auth_options
 @catalog_options
 def mcp_command(
     server: ServerFlags,
     check: bool,
     catalog_chars: int | None,
     catalog_instructions: bool,
+    auth_jwks: str | None,
+    auth_issuer: str | None,
+    auth_audience: str | None,
     catalog: CatalogOptions,
     as_json: bool,
 ) -> None:
@@ -58,7 +63,11 @@ def mcp_command(
     HTTP listens on 127.0.0.1:8765 unless --host/--port say otherwise, refuses a
     foreign Host or Origin (DNS rebinding), and with --token-file (a token read from
     a file) or --token-file-out (one generated and written there) a missing or wrong
-    token. Anything but loopback needs one of them.
+    token. Anything but loopback needs a token or JWT auth.
+    With --auth-jwks (or [auth] in config.toml) it is an OAuth 2.1 resource server:
+    bearer JWTs checked against the issuer's keys, RFC 9728 metadata at
+    /.well-known/oauth-protected-resource/mcp, [[auth.grant]] deciding which skills
+    each token sees, and one JSON audit line per request on stderr.
 
     What is left out (a root cut short by --max-dirs/--max-depth, an invalid
     SKILL.md, a shadowed name, a prompt-only skill, one the skills extension cannot
@@ -83,18 +92,38 @@ def mcp_command(
         return
     transport, host, port = server.transport, server.host, server.port
     token = None
+    auth: Any = None
+    if transport != "http" and (auth_jwks or auth_issuer or auth_audience):
+        from .. import _errors
+
+        raise _errors.UsageError(
+            "--auth-jwks, --auth-issuer and --auth-audience check tokens over HTTP; "
+            "add --transport http (a stdio server has one client, its parent)."
+        )
     if transport == "http":  # the HTTP modules stay out of a stdio start
+        from .. import _errors
         from .._httpguard import is_loopback
+        from ..mcp._http import MCP_PATH
         from ._server_flags import chosen_token
 
+        auth = _mcp_auth(catalog, auth_jwks, auth_issuer, auth_audience, MCP_PATH)
+        if auth is not None and (server.token_file or server.token_file_out):
+            raise _errors.UsageError(
+                "Give either --token-file/--token-file-out (one shared token) or JWT auth "
+                "(--auth-jwks, [auth] in config.toml), not both."
+            )
+        if auth is not None and auth.grants and catalog_instructions:
+            raise _errors.UsageError(
+                "--catalog-instructions cannot be used with [[auth.grant]]: the "
+                "instructions are one text for every client, and each token sees its "
+                "own skills (skill_load's description lists them)."
+            )
         token = chosen_token(server, command="mcp", always=False)
-        if token is None and not is_loopback(host):
-            from .. import _errors
-
+        if token is None and auth is None and not is_loopback(host):
             raise _errors.UsageError(
                 f"Listening on {host} reaches other machines; give --token-file (or "
-                "--token-file-out) so only clients with the token get in (or keep "
-                "--host 127.0.0.1)."
+                "--token-file-out) or --auth-jwks so only clients with a token get in "
+                "(or keep --host 127.0.0.1)."
             )
     if transport == "stdio":
         from ..mcp._front import serve_stdio
@@ -143,12 +172,37 @@ def mcp_command(
                     sys.stderr.write(f"skillpack: token file: {token.path}\n")
 
         value = None if token is None else token.value
-        app = build_app(skills.server, host=host, token=value, port=sock.getsockname()[1])
+        app = build_app(
+            skills.server, host=host, token=value, port=sock.getsockname()[1], auth=auth
+        )
         serve(app, sock, on_ready=ready)
     finally:
         if skills is not None:
             skills.close()
         session.close()
+
+
+def _mcp_auth(
+    catalog: CatalogOptions,
+    jwks: str | None,
+    issuer: str | None,
+    audience: str | None,
+    endpoint: str,
+) -> Any:
+    """The server's `McpAuth`, or None without JWT auth."""
+    bearer, grants = server_auth(
+        cwd=catalog.cwd,
+        user=not catalog.no_user,
+        jwks=jwks,
+        issuer=issuer,
+        audience=audience,
+        endpoint=endpoint,
+    )
+    if bearer is None:
+        return None
+    from ..mcp._auth import McpAuth
+
+    return McpAuth(bearer, grants)
 
 
 def _check(catalog: CatalogOptions, *, as_json: bool) -> None:

@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 import click
 
+from ._auth_opts import auth_options, server_auth
 from ._options import CatalogOptions, catalog_options
 from ._output import emit_json, print_table, visible, warn
 from ._server_flags import ServerFlags, server_options
@@ -36,12 +37,16 @@ from ._server_flags import ServerFlags, server_options
     show_default=True,
     help="Seconds after which an unused session may be closed.",
 )
+@auth_options
 @catalog_options
 def serve_command(
     server: ServerFlags,
     allow_origins: tuple[str, ...],
     max_sessions: int,
     session_idle: float,
+    auth_jwks: str | None,
+    auth_issuer: str | None,
+    auth_audience: str | None,
     catalog: CatalogOptions,
     as_json: bool,
 ) -> None:
@@ -51,6 +56,10 @@ def serve_command(
     (as one JSON line on stdout with --json); send the token as 'Authorization: Bearer
     ...'. The token is read from --token-file, or generated and written to
     --token-file-out (default: a private file under the user config folder).
+    With --auth-jwks (or [auth] in config.toml) clients send access tokens (JWTs)
+    instead, [[auth.grant]] decides which skills each sees, RFC 9728 metadata is at
+    /.well-known/oauth-protected-resource/rpc, no token file is written (its field
+    is null) and each request is one JSON audit line on stderr.
     """
     from .._httpguard import is_loopback
     from ..rpc._live import Discovery, default_refresh
@@ -75,8 +84,32 @@ def serve_command(
             "pip install 'skillpack[rpc]' to watch the roots."
         )
     if server.transport == "stdio":
+        if auth_jwks or auth_issuer or auth_audience:
+            from .. import _errors
+
+            raise _errors.UsageError(
+                "--auth-jwks, --auth-issuer and --auth-audience check tokens over HTTP; "
+                "add --transport http (over stdio the one client is the parent process)."
+            )
         serve_stdio(options, stdin=sys.stdin.buffer, stdout=sys.stdout.buffer)
         return
+    bearer, grants = server_auth(
+        cwd=catalog.cwd,
+        user=not catalog.no_user,
+        jwks=auth_jwks,
+        issuer=auth_issuer,
+        audience=auth_audience,
+        endpoint="/rpc",
+    )
+    shared = server.token_file is not None or server.token_file_out is not None
+    if bearer is not None and shared:
+        from .. import _errors
+
+        raise _errors.UsageError(
+            "--token-file and --token-file-out are for one shared token, and JWT auth "
+            "(--auth-jwks, [auth] in config.toml) takes access tokens instead; give one "
+            "of them."
+        )
     host = server.host
     if not is_loopback(host):
         warn(
@@ -89,20 +122,24 @@ def serve_command(
             emit_json(info)
         else:
             click.echo(f"skillpack serve: {info['rpc']} (events: {info['events']})")
-            click.echo(f"token file: {info['token_file']}")
+            if info["token_file"] is not None:
+                click.echo(f"token file: {info['token_file']}")
+            elif bearer is not None:
+                click.echo(f"access tokens of {bearer.settings.issuer} (see {info['metadata']})")
         sys.stdout.flush()
 
-    token = chosen_token(server, command="serve", always=True)
-    assert token is not None  # `always`
+    token = None if bearer is not None else chosen_token(server, command="serve", always=True)
     serve_http(
         options,
         host=host,
         port=server.port,
-        token=token.value,
-        token_file=token.path,
-        remove_token_file=token.written,
+        token=None if token is None else token.value,
+        token_file=None if token is None else token.path,
+        remove_token_file=token is not None and token.written,
         allow_origins=allow_origins,
         announce=announce,
+        auth=bearer,
+        grants=grants,
     )
 
 

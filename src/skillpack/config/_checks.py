@@ -100,3 +100,31 @@ def int_at_least(minimum: int) -> Check:
         return value
 
     return check
+
+
+def non_empty_string(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise Invalid("a non-empty string")
+    return value.strip()
+
+
+def grant_list(value: Any) -> tuple[Any, ...]:
+    """`[[auth.grant]]`: tables of `claim` and `value` (strings) and `skills` (an
+    array of strings), nothing else."""
+    from ..select._grants import Grant
+
+    expected = (
+        "an array of tables ([[auth.grant]]), each with `claim` and `value` strings and "
+        "`skills`, an array of names, qualified ids or globs"
+    )
+    if not isinstance(value, list):
+        raise Invalid(expected)
+    grants = []
+    for entry in value:
+        if not isinstance(entry, dict) or set(entry) != {"claim", "value", "skills"}:
+            raise Invalid(expected)
+        claim, wanted, skills = entry["claim"], entry["value"], entry["skills"]
+        if not (isinstance(claim, str) and claim.strip() and isinstance(wanted, str)):
+            raise Invalid(expected)
+        grants.append(Grant(claim=claim.strip(), value=wanted, skills=string_list(skills)))
+    return tuple(grants)

@@ -27,6 +27,15 @@ Schema (every key optional)::
     # args = ["--stdio"]               # argv array, plus `args`, `env`, `cwd`) is also
     # env = { KEY = "value" }          # asked for the skills it publishes, which join
     # timeout = 30                     # scope `mcp` as `<name>:<skill>` (McpServerConfig)
+    [auth]                             # the HTTP servers as an OAuth resource server
+    jwks = "https://idp/.../certs"     # the issuer's keys: an https URL or a file
+    issuer = "https://idp/realms/x"    # the tokens' `iss`
+    audience = "https://skills.example/mcp"  # their `aud`; the resource's identifier
+    required_scopes = ["skills.read"]  # every token must carry these
+    [[auth.grant]]                     # who sees which skills (select._grants.Grant)
+    claim = "groups"                   # dotted for nested claims (realm_access.roles)
+    value = "finance"
+    skills = ["finance-*", "public-*"]
 
 A file that is not TOML, a wrong type or an unknown key is a `Problem`, never a
 crash; the rest still applies (`parse_config`). Layers merge user first, then
@@ -52,6 +61,7 @@ from .._limits import (
 )
 from .._model import Problem, Skill
 from .._paths import expand_home
+from ..select._grants import Grant
 from ..select._refs import SkillRefs
 from ..select._rules import DECISIONS, Decision, PermissionRules
 from ._checks import (
@@ -60,9 +70,11 @@ from ._checks import (
     boolean,
     enabled_entries,
     fraction,
+    grant_list,
     int_at_least,
     limit,
     multi_mention,
+    non_empty_string,
     server_list,
     string_list,
     toml_type,
@@ -154,6 +166,16 @@ class Config:
     mcp_servers: tuple[Mapping[str, Any], ...] = ()
     """`[[mcp_servers]]` entries (each has a `name`), user then project; a project entry
     replaces a user entry of the same name."""
+    auth_jwks: str | None = None
+    """`[auth] jwks`: the token issuer's keys, an `https://` URL or a file (absolute)."""
+    auth_issuer: str | None = None
+    """`[auth] issuer`: the `iss` every token must carry."""
+    auth_audience: str | None = None
+    """`[auth] audience`: the `aud` every token must hold (this server's identifier)."""
+    auth_required_scopes: tuple[str, ...] = ()
+    """`[auth] required_scopes`: scopes every token must carry."""
+    auth_grants: tuple[Grant, ...] = ()
+    """`[[auth.grant]]`: which skills a token's claims open (none: every skill)."""
     sources: tuple[str, ...] = ()
     """The config files that were read, in merge order."""
     path_aliases: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
@@ -222,6 +244,16 @@ class Config:
             "discovery": {"max_depth": self.max_depth, "max_dirs": self.max_dirs},
             "permissions": {d: list(self.permissions.globs(d)) for d in DECISIONS},
             "mcp_servers": [dict(server) for server in self.mcp_servers],
+            "auth": {
+                "jwks": self.auth_jwks,
+                "issuer": self.auth_issuer,
+                "audience": self.auth_audience,
+                "required_scopes": list(self.auth_required_scopes),
+                "grant": [
+                    {"claim": g.claim, "value": g.value, "skills": list(g.skills)}
+                    for g in self.auth_grants
+                ],
+            },
             "sources": list(self.sources),
         }
 
@@ -315,6 +347,11 @@ _SCHEMA: Mapping[tuple[str, str], tuple[str, Check]] = {
     ("permissions", "allow"): ("allow", string_list),
     ("permissions", "deny"): ("deny", string_list),
     ("permissions", "ask"): ("ask", string_list),
+    ("auth", "jwks"): ("auth_jwks", non_empty_string),
+    ("auth", "issuer"): ("auth_issuer", non_empty_string),
+    ("auth", "audience"): ("auth_audience", non_empty_string),
+    ("auth", "required_scopes"): ("auth_required_scopes", string_list),
+    ("auth", "grant"): ("auth_grants", grant_list),
 }
 _TABLES = frozenset(table for table, _ in _SCHEMA if table)
 _SCALARS = (
@@ -328,6 +365,11 @@ _SCALARS = (
     "search_default_limit",
     "search_max_limit",
     "catalog_max_entries",
+    "auth_jwks",
+    "auth_issuer",
+    "auth_audience",
+    "auth_required_scopes",
+    "auth_grants",
 )
 _HEADER = re.compile(r"^\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$")
 
@@ -463,6 +505,9 @@ def _resolve_paths(
             resolved[name] = tuple(
                 dict.fromkeys(normalize_entry(e, base=base) for e in values[name])
             )
+    jwks = resolved.get("auth_jwks")
+    if jwks is not None and not jwks.startswith(("https://", "http://")):
+        resolved["auth_jwks"] = _resolve_path(jwks, base)
     if "mcp_servers" in resolved:
         resolved["mcp_servers"] = tuple(
             {

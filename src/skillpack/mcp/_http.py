@@ -1,7 +1,9 @@
 """Streamable HTTP for `skillpack mcp --transport http`: `/mcp` behind the shared guard.
 
 Every request passes `_httpguard.HostGuard` (Host 421, Origin 403, bearer token 401,
-the same answers as `skillpack serve --transport http`); a refusal closes the connection. The
+the same answers as `skillpack serve --transport http`), then, with `[auth]`, the
+bearer JWT check (`_auth.McpAuth`: 401/403 with the RFC 9728 challenge, the metadata
+document); a refusal closes the connection. The
 connections are bounded as `_httpguard` says (a whole head within `HEADER_SECONDS`
 however it is drip-fed, a whole body within `BODY_SECONDS` of it, at most `PENDING_MAX`
 waiting for a head, the oldest closed first; the limit kept under the open-file
@@ -20,7 +22,7 @@ import logging
 import socket
 import sys
 from collections.abc import Callable
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from .._errors import UsageError
 from .._httpguard import (
@@ -33,6 +35,9 @@ from .._httpguard import (
     connection_limit,
     out_of_handles,
 )
+
+if TYPE_CHECKING:
+    from ._auth import McpAuth
 
 MCP_PATH: Final = "/mcp"
 MAX_SESSIONS: Final = 500
@@ -50,11 +55,13 @@ KEEP_ALIVE_SECONDS: Final = 5.0
 
 
 class GuardedApp:
-    """ASGI wrapper: the shared Host, Origin and token checks (module docstring)."""
+    """ASGI wrapper: the shared Host, Origin and token checks (module docstring), then
+    the bearer JWT check when the server has one (`_auth.McpAuth`)."""
 
-    def __init__(self, app: Any, *, guard: HostGuard) -> None:
+    def __init__(self, app: Any, *, guard: HostGuard, auth: McpAuth | None = None) -> None:
         self.app = app
         self.guard = guard
+        self.auth = auth
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -66,6 +73,8 @@ class GuardedApp:
         )
         if refused is not None:
             await _refuse(send, *refused)
+            return
+        if self.auth is not None and not await self.auth.admit(scope, headers, send):
             return
         await self.app(scope, receive, send)
 
@@ -85,10 +94,11 @@ def build_app(
     token: str | None,
     port: int | None = None,
     max_sessions: int = MAX_SESSIONS,
+    auth: McpAuth | None = None,
 ) -> Any:
     """The ASGI app: the SDK's streamable HTTP at `/mcp`, wrapped in `GuardedApp`
-    (requests must name `port` when given), holding at most `max_sessions` client
-    sessions (closed after `SESSION_IDLE_SECONDS` idle)."""
+    (requests must name `port` when given; `auth`: bearer JWTs), holding at most
+    `max_sessions` client sessions (closed after `SESSION_IDLE_SECONDS` idle)."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     guard = HostGuard(host, token=token, port=port)
@@ -106,7 +116,7 @@ def build_app(
         max_sessions=max_sessions,
         session_idle_timeout=SESSION_IDLE_SECONDS,
     )
-    return GuardedApp(app, guard=guard)
+    return GuardedApp(app, guard=guard, auth=auth)
 
 
 def bind(host: str, port: int) -> socket.socket:

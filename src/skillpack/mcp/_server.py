@@ -12,6 +12,13 @@ catalog (so reload suppression and the invocation chain are per client) and its 
 server's one `SkillSearch` (one index connection, whatever the number of clients).
 When the live catalog changes, every connection is sent
 `notifications/{tools,resources,prompts}/list_changed`.
+
+Over HTTP with grants (`[[auth.grant]]`), a request is served through the grant its
+token opens (`_auth.caller_of`): its conversation, and the served view read by
+resources, prompts and the skills extension, are of a session restricted to that
+grant (`Session(grant=...)`), kept per grant (`runtime._granted`), so that every
+view agrees and a hidden skill answers as a missing one. Each such request is one
+audit line (`_auth.audit`).
 """
 
 from __future__ import annotations
@@ -38,11 +45,15 @@ from mcp.server.session import ServerSession
 from mcp.shared.exceptions import MCPError
 
 from .. import _errors as errors
+from .._auth import audit
 from .._model import SKILL_FILE, Skill
 from .._version import __version__
+from ..runtime._granted import Granted
 from ..runtime._readers import SkillContent
 from ..runtime._session import Session
 from ..runtime._tools import SkillTools, new_search
+from ..select._grants import SkillGrant
+from ._auth import caller_of
 from ._errors import internal_error, to_mcp_error
 from ._pages import (
     CACHE_FIELDS,
@@ -91,6 +102,7 @@ class Conversation:
 
     session: Session
     tools: SkillTools
+    grant: SkillGrant | None = None
 
 
 @dataclass(kw_only=True, eq=False)
@@ -109,9 +121,11 @@ _CONVERSATION: Final = "skillpack.conversation"
 _NOTIFIER: Final = "skillpack.notifier"
 _LOGGED: Final = "skillpack.logged"
 _LOG_LEVEL: Final = "skillpack.log-level"
+_GRANT: Final = "skillpack.grant"
 """Keys in a connection's `state`: its conversation, a session to notify it through,
-what it was last told is left out (so a log message goes out only on a change), and
-the least severe level it asked log messages at (`logging/setLevel`)."""
+what it was last told is left out (so a log message goes out only on a change), the
+least severe level it asked log messages at (`logging/setLevel`), and the grant its
+last request was served through."""
 _LOG_LEVELS: Final = typing.get_args(types.LoggingLevel)
 """The spec's log levels, least severe first."""
 
@@ -183,6 +197,11 @@ class SkillServer:
         self.told_first = _told
         """What the first connection was told is left out (see `_told`)."""
         self._lock = threading.Lock()
+        self._granted: Granted[Pages] = Granted(
+            session,
+            build=lambda granted: Pages(granted, catalog_chars=catalog_chars),
+            session_of=lambda pages: pages.session,
+        )
         self._hubs: list[_Hub] = []
         self._search: Any = None
         self.catalog_chars = catalog_chars
@@ -194,9 +213,17 @@ class SkillServer:
 
     # -- state ------------------------------------------------------------------
 
-    def view(self) -> ServedCatalog:
-        """The served view of the session's current catalog (`Pages.view`)."""
-        return self.pages.view()
+    def view(self, grant: SkillGrant | None = None) -> ServedCatalog:
+        """The served view of the session's current catalog (`Pages.view`), as `grant`
+        may see it."""
+        return self.pages_for(grant).view()
+
+    def pages_for(self, grant: SkillGrant | None) -> Pages:
+        """The pages of the session restricted to `grant` (the server's own: None),
+        kept per grant and moved onto the current catalog and config."""
+        if grant is None:
+            return self.pages
+        return self._granted.get(grant, cwd=self._cwd or self.session.cwd)
 
     def prepare(self) -> threading.Thread:
         """Build the served view on a thread of its own, so that it is ready (or under
@@ -215,20 +242,26 @@ class SkillServer:
         """The `instructions` a client gets when it connects (`Pages.instructions`)."""
         return self.pages.instructions()
 
-    def conversation(self, request_session: ServerSession) -> Conversation:
+    def conversation(
+        self, request_session: ServerSession, grant: SkillGrant | None = None
+    ) -> Conversation:
         """The conversation of a request's client connection: created on its first
-        request (and again when the config changed), moved onto the current catalog
-        whenever it changed."""
+        request (and again when the config or the request's grant changed), moved
+        onto the current catalog whenever it changed."""
         catalog, config = self.session.catalog, self.session.config
         state = _state(_connection(request_session))
         with self._lock:
             found = state.get(_CONVERSATION)
-            if not isinstance(found, Conversation) or found.session.config is not config:
-                session = self.session.conversation(cwd=self._cwd or self.session.cwd)
+            if (
+                not isinstance(found, Conversation)
+                or found.session.config is not config
+                or found.grant != grant
+            ):
+                session = self.session.conversation(cwd=self._cwd or self.session.cwd, grant=grant)
                 if self._search is None:
                     self._search = new_search(self.session.reader)
                 found = Conversation(
-                    session=session, tools=SkillTools(session, search=self._search)
+                    session=session, tools=SkillTools(session, search=self._search), grant=grant
                 )
                 state[_CONVERSATION] = found
         if found.session.catalog is not catalog:
@@ -352,7 +385,7 @@ class SkillServer:
             return
         if "warning" not in allowed_log_levels(version, None):
             return
-        view = await self._run(self.view)
+        view = await self._run(self.view, state.get(_GRANT))
         # From here to the state's update nothing awaits: two callers (a page and the
         # notifier) must not both find the same news, and the level is the one set
         # when the message goes (a `logging/setLevel` may come while the view builds).
@@ -401,6 +434,10 @@ class SkillServer:
 
         async def guarded(ctx: ServerRequestContext[Any], params: Any) -> T:
             self._track(ctx)
+            caller = caller_of(ctx.request)
+            if caller is not None:
+                _state(_connection(ctx.session))[_GRANT] = caller.grant
+                audit("mcp", caller.principal, method=ctx.method, **_audited(params))
             try:
                 return await handler(ctx, params)
             except MCPError:
@@ -416,7 +453,7 @@ class SkillServer:
     # -- tools ------------------------------------------------------------------
 
     async def _list_tools(self, ctx: ServerRequestContext[Any], _params: Any) -> Any:
-        conversation = self.conversation(ctx.session)
+        conversation = self.conversation(ctx.session, _grant(ctx))
 
         def definitions() -> list[dict[str, Any]]:
             # The catalog in skill_load's description follows the live catalog: a
@@ -431,7 +468,7 @@ class SkillServer:
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> Any:
-        conversation = self.conversation(ctx.session)
+        conversation = self.conversation(ctx.session, _grant(ctx))
         envelope = await self._run(conversation.tools.call, params.name, params.arguments)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=json.dumps(envelope))],
@@ -441,11 +478,11 @@ class SkillServer:
 
     # -- resources ----------------------------------------------------------------
 
-    async def _list_resources(self, _ctx: ServerRequestContext[Any], params: Any) -> Any:
-        return await self._run(self._resources_page, _cursor(params))
+    async def _list_resources(self, ctx: ServerRequestContext[Any], params: Any) -> Any:
+        return await self._run(self._resources_page, _cursor(params), _grant(ctx))
 
-    def _resources_page(self, start: int) -> Any:
-        view = self.view()
+    def _resources_page(self, start: int, grant: SkillGrant | None = None) -> Any:
+        view = self.view(grant)
         resources: list[types.Resource] = []
         if start == 0:
             resources.append(
@@ -481,10 +518,12 @@ class SkillServer:
         )
 
     async def _read_resource(
-        self, _ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+        self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> Any:
+        grant = _grant(ctx)
         if str(params.uri) == PROBLEMS_URI:
-            report = await self._run(self.problems_report)
+            pages = self.pages_for(grant)
+            report = await self._run(functools.partial(pages.problems_report, check_all=True))
             return types.ReadResourceResult(
                 contents=[
                     types.TextResourceContents(
@@ -492,7 +531,7 @@ class SkillServer:
                     )
                 ]
             )
-        found = await self._run(self.view().read, str(params.uri))
+        found = await self._run(self.view(grant).read, str(params.uri))
         contents: types.TextResourceContents | types.BlobResourceContents
         try:
             text = found.data.decode("utf-8")
@@ -508,10 +547,10 @@ class SkillServer:
         return types.ReadResourceResult(contents=[contents])
 
     async def _read_directory(
-        self, _ctx: ServerRequestContext[Any], params: ReadDirectoryParams
+        self, ctx: ServerRequestContext[Any], params: ReadDirectoryParams
     ) -> dict[str, Any]:
         start = _decode_cursor(params.cursor)
-        children = await self._run(self.view().directory, params.uri)
+        children = await self._run(self.view(_grant(ctx)).directory, params.uri)
         page = children[start : start + PAGE_CHILDREN]
         result: dict[str, Any] = {
             "resources": [
@@ -530,9 +569,9 @@ class SkillServer:
 
     # -- prompts ----------------------------------------------------------------
 
-    async def _list_prompts(self, _ctx: ServerRequestContext[Any], params: Any) -> Any:
+    async def _list_prompts(self, ctx: ServerRequestContext[Any], params: Any) -> Any:
         start = _cursor(params)
-        prompts = list(self.view().prompts.items())
+        prompts = list(self.view(_grant(ctx)).prompts.items())
         page = prompts[start : start + PAGE_PROMPTS]
         return types.ListPromptsResult(
             prompts=[
@@ -553,13 +592,14 @@ class SkillServer:
     async def _get_prompt(
         self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
     ) -> Any:
-        skill = self.view().prompts.get(params.name)
+        grant = _grant(ctx)
+        skill = self.view(grant).prompts.get(params.name)
         if skill is None:
             raise errors.SkillNotFoundError(
                 f"No prompt named {params.name!r}; prompts/list gives the skills offered."
             )
         args = _prompt_args(skill, params.arguments or {})
-        session = self.conversation(ctx.session).session
+        session = self.conversation(ctx.session, grant).session
 
         def inject() -> str:
             session.skills.forget(skill)  # a prompt is always inserted whole
@@ -578,7 +618,7 @@ class SkillServer:
     async def _skills_list(
         self, ctx: ServerRequestContext[Any], params: ListSkillsParams
     ) -> dict[str, Any]:
-        page = await self._run(self.skills_page, _decode_cursor(params.cursor))
+        page = await self._run(self.skills_page, _decode_cursor(params.cursor), _grant(ctx))
         if page["_meta"][META_LEFT_OUT]["notListable"]:
             try:  # this page found skills it cannot list: say so as it happens
                 await self._log_left_out(_connection(ctx.session))
@@ -586,9 +626,10 @@ class SkillServer:
                 logger.debug("could not tell a client what is left out", exc_info=True)
         return page
 
-    def skills_page(self, start: int) -> dict[str, Any]:
-        """One `skills/list` page from the served skill at `start` (`Pages.skills_page`)."""
-        return self.pages.skills_page(start)
+    def skills_page(self, start: int, grant: SkillGrant | None = None) -> dict[str, Any]:
+        """One `skills/list` page from the served skill at `start` (`Pages.skills_page`),
+        as `grant` may see it."""
+        return self.pages_for(grant).skills_page(start)
 
     def problems_report(
         self, *, check_all: bool = True, with_skills: bool = False
@@ -597,10 +638,12 @@ class SkillServer:
         return self.pages.problems_report(check_all=check_all, with_skills=with_skills)
 
     async def _skills_get(
-        self, _ctx: ServerRequestContext[Any], params: GetSkillParams
+        self, ctx: ServerRequestContext[Any], params: GetSkillParams
     ) -> dict[str, Any]:
+        grant = _grant(ctx)
+
         def get() -> dict[str, Any]:
-            view = self.view()
+            view = self.view(grant)
             skill = view.skill_at(params.uri)
             listing = view.listing(skill)
             if listing.entry is None:
@@ -728,6 +771,33 @@ def _prompt_args(skill: Skill, given: dict[str, str]) -> str:
     while values and not values[-1]:
         values.pop()
     return " ".join(shlex.quote(v) if v else "''" for v in values)
+
+
+def _grant(ctx: ServerRequestContext[Any]) -> SkillGrant | None:
+    """The grant a request is served through (None: every skill)."""
+    caller = caller_of(ctx.request)
+    return None if caller is None else caller.grant
+
+
+def _audited(params: Any) -> dict[str, Any]:
+    """What an audit line names of a request: the tool, and the skill or URI."""
+    fields: dict[str, Any] = {}
+    name = getattr(params, "name", None)
+    arguments = getattr(params, "arguments", None)
+    if isinstance(arguments, dict):  # tools/call
+        fields["tool"] = name
+        for key in ("name", "skill", "path"):
+            if isinstance(arguments.get(key), str):
+                fields["skill"] = arguments[key]
+                break
+        if isinstance(arguments.get("query"), str):
+            fields["query"] = arguments["query"][:200]
+    elif isinstance(name, str):  # prompts/get
+        fields["skill"] = name
+    uri = getattr(params, "uri", None)
+    if uri is not None:
+        fields["uri"] = str(uri)
+    return fields
 
 
 def _cursor(params: Any) -> int:

@@ -6,6 +6,11 @@ notifications). It never raises: malformed JSON is -32700, a malformed request -
 an unknown method -32601, bad params -32602 naming the field, a handler's error its
 mapped code (`_codes`). `Hub` fans the server's own notifications out to whichever
 transports listen.
+
+Over HTTP with JWT auth, `handle` runs a message for its caller (`_auth.Caller`): the
+methods read it (`current_caller`) to serve the request through the caller's grant,
+and each request is one audit line (`_auth.audit`). A notification about skills goes
+to each listener as its grant may see it (`Hub.publish(scoped=...)`).
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from .._auth import Caller, audit
+from ._caller import CALLER
 from ._codes import PROTOCOL_CODES, RPC_CODES, ParamError, RpcFailure, error_object, invalid_params
 from ._frame import MAX_BATCH, MAX_RESPONSE_BYTES, Sink, encode, error_frame
 from ._methods import Methods
@@ -27,26 +34,48 @@ class Hub:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._sinks: list[Sink] = []
+        self._sinks: list[tuple[Sink, Any]] = []
 
-    def subscribe(self, sink: Sink) -> Callable[[], None]:
+    def subscribe(self, sink: Sink, *, grant: Any = None) -> Callable[[], None]:
+        """Deliver notifications to `sink`, as `grant` (a `SkillGrant`) may see them."""
+        entry = (sink, grant)
         with self._lock:
-            self._sinks.append(sink)
+            self._sinks.append(entry)
 
         def unsubscribe() -> None:
             with self._lock:
-                if sink in self._sinks:
-                    self._sinks.remove(sink)
+                if entry in self._sinks:
+                    self._sinks.remove(entry)
 
         return unsubscribe
 
-    def publish(self, method: str, params: dict[str, Any]) -> None:
-        frame = encode({"jsonrpc": "2.0", "method": method, "params": params})
+    def publish(
+        self,
+        method: str,
+        params: dict[str, Any],
+        *,
+        scoped: Callable[[Any], dict[str, Any]] | None = None,
+    ) -> None:
+        """Send a notification; `scoped(grant)` gives its params for a listener with
+        a grant (encoded once per grant)."""
+        frames: dict[Any, bytes] = {}
+
+        def frame_for(grant: Any) -> bytes:
+            if scoped is None:
+                grant = None
+            found = frames.get(grant)
+            if found is None:
+                shown = params if grant is None or scoped is None else scoped(grant)
+                found = frames[grant] = encode(
+                    {"jsonrpc": "2.0", "method": method, "params": shown}
+                )
+            return found
+
         with self._lock:
             sinks = list(self._sinks)
-        for sink in sinks:
+        for sink, grant in sinks:
             try:
-                sink(method, frame)
+                sink(method, frame_for(grant))
             except Exception:  # noqa: BLE001 - one broken listener never stops the others
                 continue
 
@@ -57,7 +86,15 @@ class Dispatcher:
     def __init__(self, methods: Methods) -> None:
         self.methods = methods
 
-    def handle(self, frame: bytes) -> bytes | None:
+    def handle(self, frame: bytes, *, caller: Caller | None = None) -> bytes | None:
+        """The reply to one message (None: nothing is owed), handled for `caller`."""
+        token = CALLER.set(caller)
+        try:
+            return self._handle(frame)
+        finally:
+            CALLER.reset(token)
+
+    def _handle(self, frame: bytes) -> bytes | None:
         try:
             message = json.loads(frame)
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
@@ -133,7 +170,14 @@ class Dispatcher:
                 PROTOCOL_CODES["method-not-found"],
                 f"Method not found: {method!r}. This server has {known}.",
             )
-        return handler(check_params(spec.checked, params))
+        checked = check_params(spec.checked, params)
+        caller = CALLER.get()
+        if caller is not None:
+            skill = next(
+                (checked[k] for k in ("name", "skill", "ref", "path") if k in checked), None
+            )
+            audit("serve", caller.principal, method=method, skill=skill)
+        return handler(checked)
 
 
 def invalid_request(problem: str) -> RpcFailure:

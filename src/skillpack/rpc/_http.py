@@ -5,7 +5,10 @@ Every request passes the shared guard (`_httpguard.HostGuard`, the same answers 
 `skillpack mcp --transport http`): a `Host` naming this server (else 421, against DNS
 rebinding), a browser's `Origin` being this server or one given with `--allow-origin`
 (else 403), and `Authorization: Bearer <token>` (the token is read from a file only its
-owner can read, written at start; else 401); a refusal closes the connection. A body
+owner can read, written at start; else 401); a refusal closes the connection. With
+JWT auth (`_auth.BearerAuth`) the token is an access token instead: 401/403 with the
+RFC 9728 challenge, and the metadata document at `GET /.well-known/oauth-protected-
+resource[/rpc]`; each request then runs for its caller (`Dispatcher.handle(caller=)`). A body
 over 4 MiB is refused by its `Content-Length` before a byte of it is read.
 
 Each connection has its own thread for its I/O and hands each request to a fixed pool
@@ -26,6 +29,7 @@ The standard library suffices: the server is small, loopback-only by default, an
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import queue
 import socket
@@ -37,6 +41,7 @@ from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from .._auth import AuthRefused, BearerAuth, Caller, audit
 from .._httpguard import (
     BODY_SECONDS,
     HEADER_SECONDS,
@@ -72,8 +77,10 @@ class RpcHTTPServer(ThreadingHTTPServer):
         *,
         dispatcher: Dispatcher,
         hub: Hub,
-        token: str,
+        token: str | None,
         allow_origins: Sequence[str] = (),
+        auth: BearerAuth | None = None,
+        grants: Sequence[Any] = (),
         max_connections: int = 128,
         workers: int = 8,
         heartbeat: float = HEARTBEAT_SECONDS,
@@ -84,6 +91,9 @@ class RpcHTTPServer(ThreadingHTTPServer):
         super().__init__(address, RpcHandler)
         self.dispatcher = dispatcher
         self.hub = hub
+        self.auth = auth
+        self.grants = tuple(grants)
+        """`[[auth.grant]]` (`select._grants.Grant`): what each caller's claims open."""
         self.heartbeat = heartbeat
         self.idle = idle
         self.stopping = threading.Event()
@@ -145,6 +155,7 @@ class RpcHandler(BaseHTTPRequestHandler):
     sys_version = ""
 
     admitted = False
+    caller: Caller | None = None
 
     def _deadline(self, seconds: float) -> None:
         """Close this connection unless what it must send now arrives within `seconds`."""
@@ -190,10 +201,13 @@ class RpcHandler(BaseHTTPRequestHandler):
         self._send(status, body, close=close)
 
     def _allowed(self) -> bool:
-        """The shared guard, then a connection slot (the first time it passes)."""
+        """The shared guard, the caller's access token (JWT auth), then a connection
+        slot (the first time it passes)."""
         refused = self.server.guard.check(
             self.headers.get("Host"), self.headers.get("Origin"), self.headers.get("Authorization")
         )
+        if refused is None and self.server.auth is not None:
+            return self._caller_allowed(self.server.auth)
         if refused is not None:
             status, message = refused
             if status == 403:
@@ -202,6 +216,29 @@ class RpcHandler(BaseHTTPRequestHandler):
                 message += " The token is in the file `skillpack serve` printed at start."
             self._refuse(status, message, close=True)
             return False
+        return self._admit()
+
+    def _caller_allowed(self, auth: BearerAuth) -> bool:
+        from ..select._grants import grant_for
+
+        try:
+            principal = auth.principal(self.headers.get("Authorization"))
+        except AuthRefused as refused:
+            audit("serve", None, event="refused", status=refused.status, code=refused.code)
+            body = json.dumps({"error": {"code": refused.status, "message": str(refused)}})
+            self._send(
+                refused.status,
+                body.encode(),
+                close=True,
+                challenge=auth.challenge(refused, self.headers.get("Host")),
+            )
+            return False
+        self.caller = Caller(
+            principal=principal, grant=grant_for(self.server.grants, principal.claims)
+        )
+        return self._admit()
+
+    def _admit(self) -> bool:
         if not self.admitted:
             if not self.server.admit(self.request):
                 self._refuse(503, "Every connection slot is taken; retry in a moment.", close=True)
@@ -270,7 +307,9 @@ class RpcHandler(BaseHTTPRequestHandler):
         if kind != "application/json":
             self._refuse(415, "Send the request as Content-Type: application/json.")
             return
-        reply = self.server.work.submit(self.server.dispatcher.handle, body).result()
+        reply = self.server.work.submit(
+            functools.partial(self.server.dispatcher.handle, body, caller=self.caller)
+        ).result()
         if reply is None:
             self.send_response(204)
             self._cors()
@@ -279,9 +318,13 @@ class RpcHandler(BaseHTTPRequestHandler):
             return
         self._send(200, reply)
 
-    def _send(self, status: int, body: bytes, *, close: bool = False) -> None:
+    def _send(
+        self, status: int, body: bytes, *, close: bool = False, challenge: str | None = None
+    ) -> None:
         self.send_response(status)
-        if status == 401:
+        if challenge is not None:
+            self.send_header("WWW-Authenticate", challenge)
+        elif status == 401:
             self.send_header("WWW-Authenticate", 'Bearer realm="skillpack"')
         self._cors()
         self.send_header("Content-Type", "application/json")
@@ -293,6 +336,16 @@ class RpcHandler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_GET(self) -> None:  # noqa: N802
+        auth = self.server.auth
+        if auth is not None and self.path in auth.paths:
+            refused = self.server.guard.check(
+                self.headers.get("Host"), self.headers.get("Origin"), None
+            )
+            if refused is not None:
+                self._refuse(*refused, close=True)
+            else:  # a connection not admitted: it is closed after the document
+                self._send(200, auth.metadata, close=True)
+            return
         if self.path != "/events":
             self._refuse(404, "Not found: notifications are at GET /events.", close=True)
             return
@@ -316,7 +369,8 @@ class RpcHandler(BaseHTTPRequestHandler):
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Connection", "close")
         self.end_headers()
-        unsubscribe = self.server.hub.subscribe(deliver)
+        grant = None if self.caller is None else self.caller.grant
+        unsubscribe = self.server.hub.subscribe(deliver, grant=grant)
         try:
             self.wfile.write(b"event: ready\ndata: {}\n\n")
             self.wfile.flush()

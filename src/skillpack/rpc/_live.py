@@ -8,6 +8,12 @@ Its changes go to every session opened over it (`Session.refresh(catalog)`) and 
 workspace without sessions is closed past `max_workspaces`; `session.open` past
 `max_sessions` is refused after idle sessions (unused for `session_idle` seconds)
 are closed. Every method is safe to call from the server's worker threads.
+
+With grants (JWT auth), a caller sees a workspace through its grant (`Live.view`): a
+session of the workspace restricted to it (`Session(grant=...)`, kept per grant by
+`runtime._granted`), with its own tools and listing. A session opened by
+one grant is not found by another, and change notifications list only what each
+listener's grant may see.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from .._model import Catalog, Skill
 from ..config._schema import Config
 from ..discovery._options import DiscoveryOptions
+from ..runtime._granted import Granted
 from ..runtime._session import Session
 from ..runtime._summary import summarizer
 from ..runtime._tools import SkillTools
@@ -29,8 +36,11 @@ from ._codes import RPC_CODES, ParamError, RpcFailure
 
 if TYPE_CHECKING:
     from ..runtime._live import CatalogChange, RefreshMode
+    from ..select._grants import SkillGrant
 
-Notify = Callable[[str, dict[str, Any]], None]
+Notify = Callable[..., None]
+"""`Hub.publish`: (method, params, scoped=(grant -> params) or None)."""
+
 WorkspaceKey = tuple[str, tuple[str, ...]]
 
 
@@ -55,6 +65,17 @@ class Discovery:
 
 
 @dataclass(kw_only=True, eq=False)
+class GrantView:
+    """A workspace as one grant sees it: a session restricted to it, its tools and
+    its `skills.list` entry (the same fields as `Workspace` has for them)."""
+
+    cwd: str
+    live: Session
+    tools: SkillTools
+    listing: tuple[Catalog, Config, bytes] | None = None
+
+
+@dataclass(kw_only=True, eq=False)
 class Workspace:
     """One working directory's live catalog and the sessions over it."""
 
@@ -69,6 +90,16 @@ class Workspace:
     used: float = 0.0
     listing: tuple[Catalog, Config, bytes] | None = None
     """`skills.list`'s entry, encoded, with the catalog and config it was made from."""
+    granted: Granted[GrantView] = field(init=False)
+    """The views of the grants that asked (`runtime._granted`)."""
+
+    def __post_init__(self) -> None:
+        cwd = self.cwd
+        self.granted = Granted(
+            self.live,
+            build=lambda session: GrantView(cwd=cwd, live=session, tools=SkillTools(session)),
+            session_of=lambda view: view.live,
+        )
 
 
 @dataclass(kw_only=True, eq=False)
@@ -80,6 +111,8 @@ class OpenSession:
     tools: SkillTools
     workspace: Workspace
     used: float = 0.0
+    grant: SkillGrant | None = None
+    """The grant of the caller that opened it: only that grant finds it."""
 
 
 class Live:
@@ -143,10 +176,18 @@ class Live:
             found = [w for w in self._workspaces.values() if w.cwd == key_cwd]
         return found or [self.workspace(cwd)]
 
-    def refresh(self, workspace: Workspace) -> dict[str, Any]:
-        """Re-discover now; subscribers hear of a difference. Returns the change."""
+    def view(self, workspace: Workspace, grant: SkillGrant | None) -> Workspace | GrantView:
+        """`workspace` as `grant` sees it (None: the workspace itself), on its current
+        catalog and config."""
+        if grant is None:
+            return workspace
+        return workspace.granted.get(grant)
+
+    def refresh(self, workspace: Workspace, grant: SkillGrant | None = None) -> dict[str, Any]:
+        """Re-discover now; subscribers hear of a difference. Returns the change, as
+        `grant` may see it."""
         change = workspace.live.refresh()
-        return self.change_summary(workspace, change)
+        return self.change_summary(workspace, change, grant)
 
     def reconfigure(self) -> None:
         """Re-read the config files in every workspace (after `skills.config.write`)."""
@@ -200,16 +241,26 @@ class Live:
             sessions = [self._sessions[s] for s in workspace.sessions if s in self._sessions]
         for entry in sessions:
             entry.session.refresh(change.catalog)
-        self._notify("skills/changed", self.change_summary(workspace, change))
+        self._notify(
+            "skills/changed",
+            self.change_summary(workspace, change),
+            scoped=lambda grant: self.change_summary(workspace, change, grant),
+        )
 
-    def change_summary(self, workspace: Workspace, change: CatalogChange | None) -> dict[str, Any]:
-        """The `Change` shape: the workspace and the skills added, removed or changed."""
+    def change_summary(
+        self,
+        workspace: Workspace,
+        change: CatalogChange | None,
+        grant: SkillGrant | None = None,
+    ) -> dict[str, Any]:
+        """The `Change` shape: the workspace and the skills added, removed or changed
+        (those `grant` opens, when given)."""
 
         live = workspace.live
         summary = summarizer(live.config, live.skills.is_enabled)
 
         def listed(skills: Sequence[Skill]) -> list[dict[str, Any]]:
-            return [summary(s) for s in skills]
+            return [summary(s) for s in skills if grant is None or grant.allows(s)]
 
         return {
             "cwd": workspace.cwd,
@@ -222,8 +273,14 @@ class Live:
 
     # -- sessions -----------------------------------------------------------------
 
-    def open_session(self, cwd: str | None, extra_roots: Sequence[str] = ()) -> OpenSession:
-        """A new session over the live catalog of `cwd`.
+    def open_session(
+        self,
+        cwd: str | None,
+        extra_roots: Sequence[str] = (),
+        *,
+        grant: SkillGrant | None = None,
+    ) -> OpenSession:
+        """A new session over the live catalog of `cwd`, as `grant` sees it.
 
         Raises:
             RpcFailure: `session-limit` when `max_sessions` are open and none is idle.
@@ -237,28 +294,29 @@ class Live:
                     "(--max-sessions); close finished ones with session.close.",
                 )
         workspace = self.workspace(cwd, extra_roots)
-        session = workspace.live.conversation()
+        session = workspace.live.conversation(grant=grant)
         entry = OpenSession(
             id=session.session_id,
             session=session,
             tools=SkillTools(session),
             workspace=workspace,
             used=self._clock(),
+            grant=grant,
         )
         with self._lock:
             self._sessions[entry.id] = entry
             workspace.sessions.add(entry.id)
         return entry
 
-    def session(self, session_id: str) -> OpenSession:
-        """The open session `session_id`.
+    def session(self, session_id: str, grant: SkillGrant | None = None) -> OpenSession:
+        """The open session `session_id`, when `grant` opened it.
 
         Raises:
-            RpcFailure: `session-not-found`.
+            RpcFailure: `session-not-found` (also for a session another grant opened).
         """
         with self._lock:
             entry = self._sessions.get(session_id)
-            if entry is not None:
+            if entry is not None and entry.grant == grant:
                 entry.used = self._clock()
                 return entry
         raise RpcFailure(
@@ -268,12 +326,15 @@ class Live:
             data={"field": "session"},
         )
 
-    def close_session(self, session_id: str) -> bool:
+    def close_session(self, session_id: str, grant: SkillGrant | None = None) -> bool:
+        """Close a session `grant` opened; False when there is none."""
         with self._lock:
-            entry = self._sessions.pop(session_id, None)
-            if entry is not None:
-                entry.workspace.sessions.discard(session_id)
-        return entry is not None
+            entry = self._sessions.get(session_id)
+            if entry is None or entry.grant != grant:
+                return False
+            del self._sessions[session_id]
+            entry.workspace.sessions.discard(session_id)
+        return True
 
     def all_sessions(self) -> list[OpenSession]:
         with self._lock:
@@ -283,8 +344,10 @@ class Live:
         cutoff = self._clock() - self._session_idle
         with self._lock:
             idle = [s for s, entry in self._sessions.items() if entry.used < cutoff]
-        for session_id in idle:
-            self.close_session(session_id)
+            for session_id in idle:
+                entry = self._sessions.pop(session_id, None)
+                if entry is not None:
+                    entry.workspace.sessions.discard(session_id)
 
     # -- shutdown -----------------------------------------------------------------
 

@@ -3,6 +3,10 @@
 Params arrive checked against `_schema.METHODS` (types, required keys, bounds). Tool-like
 methods (`skills.search`, `skills.load`, `skills.read_file`) answer the tools' envelope
 `{ok, data|error}` as their result; the others raise, and `_codes` maps the error.
+
+Every method serves its caller's grant (`_caller.current_caller`): a workspace as
+`Live.view` shows it to that grant, sessions that grant opened. Without JWT auth
+there is no caller and every skill is served.
 """
 
 from __future__ import annotations
@@ -16,9 +20,10 @@ from ..runtime._left_out import catalog_version, left_out
 from ..runtime._summary import summarizer
 from ..runtime._tools import SkillTools
 from ..runtime._workspace import write_enabled
+from ._caller import current_caller
 from ._codes import ParamError
 from ._frame import Encoded, encode
-from ._live import Live, Workspace
+from ._live import GrantView, Live, OpenSession, Workspace
 from ._schema import document
 
 Params = dict[str, Any]
@@ -44,6 +49,16 @@ class Methods:
             "rpc.discover": self.rpc_discover,
         }
 
+    # -- the caller's view ----------------------------------------------------------
+
+    def _view(self, workspace: Workspace) -> Workspace | GrantView:
+        """`workspace` as the caller's grant sees it."""
+        return self.live.view(workspace, _grant())
+
+    def _session(self, session_id: str) -> OpenSession:
+        """A session the caller's grant opened."""
+        return self.live.session(session_id, _grant())
+
     # -- catalogs -------------------------------------------------------------------
 
     def skills_list(self, params: Params) -> Any:
@@ -63,16 +78,18 @@ class Methods:
             workspace = self.live.workspace(cwd, roots, field_name=f"cwds[{index}]")
             if params.get("force_reload"):
                 self.live.refresh(workspace)
-            listings.append(_listing(workspace))
+            listings.append(_listing(self._view(workspace)))
         return Encoded(b'{"data":[' + b",".join(listings) + b"]}")
 
     def skills_reload(self, params: Params) -> Any:
-        return {"data": [self.live.refresh(w) for w in self.live.workspaces(params.get("cwd"))]}
+        grant = _grant()
+        workspaces = self.live.workspaces(params.get("cwd"))
+        return {"data": [self.live.refresh(w, grant) for w in workspaces]}
 
     def skills_config_write(self, params: Params) -> Any:
         workspace = self.live.workspace(params.get("cwd"))
         toggled = write_enabled(
-            workspace.live.catalog,
+            self._view(workspace).live.catalog,
             params["ref"],
             params["enabled"],
             scope=params["target"],
@@ -98,11 +115,11 @@ class Methods:
         """
         session_id = params.get("session")
         if session_id is not None:
-            return self.live.session(session_id).tools
-        workspace = self.live.workspace(params.get("cwd"))
+            return self._session(session_id).tools
+        view = self._view(self.live.workspace(params.get("cwd")))
         if not stateless:
-            return workspace.tools
-        return SkillTools(workspace.live.conversation())
+            return view.tools
+        return SkillTools(view.live.conversation())
 
     def skills_search(self, params: Params) -> Any:
         # Searching keeps no session state, and a session sees its workspace's catalog
@@ -110,9 +127,9 @@ class Methods:
         # workspace instead of one per session.
         session_id = params.get("session")
         if session_id is not None:
-            tools = self.live.session(session_id).workspace.tools
+            tools = self._view(self._session(session_id).workspace).tools
         else:
-            tools = self.live.workspace(params.get("cwd")).tools
+            tools = self._view(self.live.workspace(params.get("cwd"))).tools
         return tools.call("skill_search", _pick(params, "query", "limit", "scope"))
 
     def skills_load(self, params: Params) -> Any:
@@ -126,7 +143,9 @@ class Methods:
     # -- sessions ---------------------------------------------------------------------
 
     def session_open(self, params: Params) -> Any:
-        entry = self.live.open_session(params.get("cwd"), params.get("extra_roots", ()))
+        entry = self.live.open_session(
+            params.get("cwd"), params.get("extra_roots", ()), grant=_grant()
+        )
         return {
             "session": entry.id,
             "cwd": entry.workspace.cwd,
@@ -134,18 +153,18 @@ class Methods:
         }
 
     def session_close(self, params: Params) -> Any:
-        return {"closed": self.live.close_session(params["session"])}
+        return {"closed": self.live.close_session(params["session"], _grant())}
 
     def turn_prepare(self, params: Params) -> Any:
-        session = self.live.session(params["session"]).session
+        session = self._session(params["session"]).session
         return session.prepare_turn(params["text"], invoker=params.get("invoker", "user")).to_dict()
 
     def context_inspect(self, params: Params) -> Any:
         session_id = params.get("session")
         if session_id is not None:
-            session = self.live.session(session_id).session
+            session = self._session(session_id).session
         else:
-            session = self.live.workspace(params.get("cwd")).live
+            session = self._view(self.live.workspace(params.get("cwd"))).live
         return context_report(
             session,
             context_window=params.get("context_window"),
@@ -159,6 +178,12 @@ class Methods:
         return document()
 
 
+def _grant() -> Any:
+    """The `SkillGrant` of the message's caller (None: every skill)."""
+    caller = current_caller()
+    return None if caller is None else caller.grant
+
+
 def _pick(params: Params, *keys: str) -> dict[str, Any]:
     return {key: params[key] for key in keys if key in params}
 
@@ -168,7 +193,7 @@ def _same_cwd(cwd: str) -> str:
     return os.path.normpath(os.path.abspath(cwd))
 
 
-def _listing(workspace: Workspace) -> bytes:
+def _listing(workspace: Workspace | GrantView) -> bytes:
     """The workspace's `Workspace` entry as JSON, encoded once per catalog and config."""
     live = workspace.live
     catalog, config = live.catalog, live.config

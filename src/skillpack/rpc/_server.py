@@ -14,11 +14,14 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ._dispatch import Dispatcher, Hub
 from ._live import Discovery, Live
 from ._methods import Methods
+
+if TYPE_CHECKING:
+    from .._auth import BearerAuth
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -67,18 +70,22 @@ def serve_http(
     *,
     host: str,
     port: int,
-    token: str,
-    token_file: Path,
+    token: str | None,
+    token_file: Path | None,
     remove_token_file: bool,
     allow_origins: Sequence[str],
     announce: Callable[[dict[str, Any]], None],
     heartbeat: float | None = None,
+    auth: BearerAuth | None = None,
+    grants: Sequence[Any] = (),
 ) -> None:
     """Serve JSON-RPC over HTTP until SIGTERM or SIGINT.
 
     Clients send `token`, which `token_file` holds (removed at the end when
     `remove_token_file`: the server wrote it). `announce` gets the address, the token
-    file and the pid once the port is bound.
+    file and the pid once the port is bound. With `auth` (bearer JWTs, `grants`
+    deciding what each caller sees) there is no shared token: `token` and `token_file`
+    are None.
     """
     from ._http import HEARTBEAT_SECONDS, RpcHTTPServer
 
@@ -90,6 +97,8 @@ def serve_http(
                 hub=hub,
                 token=token,
                 allow_origins=allow_origins,
+                auth=auth,
+                grants=grants,
                 workers=options.workers,
                 heartbeat=heartbeat or HEARTBEAT_SECONDS,
             )
@@ -108,7 +117,12 @@ def serve_http(
                         "url": server.url,
                         "rpc": f"{server.url}/rpc",
                         "events": f"{server.url}/events",
-                        "token_file": str(token_file),
+                        "token_file": None if token_file is None else str(token_file),
+                        **(
+                            {}
+                            if auth is None
+                            else {"metadata": auth.metadata_url(server.url.split("//", 1)[1])}
+                        ),
                         "pid": os.getpid(),
                     }
                 )
@@ -118,7 +132,7 @@ def serve_http(
                 server.server_close()
                 thread.join()
         finally:
-            if remove_token_file:
+            if remove_token_file and token_file is not None:
                 with suppress(OSError):
                     token_file.unlink()
 

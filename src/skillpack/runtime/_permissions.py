@@ -13,6 +13,7 @@ from typing import Literal
 
 from .._errors import SkillPermissionError
 from .._model import Skill
+from ..select._grants import SkillGrant
 from ..select._rules import Decision, PermissionRules
 
 AskAnswer = Literal["allow", "deny", "always", "never"]
@@ -41,13 +42,18 @@ class PermissionGate:
         *,
         ask: AskCallback | None = None,
         remember: Remember | None = None,
+        grant: SkillGrant | None = None,
     ) -> None:
         """Args:
         rules: the merged permission rules (from config and the host).
         ask: called for skills whose decision is `ask`; None refuses them.
         remember: called with `(qualified_name, "allow"|"deny")` after an
             `always`/`never` answer, to persist it (e.g. config `add_permission`).
+        grant: the skills the caller's access token opens (`select._grants`); a
+            skill outside it is denied like one a rule denies (the session's
+            catalog leaves it out too, so it is never even listed).
         """
+        self._grant = grant
         self._rules = rules if rules is not None else PermissionRules()
         self._ask = ask
         self._remember = remember
@@ -85,6 +91,8 @@ class PermissionGate:
         skills (design rules: safety), `ask` for actions that need consent by default (creating
         a skill).
         """
+        if self._grant is not None and not self._grant.allows(skill):
+            return "deny"
         decision, glob = self._rules.match(skill)
         if glob is None:
             decision = unmatched

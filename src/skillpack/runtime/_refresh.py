@@ -35,6 +35,7 @@ from ._permissions import PermissionGate
 if TYPE_CHECKING:
     from ..discovery._discover import SkillDelta
     from ..discovery._watch import RootWatcher
+    from ..select._grants import SkillGrant
 
 
 def _log_exception(message: str) -> None:
@@ -77,8 +78,13 @@ class LiveCatalog:
         interval: float,
         lock: threading.RLock,
         gate: PermissionGate,
+        grant: SkillGrant | None = None,
     ) -> None:
-        self.catalog = catalog
+        self._grant = grant
+        self.given = catalog
+        """The last catalog swapped in, whole: `catalog` is it restricted to the
+        session's grant (the same catalog without a grant)."""
+        self.catalog = catalog if grant is None else grant.restrict(catalog)
         self.config = config
         self.source = source
         self.mode: RefreshMode = check_refresh(mode, source)
@@ -189,10 +195,20 @@ class LiveCatalog:
         comparison runs outside the lock and readers are held up only by the swap.
         """
         config_changed = config is not None and config != self.config
+        if catalog is self.given and not config_changed:
+            return None
+        given, grant = catalog, self._grant
+        if grant is not None:
+            # The one place a grant hides skills: every view of the session reads this
+            # catalog, so a hidden skill is absent from all of them alike.
+            catalog, known = grant.restrict(catalog), None
         change = diff_catalogs(self.catalog, catalog, config_changed=config_changed, known=known)
         if change is None:
+            if grant is not None:
+                self.given = given  # the restricted catalog in place stays
             return None  # the catalog in place stays (searches keyed on it stay warm)
         with self._lock:
+            self.given = given
             self.catalog = catalog
             if config is not None and config_changed:
                 self.config = config

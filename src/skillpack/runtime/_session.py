@@ -52,6 +52,7 @@ from ._session_views import SessionSkills, SkillDeclarations
 if TYPE_CHECKING:
     from ..discovery._options import DiscoveryOptions, IncludeScope
     from ..render._catalog import RenderedCatalog
+    from ..select._grants import SkillGrant
     from ..select._resolve import Resolution
     from ._hooks import HookState
     from ._shell import ShellPolicy
@@ -84,6 +85,7 @@ class Session:
         mcp_servers: Iterable[str] = (),
         mcp_install: McpInstall | None = None,
         builtin_commands: Iterable[str] = (),
+        grant: SkillGrant | None = None,
     ) -> None:
         """Create a session.
 
@@ -122,6 +124,10 @@ class Session:
             builtin_commands: The host's own slash commands (`help`, `clear`, ...):
                 `/name` of one of them is left to the host, and a skill of that name
                 is reached as `$name` (a diagnostic says so). None by default.
+            grant: The skills the caller may see (a server's caller, from its access
+                token's claims: `select._grants.grant_for`). Every other skill is
+                absent from this session: its catalog, every listing, search and
+                tool, answered as a skill that does not exist. None: every skill.
 
         Raises:
             UsageError: an unknown `refresh` mode, a live mode without a `loader`
@@ -140,7 +146,8 @@ class Session:
         )
         lock = threading.RLock()
         remember = persist_permission if remember_permissions else None
-        gate = PermissionGate(config.permissions, ask=ask, remember=remember)
+        self._grant = grant
+        gate = PermissionGate(config.permissions, ask=ask, remember=remember, grant=grant)
         live = LiveCatalog(
             catalog,
             config,
@@ -149,6 +156,7 @@ class Session:
             interval=refresh_interval,
             lock=lock,
             gate=gate,
+            grant=grant,
         )
         self._shell = shell
         self._host_servers = tuple(mcp_servers)
@@ -179,9 +187,9 @@ class Session:
     def conversation(self, **kwargs: Any) -> Session:
         """A new conversation over this session's live workspace: the same catalog,
         config, reader, cwd, environment, shell policy, host MCP servers and host
-        built-in commands, with its own state (loads, enable overrides, invocation
-        chain). Its catalog is manual: the host moves it on with `refresh(catalog)`
-        when this session's catalog changes.
+        built-in commands and grant, with its own state (loads, enable overrides,
+        invocation chain). Its catalog is manual: the host moves it on with
+        `refresh(catalog)` when this session's catalog changes.
 
         This is how every server opens a conversation (`serve`'s `session.open`, each
         `skillpack mcp` client); keywords override `Session(...)`'s arguments.
@@ -194,9 +202,10 @@ class Session:
             "shell": self._shell,
             "mcp_servers": self._host_servers,
             "builtin_commands": self._builtin_commands,
+            "grant": self._grant,
         }
         options.update(kwargs)
-        return Session(self.catalog, **options)
+        return Session(self._parts.live.given, **options)
 
     # -- construction -----------------------------------------------------------
 

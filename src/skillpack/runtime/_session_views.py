@@ -19,6 +19,7 @@ from .._errors import SkillDisabledError, SkillIOError
 
 if TYPE_CHECKING:
     from .._model import Catalog, CodexPermissions, Skill
+    from ..select._grants import SkillGrant
     from ._create import CreatedSkill
     from ._deps import DependencyReport
     from ._hooks import Hook, HookResult
@@ -28,10 +29,24 @@ ToolT = TypeVar("ToolT")
 
 
 class SessionSkills:
-    """Each skill's standing in one session (`Session.skills`). Thread-safe."""
+    """Each skill's standing in one session (`Session.skills`): its grant, enable
+    state, visibility, what the model is offered. Thread-safe."""
 
     def __init__(self, session: Session) -> None:
         self._session = session
+
+    @property
+    def grant(self) -> SkillGrant | None:
+        """The skills this session's caller may see (`Session(grant=)`); None: every
+        skill. Every other skill is absent from the session."""
+        return self._session._grant
+
+    @property
+    def whole_catalog(self) -> Catalog:
+        """The catalog before the session's grant hides anything (`catalog` without a
+        grant). Only for what is keyed on the whole catalog and filters by
+        `is_visible` itself (the shared search index); never for a listing."""
+        return self._session._parts.live.given
 
     def is_enabled(self, skill: Skill) -> bool:
         """Whether `skill` is on: the session's own override, else the config's."""

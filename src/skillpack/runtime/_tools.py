@@ -293,8 +293,10 @@ class SkillTools:
             )
         searcher = self._searcher()
         with self._lock:  # one sqlite connection: one query at a time
+            # The whole catalog keeps the shared index warm across grants; the
+            # grant hides what it must through `is_visible`.
             results, truncated = searcher.search_page(
-                session.catalog,
+                session.skills.whole_catalog,
                 args["query"],
                 limit=limit,
                 scope=args.get("scope"),
