@@ -216,9 +216,9 @@ class SkillServer:
     def view(self, grant: SkillGrant | None = None) -> ServedCatalog:
         """The served view of the session's current catalog (`Pages.view`), as `grant`
         may see it."""
-        return self.pages_for(grant).view()
+        return self._pages_for(grant).view()
 
-    def pages_for(self, grant: SkillGrant | None) -> Pages:
+    def _pages_for(self, grant: SkillGrant | None) -> Pages:
         """The pages of the session restricted to `grant` (the server's own: None),
         kept per grant and moved onto the current catalog and config."""
         if grant is None:
@@ -522,7 +522,7 @@ class SkillServer:
     ) -> Any:
         grant = _grant(ctx)
         if str(params.uri) == PROBLEMS_URI:
-            pages = self.pages_for(grant)
+            pages = self._pages_for(grant)
             report = await self._run(functools.partial(pages.problems_report, check_all=True))
             return types.ReadResourceResult(
                 contents=[
@@ -629,7 +629,7 @@ class SkillServer:
     def skills_page(self, start: int, grant: SkillGrant | None = None) -> dict[str, Any]:
         """One `skills/list` page from the served skill at `start` (`Pages.skills_page`),
         as `grant` may see it."""
-        return self.pages_for(grant).skills_page(start)
+        return self._pages_for(grant).skills_page(start)
 
     def problems_report(
         self, *, check_all: bool = True, with_skills: bool = False
