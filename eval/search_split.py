@@ -2,6 +2,9 @@
 
     python eval/search_split.py [--requests FILE] [--split FILE] [--seed N]
 
+The suggestion requests use the same script: `--requests eval/suggest_requests.toml
+--split eval/suggest_split.toml` (seed 38, drawn once).
+
 Each request is known by an id: the first 12 hex digits of the SHA-256 of its
 query text. `search_split.toml` lists the ids of each half, with the query as a
 comment. Run without an existing split file, the script draws the split: the
@@ -75,10 +78,14 @@ def draw(
 
 
 def write_split(
-    path: Path, split: Mapping[str, str], queries: Mapping[str, str], seed: int
+    path: Path,
+    split: Mapping[str, str],
+    queries: Mapping[str, str],
+    seed: int,
+    requests: str = DEFAULT_REQUESTS.name,
 ) -> None:
     lines = [
-        "# The tuning / held-out split of search_requests.toml, drawn once by",
+        f"# The tuning / held-out split of {requests}, drawn once by",
         f"# `python eval/search_split.py` (seed {seed}) and never redrawn: a request",
         "# keeps its half for good. Ids are the first 12 hex digits of the SHA-256 of",
         "# the query text (an edited request is a new request). Tune on `tune` only.",
@@ -133,7 +140,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{len(queries)} requests, every one in a half")
         return 0
     split = draw(requests, seed=seed, existing=existing)
-    write_split(args.split, split, queries, seed)
+    write_split(args.split, split, queries, seed, args.requests.name)
     counts = {half: sum(1 for h in split.values() if h == half) for half in HALVES}
     print(
         f"{args.split}: {counts['tune']} tune, {counts['held_out']} held out "

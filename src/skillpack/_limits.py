@@ -87,3 +87,9 @@ MAX_EXPANSION_CHARS: Final = 1024 * 1024
 times in a body would otherwise multiply the arguments a thousandfold."""
 MAX_DIAGNOSTICS: Final = 20
 """Most diagnostics one message gets; one more says how many were left out."""
+
+# --- turn-time suggestions (issue 38) ----------------------------------------------
+SUGGESTIONS: Final = 3
+"""Skills a turn suggests at most unless `[search] suggestions` says otherwise."""
+MAX_SUGGESTIONS: Final = 10
+"""Most suggestions a turn may be configured to make."""

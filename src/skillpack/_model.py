@@ -293,6 +293,32 @@ def best_of(skills: Iterable[Skill]) -> tuple[Skill, ...]:
     return tuple(s for s in candidates if precedence(s) == best)
 
 
+def in_plugin(skill: Skill) -> bool:
+    """A plugin's skill, namespaced `<plugin>:<name>` (not an `[[mcp_servers]]` skill,
+    whose `plugin` holds the server label and whose bare name still counts)."""
+    return skill.plugin is not None and skill.scope != "mcp"
+
+
+def listed_name(skill: Skill) -> str:
+    """The name a model is shown for `skill` (catalog, search, suggestions): a
+    plugin's skill under its qualified id `<plugin>:<name>`, any other by its name.
+
+    A bare name means a skill outside plugins when there is one (`bare_named`), so
+    a plugin's skill listed by its bare name could be mistaken for another."""
+    return skill.qualified_name if in_plugin(skill) else skill.name
+
+
+def bare_named(skills: Iterable[Skill]) -> tuple[Skill, ...]:
+    """The skills a bare name can mean among `skills` (all of one name): those
+    outside plugins, or, when only plugins have the name, the plugins' skills.
+
+    The one rule behind `Catalog.winners`, the resolver and `lookup_skill`; the
+    winner among them is then `best_of`'s."""
+    candidates = tuple(skills)
+    plain = tuple(s for s in candidates if not in_plugin(s))
+    return plain or candidates
+
+
 _NAME_PATH = operator.attrgetter("name", "path")
 
 
@@ -373,12 +399,13 @@ class Catalog:
         return self._by_qualified.get(qualified_name, ())
 
     def winners(self, name: str) -> tuple[Skill, ...]:
-        """The candidates of highest precedence for a bare name.
+        """The candidates of highest precedence for a bare name (among the skills
+        outside plugins when there are any: `bare_named`).
 
         One skill: it wins and the rest are shadowed. Several: the name is
         ambiguous and must be given by path or qualified id. None: not found.
         """
-        return best_of(self.named(name))
+        return best_of(bare_named(self.named(name)))
 
     @property
     def names(self) -> tuple[str, ...]:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from .index._digests import FrontmatterStore
     from .index._query import Match as SearchMatch
     from .index._search import SearchResult, SkillSearch
+    from .index._suggest import Suggestion
     from .install._audit import Severity as FindingSeverity
     from .install._doctor import DoctorEntry
     from .install._doctor import Status as DoctorStatus
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
     from .mcp._uris import Segments as UriSegments
     from .parse._frontmatter import ParsedSkill
     from .parse._hooks import HookSpec
-    from .render._catalog import CatalogReport, RenderedCatalog
+    from .render._catalog import CatalogMode, CatalogReport, RenderedCatalog, Shown
     from .render._formats import CatalogFormat
     from .rpc._transport import Deliver as NotificationCallback
     from .rpc._transport import Transport
@@ -66,6 +67,7 @@ if TYPE_CHECKING:
         SessionOpenResult,
         SkillEntry,
         SkillsListResult,
+        SuggestionEntry,
         ToolError,
         TurnResult,
         WorkspaceListing,
@@ -110,6 +112,7 @@ _LAZY = {
     "AskCallback": ".runtime._permissions",
     "Candidate": ".install._values",
     "CatalogFormat": ".render._formats",
+    "CatalogMode": ".render._catalog",
     "CatalogReport": ".render._catalog",
     "CatalogSource": ".runtime._live",
     "CodexPermissions": "._model",
@@ -192,6 +195,7 @@ _LAZY = {
     "Severity": "._model",
     "ShellRequest": ".runtime._shell",
     "ShellRun": ".runtime._shell",
+    "Shown": ".render._catalog",
     "SkillContent": ".runtime._readers",
     "SkillDeclarations": ".runtime._session_views",
     "SkillEntry": ".rpc._types",
@@ -203,6 +207,8 @@ _LAZY = {
     "SkillsListResult": ".rpc._types",
     "SourceType": ".install._values",
     "SubagentRunner": ".runtime._fork",
+    "Suggestion": ".index._suggest",
+    "SuggestionEntry": ".rpc._types",
     "Toggled": ".runtime._workspace",
     "ToolDefinition": ".runtime._tools",
     "ToolError": ".rpc._types",
@@ -220,6 +226,7 @@ __all__ = [
     "AskCallback",
     "Candidate",
     "CatalogFormat",
+    "CatalogMode",
     "CatalogReport",
     "CatalogSource",
     "CodexPermissions",
@@ -302,6 +309,7 @@ __all__ = [
     "Severity",
     "ShellRequest",
     "ShellRun",
+    "Shown",
     "SkillContent",
     "SkillDeclarations",
     "SkillEntry",
@@ -313,6 +321,8 @@ __all__ = [
     "SkillsListResult",
     "SourceType",
     "SubagentRunner",
+    "Suggestion",
+    "SuggestionEntry",
     "Toggled",
     "ToolDefinition",
     "ToolError",

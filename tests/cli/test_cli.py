@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -196,7 +197,26 @@ def test_resolve_builtin_names_the_hosts_slash_commands(skills: Path) -> None:
     [diag] = shadowed["diagnostics"]
     assert diag["kind"] == "shadowed-by-builtin" and "$pdf-forms" in diag["message"]
     host_only = run_json("resolve", "/help", "--builtin", "help", *common)
-    assert host_only == {"activations": [], "diagnostics": [], "lines": [], "text": "/help"}
+    assert host_only == {
+        "activations": [],
+        "diagnostics": [],
+        "lines": [],
+        "text": "/help",
+        "suggestions": [],
+    }
+
+
+def test_resolve_names_the_skills_a_turn_would_suggest(skills: Path) -> None:
+    common = ("--root", str(skills), "--no-user", "--no-system")
+    data = run_json("resolve", "fill these PDF forms", *common)
+    assert data["activations"] == []
+    [suggestion] = data["suggestions"]
+    assert list(suggestion) == ["id", "name", "path", "description", "score"]
+    assert suggestion["id"] == "pdf-forms"
+    assert suggestion["path"] == str(skills / "pdf-forms" / "SKILL.md")
+    assert "may fit pdf-forms" in run("resolve", "fill these PDF forms", *common).output
+    assert run_json("resolve", "$pdf-forms fill these PDF forms", *common)["suggestions"] == []
+    assert run_json("resolve", "what is the capital of Peru", *common)["suggestions"] == []
 
 
 def test_render_formats_and_report(skills: Path) -> None:
@@ -217,6 +237,23 @@ def test_render_formats_and_report(skills: Path) -> None:
     )
     assert tight["report"]["truncated"] is True
     run("render", "--budget-chars", "1", "--context-window", "1000", code=2)
+
+
+def test_render_modes_and_locations_without_skill_load(skills: Path) -> None:
+    common = ("--root", str(skills), "--no-user", "--no-system")
+    deferred = run_json("render", "--mode", "deferred", *common)
+    assert deferred["report"]["deferred"] is True and deferred["report"]["shown"] == 0
+    assert "skill_search" in deferred["text"] and "pdf-forms" not in deferred["text"]
+    full = run_json("render", "--budget-chars", "100000", *common)
+    budget = str(len(full["text"]) - 1)
+    dropped = run_json("render", "--budget-chars", budget, *common)
+    assert dropped["report"]["locations_dropped"] is True
+    assert "SKILL.md" not in dropped["text"]
+    kept = run_json("render", "--budget-chars", budget, "--no-skill-load", *common)
+    base = kept["report"]["location_base"]
+    assert base.startswith(str(skills)) and base.endswith(os.sep)
+    assert kept["text"].count(base) == 1 and "SKILL.md" in kept["text"]
+    run("render", "--mode", "lazy", *common, code=2)
 
 
 def test_load_with_args(skills: Path) -> None:

@@ -103,6 +103,7 @@ def test_search_limits_come_from_the_config() -> None:
         "[search]\nmax_limit = true\n",
         "[catalog]\nmax_entries = 0\n",
         '[catalog]\nmax_entries = "10"\n',
+        '[catalog]\nmode = "lazy"\n',
     ],
 )
 def test_bad_limits_are_config_errors(text: str) -> None:
@@ -116,11 +117,14 @@ def test_bad_limits_are_config_errors(text: str) -> None:
 @pytest.mark.parametrize("fmt", ["xml", "markdown", "json"])
 def test_max_entries_caps_the_catalog_and_says_so(fmt: str) -> None:
     listed = list(skills(5).catalog().skills)
-    rendered = render_catalog(listed, format=fmt, max_entries=2)  # type: ignore[arg-type]
+    # The best-ranked two are listed: here the two used most recently.
+    recent = {listed[3].key: 2, listed[1].key: 1}
+    rendered = render_catalog(listed, format=fmt, max_entries=2, recent=recent)  # type: ignore[arg-type]
     report = rendered.report
     assert (report.shown, report.total, report.truncated) == (2, 5, True)
-    assert report.omitted == ("skill-2", "skill-3", "skill-4")
-    assert "skill-1" in rendered.text and "skill-2" not in rendered.text
+    assert report.omitted == ("skill-0", "skill-2", "skill-4")
+    assert "skill-1" in rendered.text and "skill-3" in rendered.text
+    assert "skill-2" not in rendered.text
     assert len(rendered.text) == report.used_chars
     if fmt == "xml":
         assert '<truncated shown="2" total="5">' in rendered.text
@@ -144,6 +148,14 @@ def test_max_entries_below_one_is_a_usage_error() -> None:
 def test_the_session_catalog_honours_catalog_max_entries() -> None:
     rendered = session("[catalog]\nmax_entries = 3\n").render_catalog()
     assert (rendered.report.shown, rendered.report.total) == (3, 5)
+
+
+def test_the_config_chooses_the_catalog_mode_and_a_caller_overrides_it() -> None:
+    configured = session('[catalog]\nmode = "deferred"\n')
+    assert configured.config.catalog_mode == "deferred"
+    assert configured.render_catalog().report.deferred
+    assert not configured.render_catalog(mode="full").report.deferred
+    assert not session("").render_catalog().report.deferred
 
 
 # -- SLASH_COMMAND_TOOL_CHAR_BUDGET ----------------------------------------------------------

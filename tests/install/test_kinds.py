@@ -10,8 +10,15 @@ import pytest
 
 from skillpack.install import _kinds, approve_all, install, update
 from skillpack.install._candidate import make_candidate
-from skillpack.install._kinds import SOURCE_KINDS, Context, SourceKind, kind_named, lock_types
-from skillpack.install._source import Source, parse_source
+from skillpack.install._kinds import (
+    SOURCE_KINDS,
+    Context,
+    SourceKind,
+    kind_named,
+    lock_types,
+    parse_source,
+)
+from skillpack.install._source import Source
 from skillpack.install._values import Offer, Origin, Payload, Request, Resolved
 
 VERSIONS = {"1": "Say hello.", "2": "Say hello, then goodbye."}

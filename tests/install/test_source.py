@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from skillpack._errors import UsageError
-from skillpack.install._source import parse_source
+from skillpack.install._kinds import parse_source
 
 REMOTE: list[tuple[str, str, str, str | None, str | None, str | None]] = [
     # (SOURCE, kind, location, ref, subpath, github)

@@ -19,7 +19,20 @@ def test_the_catalog_is_the_sessions_budgeted_catalog(tmp_path: Path) -> None:
     skills = Skills(roots=[str(write_skills(tmp_path))], cwd=str(tmp_path), budget_chars=300)
     rendered = skills.session.render_catalog(budget_chars=300)
     assert rendered.text == skills.catalog() == asyncio.run(skills.acatalog())
-    assert rendered.report.truncated and rendered.report.shown < rendered.report.total
+    assert rendered.report.truncated and rendered.report.names_only
+    # Every skill is at least named: the budget cuts descriptions before skills.
+    assert rendered.report.shown == rendered.report.total
+
+
+def test_the_host_chooses_the_catalog_mode(tmp_path: Path) -> None:
+    root = str(write_skills(tmp_path))
+    deferred = Skills(roots=[root], cwd=str(tmp_path), catalog_mode="deferred")
+    expected = deferred.session.render_catalog(mode="deferred")
+    assert expected.report.deferred
+    assert deferred.catalog() == expected.text
+    assert "skill_search" in expected.text
+    with pytest.raises(UsageError, match="Unknown catalog mode 'lazy'"):
+        Skills(roots=[root], cwd=str(tmp_path), catalog_mode="lazy")  # type: ignore[arg-type]
 
 
 def test_a_session_and_options_to_open_one_are_refused(tmp_path: Path) -> None:
@@ -95,3 +108,14 @@ def test_turn_input_puts_injections_and_fork_results_before_the_task(tmp_path: P
     prepared = asyncio.run(skills.aprepare(MENTION))
     assert prepared.startswith('<skill_content name="release-notes"')
     assert prepared.endswith("for v2.0")
+
+
+def test_prepare_puts_the_suggestions_note_before_a_task_no_skill_was_named_for(
+    tmp_path: Path,
+) -> None:
+    skills = Skills(roots=[str(write_skills(tmp_path))], cwd=str(tmp_path))
+    turn = skills.prepare_turn("flatten the fields of this PDF form")
+    assert [s.id for s in turn.suggestions] == ["pdf-forms"]
+    text = skills.prepare("flatten the fields of this PDF form")
+    assert text == f"{turn.suggestion_note}\n\nflatten the fields of this PDF form"
+    assert skills.prepare("what is the capital of Peru") == "what is the capital of Peru"

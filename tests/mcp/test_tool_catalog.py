@@ -17,9 +17,12 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from skill_client import open_session, run, skill_md, write
 
+from conftest import REAL_SKILLS
 from skillpack._errors import UsageError
 from skillpack.mcp._pages import INSTRUCTIONS
 from skillpack.mcp._server import SkillServer
+from skillpack.render._formats import deferred_text
+from skillpack.runtime._session import Session
 from skillpack.runtime._tools import SkillTools
 
 PDF = "Fill and merge PDF forms. Use when the user hands you a PDF to fill."
@@ -145,13 +148,28 @@ def test_the_command_line_options_reach_a_stdio_client(tree: Path) -> None:
             return client.instructions, load
 
     async def main() -> list[tuple[str | None, str]]:
-        return [await connect(), await connect("--catalog-chars", "0", "--catalog-instructions")]
+        return [
+            await connect(),
+            await connect("--catalog-chars", "0", "--catalog-instructions"),
+            await connect("--catalog-mode", "deferred", "--catalog-instructions"),
+        ]
 
-    (plain_instructions, listed), (instructions, bare) = anyio.run(main)
+    (plain_instructions, listed), (instructions, bare), (stub_note, stub) = anyio.run(main)
     assert plain_instructions == INSTRUCTIONS
     assert f"- **mcp-builder**: {MCP_BUILD}" in listed
     assert bare == bare_description(tree)
     assert instructions == INSTRUCTIONS  # a zero budget lists nothing there either
+    deferred = deferred_text("markdown", 2)
+    assert stub == f"{bare_description(tree)}\n\n{deferred}"
+    assert stub_note == f"{INSTRUCTIONS}\n\n{deferred}"
+
+
+def test_the_host_chooses_the_catalog_mode_of_skill_load(tree: Path) -> None:
+    bare = bare_description(tree)
+    deferred = load_description(SkillServer(open_session(tree), catalog_mode="deferred"))
+    assert deferred == f"{bare}\n\n{deferred_text('markdown', 2)}"
+    full = load_description(SkillServer(open_session(tree), catalog_mode="full"))
+    assert f"- **pdf-forms**: {PDF}" in full
 
 
 def test_a_skill_the_config_disables_leaves_the_description_after_list_changed(
@@ -190,3 +208,22 @@ def test_a_budget_that_is_no_number_of_characters_is_refused_before_serving(
     monkeypatch.setenv("SKILLS_PROMPT_CHAR_BUDGET", "lots")
     with pytest.raises(UsageError, match="SKILLS_PROMPT_CHAR_BUDGET='lots'"):
         SkillServer(open_session(tree))
+
+
+@pytest.mark.corpus
+def test_on_the_real_corpus_skill_load_names_every_skill_as_the_one_allocator_does(
+    tmp_path: Path,
+) -> None:
+    session = Session.open(
+        cwd=str(tmp_path), roots=[str(REAL_SKILLS)], include_user=False, use_cache=False
+    )
+    expected = session.render_catalog(format="markdown", include_location=False)
+    (bare,) = [d for d in SkillTools(session).definitions() if d.name == "skill_load"]
+    description = load_description(SkillServer(session))
+    assert description == f"{bare.description}\n\n{expected.text}"
+    report = expected.report
+    assert report.shown == report.total == len(session.skills.model_skills())
+    assert report.omitted == ()
+    # Descriptions are cut evenly, not given to the first skills by the alphabet.
+    assert report.description_chars is not None
+    assert len(report.shortened) > 100

@@ -148,6 +148,12 @@ def test_sessions_keep_their_own_loaded_versions_and_leading_skills(
 
     unknown = client.turn_prepare(first, "$nope")
     assert [d["kind"] for d in unknown["diagnostics"]] == ["not-found"]
+    assert turn["suggestions"] == [] and turn["suggestion_note"] == ""
+
+    hinted = client.turn_prepare(second, "I need some beta work done")
+    assert hinted["activations"] == [] and hinted["injections"] == []
+    assert [s["id"] for s in hinted["suggestions"]] == ["beta"]
+    assert hinted["suggestion_note"].startswith("Skills that may fit this request")
 
     assert client.session_close(first) == {"closed": True}
     assert client.session_close(first) == {"closed": False}
@@ -179,10 +185,14 @@ def test_context_inspect_reports_the_budget_each_entry_and_the_active_tools(
     entries = {e["name"]: e for e in catalog["entries"]}
     assert set(entries) == {"alpha", "beta", "scoped"}
     assert all(e["tokens"] == (e["chars"] + 3) // 4 for e in entries.values())
-    assert {e["shown"] for e in entries.values()} <= {"shortened", "name_only", "omitted"}
+    assert {e["shown"] for e in entries.values()} <= {"full", "shortened", "name_only"}
     assert report["active_tools"]["tools"] == ["Read", "Grep"]
     assert report["active_tools"]["declarations"][0]["allowed_tools"] == ["Read", "Grep"]
     assert {s["name"] for s in report["skills"]} == {"alpha", "beta", "scoped"}
+    # The skill the session used ranks first: it keeps its description.
+    assert entries["scoped"]["shown"] in ("full", "shortened")
+    deferred = client.context_inspect(session=session, catalog_mode="deferred")["catalog"]
+    assert deferred["deferred"] is True and deferred["shown"] == 0
 
 
 def test_config_write_disables_a_skill_for_listings_and_open_sessions(

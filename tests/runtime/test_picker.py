@@ -92,6 +92,18 @@ def test_names_come_before_text_and_near_misses_only_when_nothing_matches(
     assert ranked(session, "zzzzqqq") == []
 
 
+def test_the_skills_a_turn_would_suggest_are_marked(project: Path) -> None:
+    session = open_session(project)
+    hits = SkillFilter(session).rank("fill and merge these PDF forms")
+    assert [(h.skill.qualified_name, h.suggested) for h in hits if h.suggested] == [
+        ("repo:pdf-tools", True)
+    ]
+    # the model may not invoke `release`: it is found, never suggested
+    release = SkillFilter(session).rank("tag a release when the user asks")
+    assert release[0].skill.name == "release" and not release[0].suggested
+    assert not any(h.suggested for h in SkillFilter(session).rank("what is the capital of Peru"))
+
+
 def test_a_path_finds_its_skill(project: Path) -> None:
     session = open_session(project)
     folder = project / ".agents" / "skills" / "pdf-tools"

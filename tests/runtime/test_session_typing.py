@@ -29,3 +29,11 @@ def test_a_moved_name_is_a_type_error_and_a_warning_at_run_time() -> None:
     session = Session(Catalog())
     with pytest.warns(DeprecationWarning):
         assert session.model_skills() == ()  # type: ignore[attr-defined]
+
+
+def test_session_open_takes_every_keyword_of_session_but_what_it_decides() -> None:
+    import inspect
+
+    made = set(inspect.signature(Session.__init__).parameters) - {"self", "catalog"}
+    taken = set(inspect.signature(Session.open).parameters)
+    assert made - taken == {"config", "loader", "source"}  # the workspace decides these

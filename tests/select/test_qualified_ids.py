@@ -113,7 +113,7 @@ def test_every_id_or_path_a_collision_warning_offers_picks_a_skill_of_that_name(
 
 
 @pytest.mark.parametrize("sigil", ["$", "/"])
-@pytest.mark.parametrize("name", ["twin", "foo", "clash"])
+@pytest.mark.parametrize("name", ["twin", "foo"])
 def test_every_form_a_tie_diagnostic_offers_picks_one_of_the_tied_skills(
     catalog: Catalog, sigil: str, name: str
 ) -> None:
@@ -147,3 +147,20 @@ def test_an_exact_config_entry_follows_the_resolver_and_a_glob_covers_the_scope(
     # A permission glob selects a set: `repo:*` still covers the repo's plugin skills.
     assert ref_matches("repo:*", plugin, glob=True)
     assert not ref_matches("repo:lint", plugin)
+
+
+@pytest.mark.parametrize("form", ["$clash", "/clash", "clash"])
+def test_a_bare_name_means_the_skill_outside_plugins(catalog: Catalog, form: str) -> None:
+    # `repo:clash` (a plugin named like the scope) and a plain `clash`: the bare name
+    # is the plain one's (issue 38), no longer a tie.
+    skill = _picks(catalog, form)
+    assert (skill.name, skill.plugin) == ("clash", None)
+    assert catalog.winners("clash") == (skill,)
+
+
+def test_a_bare_name_only_a_plugin_has_still_picks_that_plugin_skill(tmp_path: Path) -> None:
+    _plugin(tmp_path / "geo", "geo", ("near",))
+    catalog = discover(roots=[Root(path=str(tmp_path), scope="repo")], use_cache=False)
+    (skill,) = catalog.skills
+    assert _picks(catalog, "$near") == skill == _picks(catalog, "near")
+    assert _picks(catalog, "$geo:near") == skill

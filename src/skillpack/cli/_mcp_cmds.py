@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from typing import Any
+from typing import Any, Literal
 
 import click
 
@@ -35,6 +35,14 @@ from ._server_flags import ServerFlags, server_options
     is_flag=True,
     help="Also put the skill list in the server's instructions.",
 )
+@click.option(
+    "--catalog-mode",
+    type=click.Choice(["auto", "full", "deferred"]),
+    default=None,
+    help="auto: a stub pointing at skill_search when not even every skill name fits; "
+    "full: never the stub; deferred: always the stub (default: [catalog] mode in the "
+    "config, else auto).",
+)
 @auth_options
 @catalog_options
 def mcp_command(
@@ -42,6 +50,7 @@ def mcp_command(
     check: bool,
     catalog_chars: int | None,
     catalog_instructions: bool,
+    catalog_mode: Literal["auto", "full", "deferred"] | None,
     auth_jwks: str | None,
     auth_issuer: str | None,
     auth_audience: str | None,
@@ -137,6 +146,7 @@ def mcp_command(
             cwd=catalog.cwd,
             catalog_chars=catalog_chars,
             catalog_instructions=catalog_instructions,
+            catalog_mode=catalog_mode,
             before_serving=require_mcp,
         ):
             return
@@ -151,6 +161,7 @@ def mcp_command(
             cwd=catalog.cwd,
             catalog_chars=catalog_chars,
             catalog_instructions=catalog_instructions,
+            catalog_mode=catalog_mode,
         )
         if transport == "stdio":
             run_stdio(skills)

@@ -30,11 +30,15 @@ def resolve_command(
     catalog: CatalogOptions,
     as_json: bool,
 ) -> None:
-    """Show which skills TEXT activates ($name, [$name](path), /name args), and why not."""
+    """Show which skills TEXT activates ($name, [$name](path), /name args), and why not,
+    and when it activates none, the skills a turn would suggest for it."""
+    from ..runtime._suggest import resolution_suggestions
+
     session = catalog.session(builtin_commands=builtins)
     resolution = session.resolve(text)
+    suggestions = resolution_suggestions(session, resolution)
     if as_json:
-        emit_json(resolution.to_dict())
+        emit_json({**resolution.to_dict(), "suggestions": [s.to_dict() for s in suggestions]})
         return
     out = console()
     for line in resolution.lines:
@@ -42,6 +46,8 @@ def resolve_command(
     for diagnostic in resolution.diagnostics:
         out.print(f"[yellow]{diagnostic.kind}[/yellow] {markup_text(diagnostic.for_people)}")
     out.print(f"task: {markup_text(resolution.text)}")
+    for suggestion in suggestions:
+        out.print(f"[cyan]may fit[/cyan] {markup_text(suggestion.id)} ({suggestion.score:.2f})")
 
 
 @click.command("render")
@@ -65,12 +71,29 @@ def resolve_command(
     default=None,
     help="Explicit budget in characters.",
 )
+@click.option(
+    "--mode",
+    type=click.Choice(["auto", "full", "deferred"]),
+    default=None,
+    help="auto: a stub pointing at skill_search when not even every name fits; full: "
+    "never the stub (the lowest-ranked skills are left out instead); deferred: always "
+    "the stub (default: [catalog] mode in the config, else auto).",
+)
+@click.option(
+    "--no-skill-load",
+    "no_skill_load",
+    is_flag=True,
+    help="The model has no skill_load tool: keep locations (relative to their common "
+    "folder) instead of dropping them first when over budget.",
+)
 @click.option("--report", is_flag=True, help="Also print what the budget shortened or omitted.")
 @catalog_options
 def render_command(
     fmt: Literal["xml", "markdown", "json"],
     context_window: int | None,
     budget_chars: int | None,
+    mode: Literal["auto", "full", "deferred"] | None,
+    no_skill_load: bool,
     report: bool,
     catalog: CatalogOptions,
     as_json: bool,
@@ -80,7 +103,11 @@ def render_command(
         raise click.UsageError("Give --context-window or --budget-chars, not both.")
     session = catalog.session()
     rendered = session.render_catalog(
-        format=fmt, context_window=context_window, budget_chars=budget_chars
+        format=fmt,
+        context_window=context_window,
+        budget_chars=budget_chars,
+        skill_load=not no_skill_load,
+        mode=mode,
     )
     if as_json:
         emit_json({"format": fmt, "text": rendered.text, "report": rendered.report.to_dict()})

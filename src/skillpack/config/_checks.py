@@ -7,7 +7,8 @@ import datetime
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .._limits import SEARCH_MAX_LIMIT
+from .._limits import MAX_SUGGESTIONS, SEARCH_MAX_LIMIT
+from ..render._catalog import CATALOG_MODES
 
 _TOML_TYPE_NAMES: tuple[tuple[type, str], ...] = (
     (bool, "boolean"),
@@ -80,9 +81,21 @@ def limit(value: Any) -> int:
     return value
 
 
+def suggestion_count(value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_SUGGESTIONS:
+        raise Invalid(f"an integer from 0 (no suggestions) to {MAX_SUGGESTIONS}")
+    return value
+
+
 def multi_mention(value: Any) -> str:
     if value not in ("choose-one", "all"):
         raise Invalid('"choose-one" or "all"')
+    return str(value)
+
+
+def catalog_mode(value: Any) -> str:
+    if value not in CATALOG_MODES:
+        raise Invalid(" or ".join(f'"{mode}"' for mode in CATALOG_MODES))
     return str(value)
 
 

@@ -58,9 +58,11 @@ from .._limits import (
     MAX_DIRS,
     SEARCH_LIMIT,
     SEARCH_MAX_LIMIT,
+    SUGGESTIONS,
 )
 from .._model import Problem, Skill
 from .._paths import expand_home
+from ..render._catalog import CatalogMode
 from ..select._grants import Grant
 from ..select._refs import SkillRefs
 from ..select._rules import DECISIONS, Decision, PermissionRules
@@ -68,6 +70,7 @@ from ._checks import (
     Check,
     Invalid,
     boolean,
+    catalog_mode,
     enabled_entries,
     fraction,
     grant_list,
@@ -77,6 +80,7 @@ from ._checks import (
     non_empty_string,
     server_list,
     string_list,
+    suggestion_count,
     toml_type,
 )
 
@@ -150,9 +154,14 @@ class Config:
     """`[search] default_limit`: results of a search that names no limit."""
     search_max_limit: int = SEARCH_MAX_LIMIT
     """`[search] max_limit`: the most results one search may ask for (at most 50)."""
+    search_suggestions: int = SUGGESTIONS
+    """`[search] suggestions`: the most skills a turn suggests (0 turns them off)."""
     catalog_max_entries: int | None = None
     """`[catalog] max_entries`: the most entries the model's catalog lists (None: the
     character budget alone decides)."""
+    catalog_mode: CatalogMode = "auto"
+    """`[catalog] mode`: `auto` (a deferred stub when not even every name fits),
+    `full` (never the stub) or `deferred` (always the stub)."""
     budget_fraction: float = BUDGET_FRACTION
     """`[budget] context_window_fraction`: share of the context window for the catalog."""
     budget_chars: int = BUDGET_CHARS
@@ -235,8 +244,9 @@ class Config:
             "search": {
                 "default_limit": self.search_default_limit,
                 "max_limit": self.search_max_limit,
+                "suggestions": self.search_suggestions,
             },
-            "catalog": {"max_entries": self.catalog_max_entries},
+            "catalog": {"max_entries": self.catalog_max_entries, "mode": self.catalog_mode},
             "budget": {
                 "context_window_fraction": self.budget_fraction,
                 "chars": self.budget_chars,
@@ -339,7 +349,9 @@ _SCHEMA: Mapping[tuple[str, str], tuple[str, Check]] = {
     ("skills", "enabled"): ("enabled", enabled_entries),
     ("search", "default_limit"): ("search_default_limit", limit),
     ("search", "max_limit"): ("search_max_limit", limit),
+    ("search", "suggestions"): ("search_suggestions", suggestion_count),
     ("catalog", "max_entries"): ("catalog_max_entries", int_at_least(1)),
+    ("catalog", "mode"): ("catalog_mode", catalog_mode),
     ("budget", "context_window_fraction"): ("budget_fraction", fraction),
     ("budget", "chars"): ("budget_chars", int_at_least(1)),
     ("discovery", "max_depth"): ("max_depth", int_at_least(0)),
@@ -364,7 +376,9 @@ _SCALARS = (
     "skills_enabled",
     "search_default_limit",
     "search_max_limit",
+    "search_suggestions",
     "catalog_max_entries",
+    "catalog_mode",
     "auth_jwks",
     "auth_issuer",
     "auth_audience",

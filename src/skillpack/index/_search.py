@@ -43,7 +43,7 @@ from typing import Any
 
 from .._errors import SkillpackError, UsageError
 from .._limits import MAX_QUERY_CHARS, SEARCH_LIMIT, SEARCH_MAX_LIMIT
-from .._model import SCOPE_RANK, SCOPES, Catalog, Scope, Skill
+from .._model import SCOPE_RANK, SCOPES, Catalog, Scope, Skill, bare_named
 from ..select._words import folded, norm_name, query_words
 from ._fts import damaged, database_file, ensure_schema, sync
 from ._query import (
@@ -98,6 +98,18 @@ class SearchResult:
     and most of the query is in words some skill holds (`KNOWN_SHARE`).
     `weak`: some words match, too few to call it a fit; returned so the caller
     can judge. "No skill fits" is a list without a strong result."""
+    relevance: float = 0.0
+    """The text relevance alone: weighted BM25 over the query's IDF mass (0 for a
+    rule match without a text match)."""
+    coverage: float = 0.0
+    """The share of the query's IDF mass in words the skill's name, description or
+    when_to_use hold: how much of the request the skill says it is for (a body
+    mentions many words its skill is not about)."""
+    held: int = 0
+    """How many of the query's distinct informative words (stems) those fields hold."""
+    known: float = 1.0
+    """The share of the query's IDF mass in words some skill holds (one value per
+    query): low for a request made of words no skill uses."""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape tools and surfaces return."""
@@ -113,6 +125,19 @@ class SearchResult:
         }
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
+class _Text:
+    """One skill's text match."""
+
+    relevance: float
+    coverage: float
+    """`SearchResult.coverage`."""
+    held: int
+    """`SearchResult.held`."""
+    skill: Skill
+    columns: tuple[str, ...]
+
+
 @dataclass(kw_only=True, slots=True)
 class _State:
     """What one catalog needs at query time, built once per catalog."""
@@ -121,8 +146,13 @@ class _State:
     by_rowid: dict[int, Skill]
     rowid_by_key: dict[str, int]
     by_name: dict[str, list[Skill]]
+    """Skills by lowercased bare name, shadowed copies left out."""
     names: list[str]
-    """Sorted lowercased names, for prefix lookups by bisection."""
+    """Sorted keys of `by_name`, for prefix lookups by bisection."""
+    by_qualified: dict[str, list[Skill]]
+    """Every skill by lowercased qualified id, shadowed copies included."""
+    qualified: list[str]
+    """Sorted keys of `by_qualified`."""
     vocab: Vocabulary
     """The query words' terms and counts, kept for the catalog's later queries."""
     by_path: dict[str, list[Skill]] | None = None
@@ -303,30 +333,41 @@ class SkillSearch:
                 and bool(is_visible(skill))
             )
 
+        def accept_text(skill: Skill) -> bool:
+            # A shadowed copy is found by its qualified id or path only (the rules).
+            return skill.shadowed_by is None and accept(skill)
+
         tiers: dict[str, tuple[int, Skill, list[str]]] = {}
         for tier, reason, skills in self._rule_matches(state, query):
             for skill in skills:
                 if skill.key not in tiers and accept(skill):
                     tiers[skill.key] = (tier, skill, [reason])
-        texts, known = self._text_matches(state, query, limit=limit, accept=accept, keep=tiers)
+        texts, known = self._text_matches(state, query, limit=limit, accept=accept_text, keep=tiers)
 
         ranked = []
         for key in tiers.keys() | texts.keys():
-            tier, skill, reasons = tiers.get(key) or (TIER_TEXT, texts[key][1], [])
-            relevance, _skill, columns = texts.get(key) or (0.0, skill, ())
-            order = (-tier, -relevance, SCOPE_RANK[skill.scope], skill.path)
-            ranked.append((order, skill, tier, relevance, reasons, columns))
+            tier, skill, reasons = tiers.get(key) or (TIER_TEXT, texts[key].skill, [])
+            text = texts.get(key) or _Text(
+                relevance=0.0, coverage=0.0, held=0, skill=skill, columns=()
+            )
+            shadowed = skill.shadowed_by is not None
+            order = (-tier, shadowed, -text.relevance, SCOPE_RANK[skill.scope], skill.path)
+            ranked.append((order, tier, reasons, text))
         ranked.sort(key=lambda candidate: candidate[0])
         # Results are built for the returned rows only: a short name prefix can
         # match thousands of skills.
         return tuple(
             SearchResult(
-                skill=skill,
-                score=tier + relevance / (1.0 + relevance),
-                reasons=tuple(reasons) + tuple(f"text_match:{c}" for c in columns),
-                match=match_of(tier, relevance, known),
+                skill=text.skill,
+                score=tier + text.relevance / (1.0 + text.relevance),
+                reasons=tuple(reasons) + tuple(f"text_match:{c}" for c in text.columns),
+                match=match_of(tier, text.relevance, known),
+                relevance=text.relevance,
+                coverage=text.coverage,
+                held=text.held,
+                known=known,
             )
-            for _order, skill, tier, relevance, reasons, columns in ranked[:limit]
+            for _order, tier, reasons, text in ranked[:limit]
         )
 
     # -- rules ------------------------------------------------------------------
@@ -340,15 +381,25 @@ class SkillSearch:
             # cannot be a path, and needs no path table.
             yield TIER_EXACT_PATH, "exact_path", state.paths().get(path, ())
         name = norm_name(query)
-        yield TIER_EXACT_NAME, "exact_name", state.by_name.get(name, ())
+        # A query with the namespace separator is matched against qualified ids, any
+        # other against bare names only: `repo` or `sys` is no prefix of every skill
+        # of that scope. A bare name means the skills outside plugins when any have
+        # it (`bare_named`), as the resolver reads it.
+        qualified = ":" in name
+        by_name, names = (
+            (state.by_qualified, state.qualified) if qualified else (state.by_name, state.names)
+        )
+        exact = by_name.get(name, ())
+        yield TIER_EXACT_NAME, "exact_name", exact if qualified else bare_named(exact)
         if len(name) >= 2:
-            start = bisect.bisect_left(state.names, name)
-            stop = bisect.bisect_left(state.names, name + "\uffff")
+            start = bisect.bisect_left(names, name)
+            stop = bisect.bisect_left(names, name + "\uffff")
             prefixed = (
                 skill
-                for candidate in state.names[start:stop]
+                for candidate in names[start:stop]
                 if candidate != name
-                for skill in state.by_name[candidate]
+                for skill in by_name[candidate]
+                if skill.shadowed_by is None
             )
             yield TIER_NAME_PREFIX, "name_prefix", prefixed
 
@@ -362,9 +413,9 @@ class SkillSearch:
         limit: int,
         accept: Callable[[Skill], bool],
         keep: Mapping[str, object],
-    ) -> tuple[dict[str, tuple[float, Skill, tuple[str, ...]]], float]:
-        """Text matches by skill key (relevance, skill, matching columns), and the
-        share of the query's IDF mass in words some skill holds."""
+    ) -> tuple[dict[str, _Text], float]:
+        """Text matches by skill key, and the share of the query's IDF mass in
+        words some skill holds."""
         terms = self._terms(state, query_words(query))
         if not terms or state.vocab.total == 0:
             return {}, 0.0
@@ -407,8 +458,19 @@ class SkillSearch:
             if not full:
                 break
             fetch *= 4
-        columns = self._matched_columns(state, terms, [skill for _, skill in found.values()])
-        matches = {key: (rel, skill, columns.get(key, ())) for key, (rel, skill) in found.items()}
+        skills = [skill for _, skill in found.values()]
+        columns = self._matched_columns(state, terms, skills)
+        held = _held(terms, idfs, skills)
+        matches = {
+            key: _Text(
+                relevance=rel,
+                coverage=held[key][0] / mass,
+                held=held[key][1],
+                skill=skill,
+                columns=columns.get(key, ()),
+            )
+            for key, (rel, skill) in found.items()
+        }
         return matches, known
 
     def _terms(self, state: _State, words: list[str]) -> list[Term]:
@@ -426,12 +488,7 @@ class SkillSearch:
         """
         if not skills:
             return {}
-        prefixes = {t.word for t in terms} | {form for t in terms for form in t.forms}
-        for term in terms:
-            # Porter turns a final "y" into "i" ("deploy" -> "deploi").
-            stem = term.stem
-            prefixes.add(stem[:-1] if stem.endswith("i") and len(stem) > 2 else stem)
-        ordered = sorted(prefixes)
+        ordered = sorted({prefix for term in terms for prefix in _prefixes(term)})
         wanted = [state.rowid_by_key.get(skill.key) for skill in skills]
         texts: dict[int, str] = {}
         ids = [i for i in wanted if i is not None]
@@ -462,18 +519,19 @@ class SkillSearch:
             self._schema_ready = True
         by_rowid, total = sync(self._conn, catalog, self._body)
         by_name: dict[str, list[Skill]] = {}
+        by_qualified: dict[str, list[Skill]] = {}
         for skill in catalog.skills:
-            name = norm_name(skill.name)
-            by_name.setdefault(name, []).append(skill)
-            qualified = norm_name(skill.qualified_name)
-            if qualified != name:
-                by_name.setdefault(qualified, []).append(skill)
+            if skill.shadowed_by is None:
+                by_name.setdefault(norm_name(skill.name), []).append(skill)
+            by_qualified.setdefault(norm_name(skill.qualified_name), []).append(skill)
         self._state = _State(
             catalog=catalog,
             by_rowid=by_rowid,
             rowid_by_key={skill.key: rowid for rowid, skill in by_rowid.items()},
             by_name=by_name,
             names=sorted(by_name),
+            by_qualified=by_qualified,
+            qualified=sorted(by_qualified),
             vocab=Vocabulary(total=total),
         )
         return self._state
@@ -487,3 +545,27 @@ class SkillSearch:
             # Gone or unreadable since discovery: index what the catalog knows and
             # mark the version unknown so the next catalog retries the body.
             return None
+
+
+def _prefixes(term: Term) -> set[str]:
+    """What a word of a text starts with when it holds `term`: the word, its body
+    forms, or its stem (Porter turns a final "y" into "i": "deploy" -> "deploi")."""
+    stem = term.stem
+    return {term.word, *term.forms, stem[:-1] if stem.endswith("i") and len(stem) > 2 else stem}
+
+
+def _held(
+    terms: list[Term], idfs: list[float], skills: list[Skill]
+) -> dict[str, tuple[float, int]]:
+    """Per skill key, the IDF mass and the number of the query terms its name,
+    description or when_to_use hold (`coverage` before dividing by the whole mass,
+    and `held`)."""
+    wanted = [(sorted(_prefixes(term)), weight) for term, weight in zip(terms, idfs, strict=True)]
+    out: dict[str, tuple[float, int]] = {}
+    for skill in skills:
+        text = folded(
+            f"{skill.name.replace('-', ' ')} {skill.description} {skill.when_to_use or ''}"
+        )
+        weights = [weight for prefixes, weight in wanted if starts_word(text, prefixes)]
+        out[skill.key] = (sum(weights), len(weights))
+    return out

@@ -28,10 +28,10 @@ from .._errors import SkillIOError, UsageError
 from .._paths import cache_dir, system_skills_dir
 from .._version import __version__
 from ._http import Fetcher
+from ._kinds import parse_source, resolve
 from ._lockfile import LockedSkill, locked_skills, make_entry, read_lock
 from ._plan import Plan, PlanItem, make_plan
-from ._resolve import resolve
-from ._source import Source, parse_source
+from ._source import Source
 from ._transport import ProgressHook
 from ._txn import Change, Target, commit, recover, target_for
 from ._values import Candidate, InstallScope, Limits, Origin, Refusal, Request, Resolved
@@ -101,7 +101,7 @@ def install(
     """Install skills from SOURCE (a site, git repository, archive, folder or OCI artifact).
 
     Args:
-        source: What the user typed (see `_source.parse_source`).
+        source: What the user typed (see `_kinds.parse_source`).
         skills: Names to take; empty takes the only skill, or every skill with
             `all_skills` (a source offering several needs one or the other).
         all_skills: Take every skill the source offers.

@@ -27,10 +27,12 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from .._errors import SkillIOError, UsageError
 from .._paths import system_skills_dir
-from ._source import Source, classify_git, classify_local, classify_site
+from ._source import SOURCE_FORMS, Source, classify_git, classify_local, classify_site
+from ._values import Refusal
 
 if TYPE_CHECKING:
     from ._http import Fetcher
+    from ._oci_resolve import OciOptions
     from ._values import Limits, Offer, Origin, Request
 
 
@@ -261,3 +263,65 @@ def kind_recorded(origin: Origin) -> SourceKind:
 def lock_types() -> frozenset[str]:
     """Every `sourceType` a registered kind records."""
     return frozenset(t for kind in SOURCE_KINDS for t in kind.lock_types)
+
+
+def parse_source(text: str, *, cwd: str) -> Source:
+    """Classify SOURCE by the forms `_source` documents: the first registered kind
+    that claims it.
+
+    Raises:
+        UsageError: an empty SOURCE, a local path that does not exist, or text that
+            is none of the forms above (the message lists them).
+    """
+    given = text.strip()
+    if not given:
+        raise UsageError("SOURCE is empty. " + SOURCE_FORMS)
+    for kind in SOURCE_KINDS:
+        found = kind.classify(given, cwd=cwd)
+        if found is not None:
+            return found
+    raise UsageError(f"Cannot tell what SOURCE {given!r} is. " + SOURCE_FORMS)
+
+
+def resolve(
+    source: Source,
+    request: Request,
+    *,
+    limits: Limits,
+    fetcher: Fetcher | None,
+    system: bool = False,
+    oci: OciOptions | None = None,
+) -> Offer:
+    """Candidates and refusals for `source` from its registered kind.
+
+    `fetcher` is needed for sites and archive URLs. `system` marks the bundled
+    skills (origin `system`). `oci` says how to reach registries (`_oci_resolve`).
+    """
+    context = Context(
+        limits=limits, fetcher=fetcher, system=system, options={"oci": oci} if oci else {}
+    )
+    offer = kind_named(source.kind).resolve(source, request, context)
+    return _with_missing(offer, request, source)
+
+
+def _with_missing(offer: Offer, request: Request, source: Source) -> Offer:
+    if request.wanted is None:
+        return offer
+    present = set(offer.offered)
+    missing = [name for name in request.wanted if name not in present]
+    if not missing:
+        return offer
+    listing = ", ".join(offer.offered) or "none"
+    refusals = tuple(
+        Refusal(
+            name=name,
+            code="not-found",
+            message=f"{source.text} has no skill named '{name}' (it offers: {listing}).",
+        )
+        for name in missing
+    )
+    resolved = replace(offer.resolved, refusals=offer.resolved.refusals + refusals)
+    return replace(offer, resolved=resolved)
+
+
+# --- sites ------------------------------------------------------------------------

@@ -25,7 +25,6 @@ import shutil
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from .._errors import SkillIOError, UsageError
@@ -49,34 +48,8 @@ from ._values import (
 )
 from ._wellknown import IndexEntry, IndexUnusable, ParsedIndex, index_urls, parse_index
 
-if TYPE_CHECKING:
-    from ._oci_resolve import OciOptions
-
 FETCH_WORKERS = 8
 """Index entries fetched and verified at once (from a server that is not on loopback)."""
-
-
-def resolve(
-    source: Source,
-    request: Request,
-    *,
-    limits: Limits,
-    fetcher: Fetcher | None,
-    system: bool = False,
-    oci: OciOptions | None = None,
-) -> Offer:
-    """Candidates and refusals for `source` from its registered kind (`_kinds`).
-
-    `fetcher` is needed for sites and archive URLs. `system` marks the bundled
-    skills (origin `system`). `oci` says how to reach registries (`_oci_resolve`).
-    """
-    from ._kinds import Context, kind_named
-
-    context = Context(
-        limits=limits, fetcher=fetcher, system=system, options={"oci": oci} if oci else {}
-    )
-    offer = kind_named(source.kind).resolve(source, request, context)
-    return _with_missing(offer, request, source)
 
 
 def resolve_folder(source: Source, request: Request, *, limits: Limits, system: bool) -> Offer:
@@ -87,29 +60,6 @@ def resolve_folder(source: Source, request: Request, *, limits: Limits, system: 
         else Origin(source_type="local", source=source.location, source_url=source.location)
     )
     return _resolve_tree(source, source.location, request, limits=limits, origin=origin)
-
-
-def _with_missing(offer: Offer, request: Request, source: Source) -> Offer:
-    if request.wanted is None:
-        return offer
-    present = set(offer.offered)
-    missing = [name for name in request.wanted if name not in present]
-    if not missing:
-        return offer
-    listing = ", ".join(offer.offered) or "none"
-    refusals = tuple(
-        Refusal(
-            name=name,
-            code="not-found",
-            message=f"{source.text} has no skill named '{name}' (it offers: {listing}).",
-        )
-        for name in missing
-    )
-    resolved = replace(offer.resolved, refusals=offer.resolved.refusals + refusals)
-    return replace(offer, resolved=resolved)
-
-
-# --- sites ------------------------------------------------------------------------
 
 
 def fetch_index(site: str, fetcher: Fetcher, limits: Limits) -> tuple[str, ParsedIndex]:

@@ -16,7 +16,7 @@ the repository. A site URL given with the index path (`…/.well-known/agent-ski
 index.json`) means its base.
 
 Each kind classifies its own forms (`_kinds.SOURCE_KINDS`, tried in order, the
-helpers below); `parse_source` asks them.
+helpers below); `_kinds.parse_source` asks them.
 """
 
 from __future__ import annotations
@@ -62,26 +62,6 @@ class Source:
         )
 
 
-def parse_source(text: str, *, cwd: str) -> Source:
-    """Classify SOURCE by the table in the module docstring: the first registered kind
-    that claims it.
-
-    Raises:
-        UsageError: an empty SOURCE, a local path that does not exist, or text that
-            is none of the forms above (the message lists them).
-    """
-    from ._kinds import SOURCE_KINDS
-
-    given = text.strip()
-    if not given:
-        raise UsageError("SOURCE is empty. " + _FORMS)
-    for kind in SOURCE_KINDS:
-        found = kind.classify(given, cwd=cwd)
-        if found is not None:
-            return found
-    raise UsageError(f"Cannot tell what SOURCE {given!r} is. " + _FORMS)
-
-
 def classify_git(given: str) -> Source | None:
     """A git repository: ssh/git schemes, forge or `.git` URLs, `owner/repo` shorthand."""
     if given.startswith(("git@", "ssh://", "git://", "git+")):
@@ -104,7 +84,7 @@ def classify_git(given: str) -> Source | None:
     )
 
 
-_FORMS = (
+SOURCE_FORMS = (
     "Give a site (https://example.com), a git repository (owner/repo, "
     "https://host/repo.git, with optional /sub/path and #ref), an archive (.zip, .tar.gz), "
     "an OCI artifact (oci://registry/repo:tag) or a local folder."

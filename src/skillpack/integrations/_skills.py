@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._errors import UsageError
+from ..render._catalog import CatalogMode, check_mode
 from ..runtime._fork import SubagentRunner
 from ..runtime._session import Session, ensure_fresh
 from ..runtime._tools import SkillTools, ToolFormat
@@ -30,6 +31,7 @@ class Skills:
         runner: SubagentRunner | None = None,
         context_window: int | None = None,
         budget_chars: int | None = None,
+        catalog_mode: CatalogMode | None = None,
         create: bool = False,
         **open_options: Any,
     ) -> None:
@@ -46,11 +48,16 @@ class Skills:
             context_window: The model's context window in tokens: the catalog gets its
                 share (`[catalog] budget_fraction`); else the configured budget.
             budget_chars: The catalog's budget in characters (wins over the window).
+            catalog_mode: `auto`, `full` or `deferred` (`Session.render_catalog`);
+                None is the config's `[catalog] mode`.
             create: Also offer `skill_create` (each write still asks the host).
 
         Raises:
-            UsageError: both a session and options for opening one.
+            UsageError: both a session and options for opening one, or an unknown
+                catalog mode.
         """
+        if catalog_mode is not None:
+            check_mode(catalog_mode)
         if session is not None and open_options:
             given = ", ".join(sorted(open_options))
             raise UsageError(
@@ -63,6 +70,7 @@ class Skills:
         self.skill_tools = SkillTools(self.session, runner=runner, create=create)
         self.context_window = context_window
         self.budget_chars = budget_chars
+        self.catalog_mode = catalog_mode
 
     # -- the catalog: what the model is told -------------------------------------------
 
@@ -71,7 +79,9 @@ class Skills:
         current: a live session re-discovers first when its mode says so."""
         ensure_fresh(self.session)
         return self.session.catalog_prompt(
-            context_window=self.context_window, budget_chars=self.budget_chars
+            context_window=self.context_window,
+            budget_chars=self.budget_chars,
+            mode=self.catalog_mode,
         )
 
     async def acatalog(self) -> str:
@@ -111,7 +121,8 @@ class Skills:
 
     def prepare(self, message: str) -> str:
         """The user's message as the model should get it: `prepare_turn`, then the
-        injected skills and forked results ahead of the task text (`turn_input`)."""
+        injected skills, forked results and the suggestions' note ahead of the task
+        text (`turn_input`)."""
         return turn_input(self.prepare_turn(message), message)
 
     async def aprepare(self, message: str) -> str:
@@ -126,11 +137,14 @@ class Skills:
 
 def turn_context(turn: Turn) -> str:
     """What a turn adds for the model: each injection (`<skill_content>` or a reminder),
-    then each forked skill's result; empty when the message named no skill."""
+    then each forked skill's result, then the note naming the skills that may fit
+    (`Turn.suggestion_note`, hints only); empty when there is none of these."""
     parts = list(turn.injections)
     for run in turn.forks:
         result = run.result if isinstance(run.result, str) else json.dumps(run.result)
         parts.append(f"Skill '{run.skill.name}' ran in a subagent; its result:\n{result}")
+    if turn.suggestion_note:
+        parts.append(turn.suggestion_note)
     return "\n\n".join(parts)
 
 

@@ -13,6 +13,7 @@ from ..runtime._live import RefreshMode
 from ..runtime._session import Session
 
 if TYPE_CHECKING:  # the SDK loads when a server is made, not when this module is
+    from ..render._catalog import CatalogMode
     from ._server import SkillServer
 
 
@@ -29,6 +30,7 @@ def open_server(
     refresh: RefreshMode = "watch",
     catalog_chars: int | None = None,
     catalog_instructions: bool = False,
+    catalog_mode: CatalogMode | None = None,
     options: DiscoveryOptions | None = None,
 ) -> Iterator[SkillServer]:
     """The server `skillpack mcp` runs, over a session it opens and closes.
@@ -54,6 +56,8 @@ def open_server(
         catalog_chars: Budget of the catalog in `skill_load`'s description (None:
             the session's budget; 0: none).
         catalog_instructions: Also put the catalog in the server's `instructions`.
+        catalog_mode: `auto`, `full` or `deferred`; None is the config's
+            `[catalog] mode`.
         options: All of discovery as one value (`skillpack.DiscoveryOptions`), as
             `Session.open` takes it: a keyword left at its default defers to it.
 
@@ -80,6 +84,7 @@ def open_server(
             cwd=cwd,
             catalog_chars=catalog_chars,
             catalog_instructions=catalog_instructions,
+            catalog_mode=catalog_mode,
         )
 
 

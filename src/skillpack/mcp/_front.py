@@ -53,6 +53,7 @@ from ._pages import (
 from ._pipes import is_stream
 
 if TYPE_CHECKING:
+    from ..render._catalog import CatalogMode
     from ..runtime._session import Session
     from ._server import SkillServer
 
@@ -257,15 +258,18 @@ class Core:
         *,
         catalog_chars: int | None = None,
         catalog_instructions: bool = False,
+        catalog_mode: CatalogMode | None = None,
     ) -> None:
         """Args:
         open_session: Opens the session to serve (discovery; run on a thread).
         catalog_chars: `skillpack mcp --catalog-chars`.
         catalog_instructions: `skillpack mcp --catalog-instructions`.
+        catalog_mode: `skillpack mcp --catalog-mode`.
         """
         self._open_session = open_session
         self._catalog_chars = catalog_chars
         self._catalog_instructions = catalog_instructions
+        self._catalog_mode = catalog_mode
         self._pages: Pages | None = None
         self._failure: BaseException | None = None
         self._ready = threading.Event()
@@ -306,6 +310,7 @@ class Core:
                     session,
                     catalog_chars=self._catalog_chars,
                     catalog_instructions=self._catalog_instructions,
+                    catalog_mode=self._catalog_mode,
                 )
                 pages.prepare_first_page()
             except BaseException:
@@ -457,6 +462,7 @@ class _Loader:
                 cwd=self._cwd,
                 catalog_chars=pages.catalog_chars,
                 catalog_instructions=pages.catalog_instructions,
+                catalog_mode=pages.catalog_mode,
                 _pages=pages,
             )
         except BaseException as exc:  # noqa: BLE001 - raised again on the main thread
@@ -553,6 +559,7 @@ def serve_stdio(
     cwd: str | None,
     catalog_chars: int | None,
     catalog_instructions: bool,
+    catalog_mode: CatalogMode | None = None,
     before_serving: Callable[[], None] = lambda: None,
 ) -> bool:
     """`skillpack mcp` over stdio through the front; False (nothing done) when the
@@ -563,7 +570,10 @@ def serve_stdio(
     if not enabled() or not (is_stream(0) and is_stream(1)):
         return False
     core = Core(
-        open_session, catalog_chars=catalog_chars, catalog_instructions=catalog_instructions
+        open_session,
+        catalog_chars=catalog_chars,
+        catalog_instructions=catalog_instructions,
+        catalog_mode=catalog_mode,
     )
     before_serving()
     with contextlib.suppress(BrokenPipeError):

@@ -21,6 +21,7 @@ from .. import _errors as errors
 from .._model import Catalog
 
 if TYPE_CHECKING:  # the runtime loads on the discovery thread, not before `initialize`
+    from ..render._catalog import CatalogMode
     from ..runtime._left_out import LeftOut
     from ..runtime._readers import SkillContent
     from ..runtime._session import Session
@@ -67,11 +68,13 @@ class Pages:
         *,
         catalog_chars: int | None = None,
         catalog_instructions: bool = False,
+        catalog_mode: CatalogMode | None = None,
     ) -> None:
         """Args:
         session: The live session whose catalog is served.
         catalog_chars: The budget of the catalog in `instructions` (see `SkillServer`).
         catalog_instructions: Put the catalog in `instructions`.
+        catalog_mode: The catalog's mode (see `SkillServer`).
 
         Raises:
             UsageError: the session's reader cannot serve bytes.
@@ -89,6 +92,7 @@ class Pages:
         self.reader: SkillContent = reader
         self.catalog_chars = catalog_chars
         self.catalog_instructions = catalog_instructions
+        self.catalog_mode = catalog_mode
         store = getattr(reader, "frontmatter_store", None)
         self._frontmatter = FrontmatterCache(store=None if store is None else store())
         self._view: ServedCatalog | None = None
@@ -143,7 +147,10 @@ class Pages:
         if not self.catalog_instructions:
             return INSTRUCTIONS
         listed = self.session.render_catalog(
-            format="markdown", budget_chars=self.catalog_chars, include_location=False
+            format="markdown",
+            budget_chars=self.catalog_chars,
+            include_location=False,
+            mode=self.catalog_mode,
         ).text
         return f"{INSTRUCTIONS}\n\n{listed}" if listed else INSTRUCTIONS
 

@@ -48,6 +48,7 @@ from .. import _errors as errors
 from .._auth import audit
 from .._model import SKILL_FILE, Skill
 from .._version import __version__
+from ..render._catalog import CatalogMode
 from ..runtime._granted import Granted
 from ..runtime._readers import SkillContent
 from ..runtime._session import Session
@@ -155,6 +156,7 @@ class SkillServer:
         offload: bool = True,
         catalog_chars: int | None = None,
         catalog_instructions: bool = False,
+        catalog_mode: CatalogMode | None = None,
         _pages: Pages | None = None,
         _told: Told | None = None,
     ) -> None:
@@ -172,6 +174,8 @@ class SkillServer:
             lists nothing.
         catalog_instructions: Also put the catalog, within the same budget, in the
             server's `instructions` (for clients that pass those to the model).
+        catalog_mode: `auto`, `full` or `deferred` (`Session.render_catalog`); None
+            is the config's `[catalog] mode`.
         _pages: The served view and pages of `session` already built (the stdio
             front's, `_front`); a new `Pages(session)` when None. Private: how the
             front hands its work over, not a host's option.
@@ -190,6 +194,7 @@ class SkillServer:
             )
         self.pages.catalog_chars = catalog_chars
         self.pages.catalog_instructions = catalog_instructions
+        self.pages.catalog_mode = catalog_mode
         self.session = session
         self._reader: SkillContent = self.pages.reader
         self._cwd = cwd
@@ -206,9 +211,12 @@ class SkillServer:
         self._search: Any = None
         self.catalog_chars = catalog_chars
         self.catalog_instructions = catalog_instructions
+        self.catalog_mode = catalog_mode
         # A bad budget (negative, or a `SKILLS_PROMPT_CHAR_BUDGET` that is no number)
         # is refused here, before a client connects, not by every tools/list.
-        session.render_catalog(budget_chars=catalog_chars, include_location=False)
+        session.render_catalog(
+            budget_chars=catalog_chars, include_location=False, mode=catalog_mode
+        )
         self.server = self._build()
 
     # -- state ------------------------------------------------------------------
@@ -459,7 +467,10 @@ class SkillServer:
             # The catalog in skill_load's description follows the live catalog: a
             # change sends tools/list_changed, and the client lists tools again.
             return conversation.tools.definitions_for(
-                "mcp", catalog=True, catalog_chars=self.catalog_chars
+                "mcp",
+                catalog=True,
+                catalog_chars=self.catalog_chars,
+                catalog_mode=self.catalog_mode,
             )
 
         listed = await self._run(definitions)

@@ -31,9 +31,12 @@ def check_format(format: str) -> None:
         raise UsageError(f"Unknown catalog format {format!r}. Use one of: xml, markdown, json.")
 
 
-def preamble_text(include_location: bool) -> str:
+def preamble_text(include_location: bool, *, relative: bool = False) -> str:
+    """The usage note before the entries; `relative`: locations are under a base
+    stated once (`head_text`)."""
+    where = "at its location, under the location base" if relative else "at its location"
     how = (
-        "load it with the skill_load tool (or read the SKILL.md file at its location)"
+        f"load it with the skill_load tool (or read the SKILL.md file {where})"
         if include_location
         else "load it with the skill_load tool"
     )
@@ -45,10 +48,29 @@ def preamble_text(include_location: bool) -> str:
     )
 
 
-def notice_message(shown: int, total: int) -> str:
-    if shown == total:
-        return "Descriptions were shortened to fit; skill_search shows them in full."
-    return f"{total - shown} more skills are not listed; use skill_search to find them."
+def notice_message(shown: int, total: int, named: int = 0) -> str:
+    """What the truncation notice says: `named` of the `shown` entries have no
+    description, `total - shown` skills are not listed; neither: descriptions were cut."""
+    omitted = total - shown
+    if omitted and named:
+        return (
+            f"{named} skills are listed by name only and {omitted} more are not listed; "
+            "use skill_search to find them."
+        )
+    if omitted:
+        return f"{omitted} more skills are not listed; use skill_search to find them."
+    if named:
+        return f"{named} skills are listed by name only; skill_search shows their descriptions."
+    return "Descriptions were shortened to fit; skill_search shows them in full."
+
+
+def deferred_message(total: int) -> str:
+    """The deferred catalog's instructions: how the model finds the `total` skills."""
+    return (
+        f"{total} skills are available but not listed here. Before you start a task, "
+        "search them with the skill_search tool (a few words about the task); when a "
+        "result fits, load it with the skill_load tool and follow its instructions."
+    )
 
 
 def escape(fmt: CatalogFormat, text: str) -> str:
@@ -154,35 +176,82 @@ def entry_text(
     assert_never(fmt)
 
 
-def head_text(fmt: CatalogFormat, preamble: str | None) -> str:
+def head_text(fmt: CatalogFormat, preamble: str | None, base: str | None = None) -> str:
+    """Everything before the first entry; `base` (escaped): the location prefix every
+    location is relative to, stated once."""
     if fmt == "xml":
-        return (f"{preamble}\n\n" if preamble else "") + "<available_skills>\n"
+        text = (f"{preamble}\n\n" if preamble else "") + "<available_skills>\n"
+        return text + (f"<location_base>{base}</location_base>\n" if base else "")
     if fmt == "markdown":
-        return (f"{preamble}\n\n" if preamble else "") + "Available skills:\n\n"
+        text = f"{preamble}\n\n" if preamble else ""
+        if base:
+            return text + f"Available skills (locations are relative to `{base}`):\n\n"
+        return text + "Available skills:\n\n"
     if fmt == "json":
         text = "{\n"
         if preamble:
             text += f'"instructions": {encode_basestring(preamble)},\n'
+        if base:
+            text += f'"location_base": {base},\n'
         return text + '"skills": [\n'
     assert_never(fmt)
 
 
-def tail_text(fmt: CatalogFormat, shown: int, total: int, truncated: bool) -> str:
-    message = notice_message(shown, total) if truncated else ""
+MORE_SEPARATOR = ", "
+"""Between the names of the compact list of skills shown by name only."""
+
+
+def more_overhead(fmt: CatalogFormat) -> int:
+    """Characters the compact list of names adds besides the names and separators."""
+    return len(tail_text(fmt, 1, 1, False, more=("",))) - len(tail_text(fmt, 1, 1, False))
+
+
+def tail_text(
+    fmt: CatalogFormat,
+    shown: int,
+    total: int,
+    truncated: bool,
+    named: int = 0,
+    more: Sequence[str] = (),
+) -> str:
+    """Everything after the last entry: the compact list `more` of names (escaped)
+    shown without description, then the notice when `truncated`."""
+    message = notice_message(shown, total, named) if truncated else ""
+    names = MORE_SEPARATOR.join(more)
     if fmt == "xml":
-        notice = (
-            f'<truncated shown="{shown}" total="{total}">{escape(fmt, message)}</truncated>\n'
-            if truncated
-            else ""
-        )
-        return notice + "</available_skills>\n"
+        text = f"<more_skills>{names}</more_skills>\n" if more else ""
+        if truncated:
+            message = escape(fmt, message)
+            text += f'<truncated shown="{shown}" total="{total}">{message}</truncated>\n'
+        return text + "</available_skills>\n"
     if fmt == "markdown":
-        return f"\n[truncated: {shown} of {total} shown] {message}\n" if truncated else ""
+        text = f"\nMore skills, by name only: {names}\n" if more else ""
+        if truncated:
+            text += f"\n[truncated: {shown} of {total} shown] {message}\n"
+        return text
     if fmt == "json":
-        if not truncated:
-            return "]\n}\n"
-        notice = json.dumps(
-            {"shown": shown, "total": total, "message": message}, ensure_ascii=False
+        text = "]"
+        if more:
+            text += f',\n"more_skills": [{names}]'
+        if truncated:
+            notice = json.dumps(
+                {"shown": shown, "total": total, "message": message}, ensure_ascii=False
+            )
+            text += f',\n"truncated": {notice}'
+        return text + "\n}\n"
+    assert_never(fmt)
+
+
+def deferred_text(fmt: CatalogFormat, total: int) -> str:
+    """The deferred catalog: no entry, only how to find the `total` skills."""
+    message = deferred_message(total)
+    if fmt == "xml":
+        return (
+            f'<available_skills deferred="true" total="{total}">\n{message}\n</available_skills>\n'
         )
-        return f'],\n"truncated": {notice}\n}}\n'
+    if fmt == "markdown":
+        return f"Skills (not listed): {message}\n"
+    if fmt == "json":
+        data = {"instructions": message, "skills": [], "deferred": {"total": total}}
+        return json.dumps(data, ensure_ascii=False) + "\n"
     assert_never(fmt)

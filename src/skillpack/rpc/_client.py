@@ -253,6 +253,7 @@ class Client:
         budget_chars: int | None = None,
         format: str | None = None,
         tools: Sequence[str] | None = None,
+        catalog_mode: str | None = None,
     ) -> ContextReport:
         params = {
             "session": session,
@@ -262,6 +263,7 @@ class Client:
             "budget_chars": budget_chars,
             "format": format,
             "tools": _list(tools),
+            "catalog_mode": catalog_mode,
         }
         return cast(ContextReport, self.call("context.inspect", params))
 

@@ -172,6 +172,7 @@ class Methods:
             format=params.get("format", "xml"),
             include_skills=params.get("include_skills", False),
             tools=params.get("tools"),
+            mode=params.get("catalog_mode"),
         ).to_dict()
 
     def rpc_discover(self, params: Params) -> Any:

@@ -247,6 +247,16 @@ DEFS: dict[str, Schema] = {
         },
         ("name", "qualified_name", "path", "args", "source"),
     ),
+    "Suggestion": _obj(
+        {
+            "id": _str("The shortest id that picks the skill (`plugin:name` in a plugin)."),
+            "name": {"type": "string"},
+            "path": _str("Its SKILL.md."),
+            "description": {"type": "string"},
+            "score": _typed("number", "The search score, comparable within one message."),
+        },
+        ("id", "name", "path", "description", "score"),
+    ),
     "Diagnostic": _obj(
         {
             "kind": {"enum": list(get_args(DiagnosticKind))},
@@ -297,6 +307,16 @@ DEFS: dict[str, Schema] = {
             "names_only": _list({"type": "string"}, "Names listed without description."),
             "omitted": _list({"type": "string"}, "Names left out (skill_search finds them)."),
             "truncated": _typed("boolean", "Anything shortened, reduced or omitted."),
+            "deferred": _typed(
+                "boolean", "The deferred catalog: no skill listed, a stub naming skill_search."
+            ),
+            "locations_dropped": _typed(
+                "boolean", "Locations left out to fit (the model has skill_load)."
+            ),
+            "location_base": _nullable("string", "The prefix every location shared, stated once."),
+            "description_chars": _nullable(
+                "integer", "The common length descriptions were cut to."
+            ),
             "entries": _list(
                 _ref("EntryCost"), "Each entry's cost, in catalog order (with `include_skills`)."
             ),
@@ -567,6 +587,16 @@ METHODS: dict[str, Method] = {
                         "the host's runner (none here: a `fork-unavailable` "
                         "diagnostic says so).",
                     ),
+                    "suggestions": _list(
+                        _ref("Suggestion"),
+                        "Skills that may fit the request, best first (at most `[search] "
+                        "suggestions`, 3); none when the message activated a skill. Hints "
+                        "for the model, never injected.",
+                    ),
+                    "suggestion_note": _str(
+                        "The note to put before the model naming the suggestions; empty "
+                        "when there are none."
+                    ),
                 },
                 ("activations", "injections", "diagnostics", "lines", "text"),
             ),
@@ -597,6 +627,11 @@ METHODS: dict[str, Method] = {
                     "format": {
                         "enum": ["xml", "markdown", "json"],
                         "description": "The catalog format the host renders.",
+                    },
+                    "catalog_mode": {
+                        "enum": ["auto", "full", "deferred"],
+                        "description": "The catalog mode the host renders (default: "
+                        "`[catalog] mode` in the config, else auto).",
                     },
                     "tools": _list(
                         {"type": "string", "maxLength": 256},

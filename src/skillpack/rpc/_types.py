@@ -120,6 +120,14 @@ class DiagnosticEntry(TypedDict):
     hint: NotRequired[str | None]
 
 
+class SuggestionEntry(TypedDict):
+    id: str
+    name: str
+    path: str
+    description: str
+    score: float
+
+
 class TurnResult(TypedDict):
     activations: list[ActivationEntry]
     injections: list[str]
@@ -127,6 +135,8 @@ class TurnResult(TypedDict):
     lines: list[str]
     text: str
     forks: NotRequired[list[dict[str, Any]]]
+    suggestions: NotRequired[list[SuggestionEntry]]
+    suggestion_note: NotRequired[str]
 
 
 class ContextReport(TypedDict):

@@ -11,16 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from .._model import Skill
 from ..parse._validate import estimate_tokens
-from ..render._catalog import CatalogReport, entry_chars
+from ..render._catalog import CatalogMode, CatalogReport, Shown, entry_chars
 from ..render._formats import CatalogFormat
 from ._session import Session
-
-Shown = Literal["full", "shortened", "name_only", "omitted"]
-"""How the budget left a skill's catalog entry."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -172,6 +169,7 @@ def context_report(
     include_location: bool = True,
     include_skills: bool = False,
     tools: Sequence[str] | None = None,
+    mode: CatalogMode | None = None,
 ) -> ContextReport:
     """Measure what `session`'s skills cost the context now.
 
@@ -183,6 +181,7 @@ def context_report(
         include_location: Whether the host's catalog lists SKILL.md paths.
         include_skills: Also list every catalog entry's cost and every skill's state.
         tools: The host's tool names; the report then says which stay active.
+        mode: The catalog mode the host renders (`Session.render_catalog`).
     """
     state = session.inspect(include_skills=include_skills)
     rendered = session.render_catalog(
@@ -190,15 +189,15 @@ def context_report(
         context_window=context_window,
         budget_chars=budget_chars,
         include_location=include_location,
+        mode=mode,
     )
     entries: tuple[EntryCost, ...] = ()
     if include_skills:
         skills = session.skills.model_skills()
         sizes = entry_chars(skills, format=format, include_location=include_location)
-        shown = _shown(rendered.report, skills)
         entries = tuple(
             _entry_cost(skill, chars, how)
-            for skill, chars, how in zip(skills, sizes, shown, strict=True)
+            for skill, chars, how in zip(skills, sizes, rendered.report.shown_as, strict=True)
         )
     catalog = session.catalog
     loaded = []
@@ -238,22 +237,6 @@ def context_report(
         tools=None if tools is None else tuple(session.declared.active_tools(list(tools))),
         state=state,
     )
-
-
-def _shown(report: CatalogReport, skills: Sequence[Skill]) -> list[Shown]:
-    """What the budget did to each skill, from the report's lists of names."""
-    names_only, shortened = set(report.names_only), set(report.shortened)
-    result: list[Shown] = []
-    for index, skill in enumerate(skills):
-        if index >= report.shown:
-            result.append("omitted")
-        elif skill.name in names_only:
-            result.append("name_only")
-        elif skill.name in shortened:
-            result.append("shortened")
-        else:
-            result.append("full")
-    return result
 
 
 def _entry_cost(skill: Skill, chars: int, shown: Shown) -> EntryCost:

@@ -68,6 +68,8 @@ class Injections:
         self._shell = shell
         self._injected: dict[str, tuple[int, ...]] = {}
         self._leading: list[Skill] = []
+        self._used: dict[str, int] = {}
+        self._uses = 0
 
     # -- rendering -------------------------------------------------------------------
 
@@ -132,10 +134,18 @@ class Injections:
         with self._lock:
             for injection in injections:
                 key = injection.skill.key
+                self._uses += 1
+                self._used[key] = self._uses
                 if all(s.key != key for s in self._leading):
                     self._leading.append(injection.skill)
                 if not injection.reminder:
                     self._injected[key] = injection.version
+
+    def recent(self) -> dict[str, int]:
+        """When each skill was last handed out in the session, by `Skill.key`: a
+        larger number is a more recent use (what ranks a catalog that must be cut)."""
+        with self._lock:
+            return dict(self._used)
 
     def forget(self, skill: Skill) -> None:
         with self._lock:

@@ -18,6 +18,7 @@ from ._fork import InvocationChain, SubagentRunner, run_fork
 from ._inject import Injections
 from ._permissions import PermissionGate
 from ._refresh import LiveCatalog
+from ._suggest import TurnSearch
 
 if TYPE_CHECKING:
     from ..select._resolve import DiagnosticKind
@@ -38,6 +39,8 @@ class SessionParts:
     """The forked runs under way."""
     cwd: str | None
     """Base directory for relative paths in `[$name](path)` links."""
+    search: TurnSearch
+    """The search a turn's suggestions come from (`_suggest.turn_suggestions`)."""
     enabled: dict[str, bool] = field(default_factory=dict)
     """This session's own enable overrides, by skill key (the config is not written)."""
 

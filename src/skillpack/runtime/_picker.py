@@ -15,7 +15,7 @@ import logging
 import os
 import sqlite3
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Literal, NamedTuple
 
 from .._errors import SkillpackError
@@ -24,10 +24,12 @@ from .._model import Catalog, Problem, Skill
 from .._paths import PROJECT_MARKERS, project_root
 from ..config._files import enable_decided_by, project_config_path
 from ..config._schema import ConfigScope
-from ..index._search import SkillSearch
+from ..index._search import SearchResult, SkillSearch
+from ..index._suggest import pick_suggestions
+from ..render._catalog import Shown
 from ..select._narrow import NameTier, SkillNames, typed_id
 from ..select._words import query_words
-from ._context import EntryCost, Shown, context_report
+from ._context import EntryCost, context_report
 from ._session import Session
 
 log = logging.getLogger("skillpack.picker")
@@ -63,6 +65,9 @@ class Hit(NamedTuple):
     reason: Reason
     strong: bool
     """False for search's weak text matches and for near misses."""
+    suggested: bool = False
+    """A turn with this query as its message would suggest the skill to the model
+    (`index._suggest.pick_suggestions` over the same ranking)."""
 
 
 _NAME_REASONS: Mapping[NameTier, Reason] = {
@@ -82,6 +87,9 @@ class SkillFilter:
        the opening of bodies; strong before weak), up to `SEARCH_MAX_LIMIT` skills
        not already listed. A query that is a SKILL.md or folder path matches it here.
     3. Only when neither found anything: the resolver's near misses of the name.
+
+    A hit is `suggested` when a turn with the query as its message would suggest
+    the skill to the model (the suggestion rule over the same ranking).
 
     Thread-safe. The name table is built once per catalog, and the search index is
     brought up to date once per catalog: call `prepare()` on a worker thread after a
@@ -152,15 +160,33 @@ class SkillFilter:
             except SkillpackError:
                 self._give_up_search()
                 results = ()
+            suggested = self._suggested(results)
+            hits = [hit._replace(suggested=hit.skill.key in suggested) for hit in hits]
             for result in results:
-                if result.skill.key in seen:
+                key = result.skill.key
+                if key in seen:
                     continue
-                seen.add(result.skill.key)
+                seen.add(key)
                 reason: Reason = "path" if "exact_path" in result.reasons else "text"
-                hits.append(Hit(result.skill, reason, result.match == "strong"))
+                hits.append(Hit(result.skill, reason, result.match == "strong", key in suggested))
         if not hits and typed_id(query):
             hits = [Hit(skill, "close", False) for skill in names.near_misses(query)]
         return hits
+
+    def _suggested(self, results: Sequence[SearchResult]) -> set[str]:
+        """Keys of the skills a turn would suggest for the query: the suggestion rule
+        over the ranking of the skills the model may use."""
+        session = self._session
+        usable = [
+            r
+            for r in results
+            if r.skill.model_invocable
+            and r.skill.shadowed_by is None
+            and session.skills.is_enabled(r.skill)
+            and session.skills.is_visible(r.skill)
+        ]
+        picked = pick_suggestions(usable, limit=session.config.search_suggestions)
+        return {r.skill.key for r in picked}
 
 
 # -- flags and problems ------------------------------------------------------------------

@@ -48,10 +48,11 @@ from ._readers import SkillContent as SkillContent
 from ._readers import SkillReader as SkillReader
 from ._refresh import LiveCatalog
 from ._session_views import SessionSkills, SkillDeclarations
+from ._suggest import TurnSearch
 
 if TYPE_CHECKING:
     from ..discovery._options import DiscoveryOptions, IncludeScope
-    from ..render._catalog import RenderedCatalog
+    from ..render._catalog import CatalogMode, RenderedCatalog
     from ..select._grants import SkillGrant
     from ..select._resolve import Resolution
     from ._hooks import HookState
@@ -177,6 +178,7 @@ class Session:
             injections=injections,
             chain=InvocationChain(lock),
             cwd=cwd,
+            search=TurnSearch(self._reader),
         )
         self._hooks: HookState | None = None
         self._skills = SessionSkills(self)
@@ -236,6 +238,7 @@ class Session:
         mcp_servers: Iterable[str] = (),
         mcp_install: McpInstall | None = None,
         builtin_commands: Iterable[str] = (),
+        grant: SkillGrant | None = None,
     ) -> Session:
         """Discover skills the way the CLI does (config + every scope) and open a session.
 
@@ -281,6 +284,7 @@ class Session:
             mcp_servers: As `Session(mcp_servers=)`.
             mcp_install: As `Session(mcp_install=)`.
             builtin_commands: As `Session(builtin_commands=)`.
+            grant: As `Session(grant=)`: the skills the caller may see.
 
         Raises:
             UsageError: a folder in `roots` or `extra_roots` that does not exist
@@ -322,6 +326,7 @@ class Session:
             mcp_servers=mcp_servers,
             mcp_install=mcp_install,
             builtin_commands=builtin_commands,
+            grant=grant,
         )
 
     # -- catalog and state ------------------------------------------------------
@@ -421,6 +426,7 @@ class Session:
         The session still works on the catalog it has; `refresh()` still re-discovers.
         """
         self._parts.live.close()
+        self._parts.search.close()
 
     def __enter__(self) -> Session:
         return self
@@ -461,8 +467,24 @@ class Session:
         context_window: int | None = None,
         budget_chars: int | None = None,
         include_location: bool = True,
+        skill_load: bool = True,
+        mode: CatalogMode | None = None,
     ) -> RenderedCatalog:
-        """The catalog text plus a report of what the budget shortened or omitted."""
+        """The catalog text plus a report of what the budget shortened or omitted.
+
+        Every surface builds its catalog here, so one allocator (`render_catalog`)
+        decides for all: the skills used in this session rank first when the budget
+        is short, then the project's skills, then personal, then bundled ones.
+
+        Args:
+            format: `xml`, `markdown` or `json`.
+            context_window: The model's window in tokens (the budget is a share).
+            budget_chars: An explicit budget in characters (wins over the window).
+            include_location: List each skill's SKILL.md path.
+            skill_load: The model has the skill_load tool: locations are the first
+                thing dropped over budget.
+            mode: `auto`, `full` or `deferred`; None is the config's `[catalog] mode`.
+        """
         env = self._env if self._env is not None else os.environ
         env_var, env_value = budget_from_env(env)
         config = self._parts.live.config
@@ -482,6 +504,9 @@ class Session:
             budget_chars=budget,
             include_location=include_location,
             max_entries=config.catalog_max_entries,
+            skill_load=skill_load,
+            mode=config.catalog_mode if mode is None else mode,
+            recent=self._parts.injections.recent(),
         )
 
     def catalog_prompt(
@@ -490,10 +515,11 @@ class Session:
         context_window: int | None = None,
         budget_chars: int | None = None,
         format: CatalogFormat = "xml",
+        mode: CatalogMode | None = None,
     ) -> str:
-        """The catalog text for the system prompt, within budget."""
+        """The catalog text for the system prompt, within budget (`render_catalog`)."""
         return self.render_catalog(
-            format=format, context_window=context_window, budget_chars=budget_chars
+            format=format, context_window=context_window, budget_chars=budget_chars, mode=mode
         ).text
 
     # -- selection (`_turns`) ---------------------------------------------------
@@ -519,7 +545,9 @@ class Session:
         longer parsing), a forked one without a runner, or one whose run fails is a
         diagnostic and left out, while the others are still used; only skills whose
         text the turn returns are recorded as loaded. A new user turn also clears the
-        chain of leading skills (see `active_tools`).
+        chain of leading skills (see `active_tools`). A user's message that activates
+        nothing gets `Turn.suggestions`: the skills that may fit it, as hints with a
+        note for the model (`[search] suggestions`, 3 by default).
         """
         from . import _turns
 

@@ -28,6 +28,7 @@ from ._workspace import looks_like_path
 
 if TYPE_CHECKING:
     from ..index._search import SkillSearch
+    from ..render._catalog import CatalogMode
 
 TOOL_NAMES = ("skill_search", "skill_load", "use_skill", "skill_read_file")
 
@@ -148,7 +149,11 @@ class SkillTools:
     # -- definitions ------------------------------------------------------------
 
     def definitions(
-        self, *, catalog: bool = False, catalog_chars: int | None = None
+        self,
+        *,
+        catalog: bool = False,
+        catalog_chars: int | None = None,
+        catalog_mode: CatalogMode | None = None,
     ) -> tuple[ToolDefinition, ...]:
         """The tools, their skill-id fields listing the ids the model may pass.
 
@@ -166,6 +171,8 @@ class SkillTools:
             catalog_chars: That list's budget in characters (the renderer shortens,
                 then drops, past it and says so); None is the session's budget
                 (`[budget] chars`, `SKILLS_PROMPT_CHAR_BUDGET`), 0 lists nothing.
+            catalog_mode: `auto`, `full` or `deferred` (`Session.render_catalog`);
+                None is the config's `[catalog] mode`.
         """
         session = self.session
         skills = session.skills.model_skills()
@@ -178,7 +185,10 @@ class SkillTools:
         descriptions = dict(_DESCRIPTIONS)
         if catalog:
             listed = session.render_catalog(
-                format="markdown", budget_chars=catalog_chars, include_location=False
+                format="markdown",
+                budget_chars=catalog_chars,
+                include_location=False,
+                mode=catalog_mode,
             ).text
             if listed:
                 descriptions["skill_load"] = f"{descriptions['skill_load']}\n\n{listed}"
@@ -201,10 +211,15 @@ class SkillTools:
         return (*TOOL_NAMES, "skill_create") if self.create else TOOL_NAMES
 
     def definitions_for(
-        self, fmt: ToolFormat, *, catalog: bool = False, catalog_chars: int | None = None
+        self,
+        fmt: ToolFormat,
+        *,
+        catalog: bool = False,
+        catalog_chars: int | None = None,
+        catalog_mode: CatalogMode | None = None,
     ) -> list[dict[str, Any]]:
-        """Tool definitions in one provider's format (`catalog`, `catalog_chars`: as
-        for `definitions`)."""
+        """Tool definitions in one provider's format (`catalog`, `catalog_chars`,
+        `catalog_mode`: as for `definitions`)."""
         convert: dict[str, Callable[[ToolDefinition], dict[str, Any]]] = {
             "openai": ToolDefinition.openai_chat,
             "openai-responses": ToolDefinition.openai_responses,
@@ -215,7 +230,9 @@ class SkillTools:
             raise errors.UsageError(
                 f"Unknown tool format {fmt!r}; use one of {', '.join(sorted(convert))}."
             )
-        definitions = self.definitions(catalog=catalog, catalog_chars=catalog_chars)
+        definitions = self.definitions(
+            catalog=catalog, catalog_chars=catalog_chars, catalog_mode=catalog_mode
+        )
         return [convert[fmt](d) for d in definitions]
 
     # -- dispatch ---------------------------------------------------------------

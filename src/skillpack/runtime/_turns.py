@@ -1,5 +1,6 @@
 """A user message turned into skills used: resolution, then each activation injected
-or forked, all or nothing per skill (`Session.prepare_turn`).
+or forked, all or nothing per skill (`Session.prepare_turn`), and when nothing was
+activated, the skills that may fit the request as suggestions (`_suggest`).
 
 Resolution itself is pure (`select._resolve.resolve_message`); here the session's
 enable state, permissions and config go into it, turned-off skills are explained
@@ -18,6 +19,7 @@ from typing import Any
 from .._errors import SkillpackError, SkillPermissionError
 from .._model import Skill
 from ..config._schema import Config
+from ..index._suggest import Suggestion, suggestion_note
 from ..select._resolve import (
     Activation,
     Diagnostic,
@@ -31,6 +33,7 @@ from ..select._resolve import (
 from ._fork import CycleError, ForkRun, SubagentRunner, no_runner_message
 from ._inject import Injection
 from ._parts import SessionParts
+from ._suggest import turn_suggestions
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -51,6 +54,13 @@ class Turn:
     """The task text left once the mentions or the slash command are taken out."""
     forks: tuple[ForkRun, ...] = ()
     """The `context: fork` activations, handed to the host's subagent runner, in order."""
+    suggestions: tuple[Suggestion, ...] = ()
+    """At most `[search] suggestions` (3) skills whose match with the request is
+    strong, best first (`index._suggest.pick_suggestions`); none when the message
+    activated a skill. Hints for the model, never injected."""
+    suggestion_note: str = ""
+    """The short note a host puts before the model naming `suggestions` ("Skills that
+    may fit this request ..."); empty when there are none."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -60,6 +70,8 @@ class Turn:
             "lines": list(self.lines),
             "text": self.text,
             "forks": [f.to_dict() for f in self.forks],
+            "suggestions": [s.to_dict() for s in self.suggestions],
+            "suggestion_note": self.suggestion_note,
         }
 
 
@@ -144,6 +156,8 @@ def prepare_turn(
         used.append(activation)
         lines.append(line)
     parts.injections.record(rendered)
+    # Suggestions answer a person's request; a model's own message gets none.
+    suggestions = turn_suggestions(parts, resolution) if invoker == "user" else ()
     return Turn(
         activations=tuple(used),
         injections=tuple(injection.text for injection in rendered),
@@ -151,6 +165,8 @@ def prepare_turn(
         lines=tuple(lines),
         text=resolution.text,
         forks=tuple(forks),
+        suggestions=suggestions,
+        suggestion_note=suggestion_note(suggestions),
     )
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._errors import AmbiguousSkillError, SkillNotFoundError
-from .._model import Catalog, Problem, Root, Skill, best_of
+from .._model import Catalog, Problem, Root, Skill, bare_named, best_of
 from ..config._files import load_config, project_config_path, user_config_path
 from ..config._schema import Config, ConfigScope, McpServerConfig
 from ..discovery._options import DEFAULT_OPTIONS, DiscoveryOptions
@@ -430,7 +430,8 @@ def lookup_skill(catalog: Catalog, ref: str) -> Skill:
             f"No skill at {path} in the discovered roots. "
             "Check the path, or add its folder with --root."
         )
-    candidates = best_of(catalog.qualified(ref))
+    named = catalog.qualified(ref)
+    candidates = best_of(named if ":" in ref else bare_named(named))
     if len(candidates) == 1:
         return candidates[0]
     if candidates:

@@ -47,7 +47,7 @@ from typing import Any, Literal, NamedTuple
 
 from .._errors import AmbiguousSkillError, SkillDisabledError, SkillNotFoundError, UsageError
 from .._limits import MAX_DIAGNOSTICS
-from .._model import Catalog, Skill, best_of
+from .._model import Catalog, Skill, bare_named, best_of
 from ._mentions import (
     Mention,
     MentionSource,
@@ -232,9 +232,9 @@ class _Resolver:
 
     def candidates(self, skill_id: str) -> tuple[Skill, ...]:
         """Visible skills an id picks: exact name, else qualified id; best precedence."""
-        found = [s for s in self.catalog.named(skill_id) if self.is_visible(s)]
+        found = bare_named(s for s in self.catalog.named(skill_id) if self.is_visible(s))
         if not found and ":" in skill_id:
-            found = [s for s in self.catalog.qualified(skill_id) if self.is_visible(s)]
+            found = tuple(s for s in self.catalog.qualified(skill_id) if self.is_visible(s))
         return best_of(found)
 
     def at_path(self, target: str) -> Skill | None:

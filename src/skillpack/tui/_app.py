@@ -308,6 +308,9 @@ class PickerApp(App[Skill | None]):
         if self._query.strip() and hits and all(hit.reason == "close" for hit in hits):
             text.append("no match; close names ", style="bold")
         text.append(f"{len(hits):,} of {total:,} skills")
+        suggested = sum(1 for hit in hits if hit.suggested)
+        if suggested:
+            text.append(f" · {suggested} suggested to the model (*)")
         problems = len(self._catalog.problems)
         if problems:
             text.append(f" · {counted(problems, 'problem')} (ctrl+p)")

@@ -264,7 +264,7 @@ class SkillList(ScrollView, can_focus=True):
         )
         cursor = index == self._cursor
         segments = [
-            Segment("> " if cursor else "  "),
+            Segment("> " if cursor else "* " if hit.suggested else "  ", style("skill-list--name")),
             Segment(
                 skill.scope.ljust(SCOPE_WIDTH)[:SCOPE_WIDTH] + " ",
                 style(f"skill-list--scope-{skill.scope}"),
