@@ -178,6 +178,12 @@ class McpHttp:
     def call(self, method: str, params: dict[str, Any]) -> Any:
         self._ids += 1
         status, _, body = self.post(_message(method, params, self._ids))
+        if status == 404 and self.session:
+            # The server closed the session (a full table hands an idle one's place to
+            # a new client): as the MCP spec asks, start a new session and ask again.
+            self.session = None
+            self.open()
+            status, _, body = self.post(_message(method, params, self._ids))
         if status != 200:
             raise CallFailed(f"{method}: HTTP {status} {body[:200]!r}")
         return _result(method, _last_message(body))

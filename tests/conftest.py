@@ -108,22 +108,44 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip)
 
 
+HOME_UNSET = (
+    "SKILLS_PROMPT_CHAR_BUDGET",
+    "CODEX_HOME",
+    "OPENCODE_CONFIG_DIR",
+    "SLASH_COMMAND_TOOL_CHAR_BUDGET",
+)
+"""What `isolated_home` removes from the environment: settings read from the user's."""
+
+
+def home_env(home: Path) -> dict[str, str]:
+    """The variables `isolated_home` sets: every user-level path under `home`."""
+    return {
+        "SKILLPACK_HOME": str(home),
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "SKILLPACK_CACHE_DIR": str(home / "cache"),
+        "SKILLPACK_ADMIN_DIR": str(home / "admin-skills"),
+    }
+
+
+def isolated_env(home: Path) -> dict[str, str]:
+    """This process's environment as `isolated_home` makes it, for a child started by a
+    fixture wider than one test (set up before `isolated_home` runs)."""
+    env = {k: v for k, v in os.environ.items() if k not in HOME_UNSET}
+    return {**env, **home_env(home)}
+
+
 @pytest.fixture(autouse=True)
 def isolated_home(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> Path:
     """Point every user-level path at a temp dir: tests never touch the real home."""
     home = tmp_path_factory.mktemp("home")
-    monkeypatch.setenv("SKILLPACK_HOME", str(home))
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
-    monkeypatch.setenv("SKILLPACK_CACHE_DIR", str(home / "cache"))
-    monkeypatch.setenv("SKILLPACK_ADMIN_DIR", str(home / "admin-skills"))
-    monkeypatch.delenv("SKILLS_PROMPT_CHAR_BUDGET", raising=False)
-    monkeypatch.delenv("CODEX_HOME", raising=False)
-    monkeypatch.delenv("OPENCODE_CONFIG_DIR", raising=False)
-    monkeypatch.delenv("SLASH_COMMAND_TOOL_CHAR_BUDGET", raising=False)
+    for key, value in home_env(home).items():
+        monkeypatch.setenv(key, value)
+    for key in HOME_UNSET:
+        monkeypatch.delenv(key, raising=False)
     return home
 
 
@@ -241,6 +263,16 @@ def rewrite_keeping_mtime_and_size(path: Path, text: str) -> None:
         before.st_ino,
     )
     assert after.st_ctime_ns != before.st_ctime_ns
+
+
+QUICK_DEADLINES = "2,1"
+"""The head and body deadlines (`SKILLPACK_HTTP_DEADLINES`) of the HTTP servers whose
+tests wait for one (tests/mcp, tests/rpc): two seconds for a head (past the one second
+between the bytes of a head fed a byte a second, so the head deadline, not a read
+timeout, closes it) and one for a body, instead of ten each."""
+QUICKLY_S = 8.0
+"""Those tests' sockets give up after this long: well past the quick deadlines, short
+of the defaults, so a server that kept the defaults fails them."""
 
 
 def _drip_until_closed(port: int, path: str) -> int:

@@ -11,18 +11,32 @@ would never run, so the pages may not have one.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 import pytest
+import yaml
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 FENCE = re.compile(r"^```([\w-]*)[^\n]*\n(.*?)^```", re.S | re.M)
-SKIP = re.compile(r"docs-test: skip \((?P<why>[^)]+)\)")
+
+
+def _site_hooks() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("site_hooks", DOCS / "site_hooks.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+SITE_HOOKS = _site_hooks()
+SKIP: re.Pattern[str] = SITE_HOOKS.MARKER
 RUN = ("python", "console")
 UNCHECKED_SHELLS = ("sh", "bash", "shell", "zsh")
 
@@ -166,3 +180,65 @@ def test_shown_output_is_matched_line_by_line(
     expected: list[str], actual: list[str], ok: bool
 ) -> None:
     assert matches(expected, actual) is ok
+
+
+def test_the_site_shows_no_test_marker() -> None:
+    config = yaml.safe_load((DOCS.parent / "mkdocs.yml").read_text(encoding="utf-8"))
+    assert "docs/site_hooks.py" in config["hooks"]
+    marked = 0
+    for page in pages():
+        text = page.read_text(encoding="utf-8")
+        marked += text.count("# docs-test:")
+        for match in FENCE.finditer(SITE_HOOKS.strip_markers(text)):
+            assert "docs-test:" not in match.group(2), page
+    assert marked >= 10  # the sources keep them, for the test above
+
+
+@pytest.mark.parametrize(
+    ("block", "shown"),
+    [
+        ("$ a   # docs-test: skip (why)\n$ b\n", "$ a\n$ b\n"),
+        ("# docs-test: skip (needs a key)\nprint(1)\n", "print(1)\n"),
+        ("x = 1  # an ordinary comment\n\n", "x = 1  # an ordinary comment\n\n"),
+    ],
+)
+def test_a_marker_leaves_its_block_and_nothing_else_does(block: str, shown: str) -> None:
+    assert SITE_HOOKS.strip_markers(f"Prose `docs-test: skip (x)`.\n```console\n{block}```\n") == (
+        f"Prose `docs-test: skip (x)`.\n```console\n{shown}```\n"
+    )
+
+
+PLUMBING = frozenset(
+    {
+        "check_not_running",
+        "ensure_fresh",
+        "keep_value",
+        "kept_value",
+        "pop_invocation",
+        "push_invocation",
+        "require_skills_enabled",
+        "sets_none_apart",
+    }
+)
+"""`Session` members the surfaces use and a host has no use for: off the API page."""
+
+
+def test_the_api_page_documents_every_public_name_and_no_private_one() -> None:
+    import skillpack
+    import skillpack.mcp
+
+    text = (DOCS / "api.md").read_text(encoding="utf-8")
+    shown = re.findall(r"^::: (\S+)$", text, re.M)
+    assert not [t for t in shown if "._" in t], "a private name on the API page"
+    top = {t.split(".")[1] for t in shown if t.count(".") == 1}
+    assert top - {"mcp"} <= set(skillpack.__all__)
+    assert set(skillpack.__all__) - {"__version__"} <= top, "a public name left off"
+    session = {t.rsplit(".", 1)[1] for t in shown if t.startswith("skillpack.Session.")}
+    assert all(hasattr(skillpack.Session, name) for name in session)
+    assert session and not session & PLUMBING
+    listed = re.findall(r"^        - (\w+)$", text, re.M)  # the `members:` lists
+    assert set(listed) <= set(skillpack.mcp.__all__) | {"conversation", "close"}
+    modules = {t for t in shown if t.startswith("skillpack.integrations.")}
+    assert modules == {
+        f"skillpack.integrations.{name}" for name in ("pydantic_ai", "openai_agents", "langchain")
+    }

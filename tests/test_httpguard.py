@@ -10,11 +10,13 @@ import pytest
 
 from skillpack._httpguard import (
     BODY_SECONDS,
+    DEADLINES_ENV,
     HEADER_SECONDS,
     Deadlines,
     EpisodeLog,
     HostGuard,
     PendingConnections,
+    deadline_seconds,
     is_loopback,
     out_of_handles,
     split_host,
@@ -109,6 +111,27 @@ def test_a_connection_past_its_deadline_is_closed_once_and_a_cleared_one_never()
     assert deadlines.expire() == 2
     assert sorted(closed) == ["body", "head"]
     assert deadlines.expire() == 0 and len(deadlines) == 0
+
+
+@pytest.mark.parametrize(
+    ("value", "deadlines"),
+    [
+        (None, (HEADER_SECONDS, BODY_SECONDS)),
+        ("", (HEADER_SECONDS, BODY_SECONDS)),
+        (" 2,0.5 ", (2.0, 0.5)),
+        ("30, 60", (30.0, 60.0)),
+    ],
+)
+def test_a_server_takes_its_deadlines_from_the_environment_or_the_defaults(
+    value: str | None, deadlines: tuple[float, float]
+) -> None:
+    assert deadline_seconds({} if value is None else {DEADLINES_ENV: value}) == deadlines
+
+
+@pytest.mark.parametrize("value", ["1", "1,2,3", "a,b", "0,1", "1,-1", "inf,1", "nan,1", "1,"])
+def test_deadlines_that_are_not_two_positive_numbers_are_refused_by_name(value: str) -> None:
+    with pytest.raises(ValueError, match=r"SKILLPACK_HTTP_DEADLINES=.*HEAD,BODY.*10,10"):
+        deadline_seconds({DEADLINES_ENV: value})
 
 
 def test_the_deadline_thread_closes_late_connections_by_itself() -> None:

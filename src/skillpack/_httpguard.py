@@ -3,15 +3,17 @@
 Both servers answer the same way, in this order:
 
 1. **Host** must name the bound address or a loopback name (`127.0.0.1`, `localhost`,
-   `[::1]`), any port: anything else is **421** (a page that rebinds its own DNS name
-   to 127.0.0.1 sends its own name).
+   `[::1]`), any port, or a name the server was told a balancer or proxy forwards
+   (`--allowed-host HOST[:PORT]`, that port only when given): anything else is **421**
+   (a page that rebinds its own DNS name to 127.0.0.1 sends its own name).
 2. **Origin**, when present, must be `http(s)://` one of those hosts (or an origin the
    server was told to allow): else **403**.
 3. **Bearer token**, when the server has one, compared in constant time: else **401**.
 
 Connections: a connection that has not yet sent a whole request head within
 `HEADER_SECONDS` is closed (however it drip-feeds it), and so is a request whose body
-has not all arrived `BODY_SECONDS` after its head (`Deadlines`); at most `PENDING_MAX`
+has not all arrived `BODY_SECONDS` after its head (`Deadlines`; both set otherwise for
+one server through `SKILLPACK_HTTP_DEADLINES`, `deadline_seconds`); at most `PENDING_MAX`
 connections waiting for a head are kept, and a new one closes the oldest waiting one,
 so idle or slow connections without a request cannot take the places of clients that
 send one; the connection limit never exceeds
@@ -32,11 +34,13 @@ import errno
 import hmac
 import ipaddress
 import logging
+import math
+import os
 import socket
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Final
 from urllib.parse import urlsplit
 
@@ -46,6 +50,10 @@ HEADER_SECONDS: Final = 10.0
 BODY_SECONDS: Final = 10.0
 """A request has this long after its head to send its whole body (the Content-Length
 it promised); then its connection is closed."""
+DEADLINES_ENV: Final = "SKILLPACK_HTTP_DEADLINES"
+"""`HEAD,BODY` in seconds: the two deadlines above for a server started with it set
+(the tests of the deadlines wait one second, not ten; an operator may lengthen them
+for clients on a slow link)."""
 PENDING_MAX: Final = 64
 """Connections waiting for their request head; one more closes the oldest of them."""
 RESERVED_FILES: Final = 64
@@ -54,6 +62,29 @@ connection limit is at most the process's open-file limit minus these."""
 EPISODE_QUIET_SECONDS: Final = 30.0
 """A repeated condition (out of file handles, sessions full) is one episode until it
 has not been seen for this long: one log line each."""
+
+
+def deadline_seconds(environ: Mapping[str, str] | None = None) -> tuple[float, float]:
+    """The (head, body) deadlines of a server starting now: `HEADER_SECONDS` and
+    `BODY_SECONDS`, unless `SKILLPACK_HTTP_DEADLINES` sets them.
+
+    Raises:
+        ValueError: the variable is not two positive numbers of seconds.
+    """
+    value = (os.environ if environ is None else environ).get(DEADLINES_ENV, "").strip()
+    if not value:
+        return HEADER_SECONDS, BODY_SECONDS
+    parts = value.split(",")
+    try:
+        head, body = (float(part) for part in parts)
+    except ValueError:
+        head = body = math.nan
+    if not (0 < head < math.inf and 0 < body < math.inf):
+        raise ValueError(
+            f"{DEADLINES_ENV}={value!r} is not two positive numbers of seconds: write "
+            f"HEAD,BODY (the defaults are {HEADER_SECONDS:g},{BODY_SECONDS:g}), or unset it."
+        )
+    return head, body
 
 
 def is_loopback(host: str) -> bool:
@@ -94,6 +125,21 @@ def split_host(value: str) -> tuple[str, str] | None:
     return host.lower(), port
 
 
+def parse_allowed_host(value: str) -> tuple[str, str]:
+    """(host, port) of an `--allowed-host HOST[:PORT]` value (port "" when absent).
+
+    Raises:
+        ValueError: the value is not a host name with an optional numeric port.
+    """
+    parts = split_host(value.strip())
+    if parts is None or any(c.isspace() or c in "/@?#" for c in parts[0]):
+        raise ValueError(
+            f"--allowed-host {value!r} is not HOST or HOST:PORT (e.g. lb.internal or "
+            "lb.internal:8080; an IPv6 address in brackets)."
+        )
+    return parts
+
+
 def allowed_hosts(bound: str) -> frozenset[str]:
     """Host names a request may name: the loopback names and the bound address."""
     names = {*LOOPBACK_NAMES, bound.strip("[]").lower()}
@@ -106,6 +152,8 @@ class HostGuard:
     """The Host, Origin and bearer checks (module docstring), as (status, message).
 
     `port`, when given, is the port a Host or Origin must name (None: any port).
+    `forwarded` are the `--allowed-host` values (`parse_allowed_host`): names a
+    balancer or proxy sends, each with the port it must name ("" for any).
     """
 
     def __init__(
@@ -115,8 +163,10 @@ class HostGuard:
         token: str | None,
         port: int | None = None,
         allow_origins: Iterable[str] = (),
+        forwarded: Iterable[str] = (),
     ) -> None:
         self.hosts = allowed_hosts(bound)
+        self.forwarded = frozenset(parse_allowed_host(value) for value in forwarded)
         self.port = port
         self.extra_origins = frozenset(o.rstrip("/") for o in allow_origins)
         self._expected = token.encode() if token else None
@@ -125,17 +175,9 @@ class HostGuard:
         self, host: str | None, origin: str | None, authorization: str | None
     ) -> tuple[int, str] | None:
         """None when the request may pass; else the refusal's status and message."""
-        if not self.host_ok(host or ""):
-            return 421, (
-                f"Host {host!r} is not this server: requests must name "
-                f"{' or '.join(sorted(self.hosts))} (others are refused against DNS "
-                "rebinding)."
-            )
-        if origin is not None and not self.origin_ok(origin):
-            return 403, (
-                f"Origin {origin!r} may not call this server: only pages served from "
-                "this server's own host may."
-            )
+        refused = self.place_check(host, origin)
+        if refused is not None:
+            return refused
         if not self.token_ok(authorization):
             return 401, (
                 "Missing or wrong bearer token: send 'Authorization: Bearer <token>' with "
@@ -143,9 +185,30 @@ class HostGuard:
             )
         return None
 
+    def place_check(self, host: str | None, origin: str | None) -> tuple[int, str] | None:
+        """The Host and Origin checks alone (what `/healthz` and `/readyz` pass): None
+        when they pass; else the refusal's status and message."""
+        if not self.host_ok(host or ""):
+            names = sorted(self.hosts | {h for h, _ in self.forwarded})
+            return 421, (
+                f"Host {host!r} is not this server: requests must name "
+                f"{' or '.join(names)} (others are refused against DNS rebinding; "
+                "name a balancer's or proxy's host with --allowed-host)."
+            )
+        if origin is not None and not self.origin_ok(origin):
+            return 403, (
+                f"Origin {origin!r} may not call this server: only pages served from "
+                "this server's own host may."
+            )
+        return None
+
     def host_ok(self, value: str) -> bool:
         parts = split_host(value)
-        if parts is None or parts[0] not in self.hosts:
+        if parts is None:
+            return False
+        if parts in self.forwarded or (parts[0], "") in self.forwarded:
+            return True
+        if parts[0] not in self.hosts:
             return False
         return self.port is None or parts[1] == str(self.port)
 
@@ -157,7 +220,12 @@ class HostGuard:
             port = parts.port  # raises ValueError for a port that is not a number
         except ValueError:
             return False
-        if parts.scheme not in ("http", "https") or (parts.hostname or "") not in self.hosts:
+        if parts.scheme not in ("http", "https"):
+            return False
+        name = parts.hostname or ""
+        if (name, "") in self.forwarded or (name, str(port or "")) in self.forwarded:
+            return True
+        if name not in self.hosts:
             return False
         return self.port is None or port == self.port
 

@@ -76,6 +76,13 @@ MCP_SKILL_MAX_BYTES: Final = 16 * 1024 * 1024
 """Most bytes one skill's files may add up to over MCP (and the cap of one read)."""
 
 # --- what a model may send (issue 9): every argument and result is bounded -------
+MAX_ARG_DEPTH: Final = 32
+"""Deepest nesting of arrays and objects in a tool call's arguments (the tools take
+flat values; a model's 1,000-deep array once overflowed the JSON parser's stack)."""
+MAX_FRAME_DEPTH: Final = 64
+"""Nesting a server keeps of a request it parses: deeper parts are cut to `[]` before
+any parser recurses into them (`runtime._tool_args.clip_nesting`), which leaves the
+arguments still over `MAX_ARG_DEPTH`, so the tool's own check refuses them."""
 MAX_QUERY_CHARS: Final = 4096
 """Longest `skill_search` query (about 600 words; a query costs time per word)."""
 MAX_REF_CHARS: Final = 4096

@@ -201,7 +201,10 @@ class Skill:
     when_to_use: str | None = None
     hooks: Mapping[str, Any] | None = None
     paths: tuple[str, ...] = ()
+    """`paths:` globs: the skill joins the model's catalog once a noted file matches."""
     version: str | None = None
+    dependencies: tuple[str, ...] = ()
+    """`dependencies:` the other skills (names or qualified ids) this one builds on."""
     extra: Mapping[str, Any] = field(default_factory=dict)
     """Unknown frontmatter keys, verbatim."""
     frontmatter: Mapping[str, Any] = field(default_factory=dict)
@@ -269,9 +272,17 @@ class Root:
     follow_symlinks: bool = True
     kind: RootKind = "skills"
     """`commands`: every `*.md` below is a legacy command, loaded as a skill."""
+    agents: tuple[str, ...] = ()
+    """The agents that read this folder too (`codex`, `copilot`, ...): set on the
+    default roots (`_paths.agents_reading`), () on roots given or configured."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "scope": self.scope, "kind": self.kind}
+        return {
+            "path": self.path,
+            "scope": self.scope,
+            "kind": self.kind,
+            "agents": list(self.agents),
+        }
 
 
 def precedence(skill: Skill) -> tuple[int, int]:

@@ -128,28 +128,81 @@ def opencode_dirs() -> tuple[Path, ...]:
     return tuple(dirs)
 
 
-def user_roots() -> tuple[tuple[str, RootKind], ...]:
-    """The user-scope roots and what they hold, in rank order (they may not exist):
-    `~/.agents/skills`, `~/.claude/skills`, `~/.claude/commands` (legacy commands),
-    `$CODEX_HOME/skills` (`~/.codex/skills`), `skills/` then `skill/` of each of
-    `opencode_dirs()`, and skillpack's own `~/.config/skillpack/skills`."""
+FAMILIES: tuple[str, ...] = ("agents", "claude", "opencode", "codex", "copilot", "gemini", "cursor")
+"""The families of default folders (config `[discovery] folders_off`): `agents` is
+`.agents/skills` (read by most agents); each other is one tool's own folders (`copilot`:
+`.github/skills` and `~/.copilot/skills`). skillpack's own folder belongs to none."""
+
+REPO_FOLDERS: tuple[tuple[str, RootKind, str], ...] = (
+    (".agents/skills", "skills", "agents"),
+    (".claude/skills", "skills", "claude"),
+    (".opencode/skills", "skills", "opencode"),
+    (".opencode/skill", "skills", "opencode"),
+    (".codex/skills", "skills", "codex"),
+    (".github/skills", "skills", "copilot"),
+    (".gemini/skills", "skills", "gemini"),
+    (".cursor/skills", "skills", "cursor"),
+    (".claude/commands", "commands", "claude"),
+)
+"""The folders looked for in every repo folder, in rank order: (path, kind, family).
+`.agents` ranks first, as Gemini CLI ranks it over `.gemini` within a tier."""
+
+_ALL_AGENTS = ("codex", "opencode", "gemini", "copilot", "cursor")
+_READERS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("agents", "skills"): _ALL_AGENTS,
+    ("claude", "skills"): ("claude", "opencode", "copilot", "cursor"),
+    ("claude", "commands"): ("claude",),
+    ("codex", "skills"): ("codex", "cursor"),
+    ("opencode", "skills"): ("opencode",),
+    ("copilot", "skills"): ("copilot",),
+    ("gemini", "skills"): ("gemini",),
+    ("cursor", "skills"): ("cursor",),
+}
+
+
+def agents_reading(family: str | None, kind: RootKind, scope: str) -> tuple[str, ...]:
+    """The agents that document reading a default folder of `family` and `kind` in
+    `scope` (`repo` or `user`); () for skillpack's own folders.
+
+    Sources (2026-12): Codex's skill loader, OpenCode's and Gemini CLI's skills docs,
+    Copilot CLI's changelog (it stopped reading `~/.claude/` in 1.0.36), Cursor's
+    skills docs; `tests/compat` runs Codex, OpenCode, Gemini CLI and Copilot CLI over
+    them. Claude Code's reading of `.agents/skills` is not documented, so not claimed.
+    """
+    readers = _READERS.get((family or "", kind), ())
+    if scope == "user" and family == "claude":
+        readers = tuple(agent for agent in readers if agent != "copilot")
+    return readers
+
+
+def user_roots() -> tuple[tuple[str, RootKind, str | None], ...]:
+    """The user-scope roots, what they hold and their family, in rank order (they may
+    not exist): `~/.agents/skills`, `~/.claude/skills`, `~/.claude/commands` (legacy
+    commands), `$CODEX_HOME/skills` (`~/.codex/skills`), `skills/` then `skill/` of each
+    of `opencode_dirs()`, `~/.copilot/skills`, `~/.gemini/skills`, `~/.cursor/skills`,
+    and skillpack's own `~/.config/skillpack/skills` (no family)."""
     home = home_dir()
-    opencode: list[tuple[str, RootKind]] = [
-        (str(folder / sub), "skills") for folder in opencode_dirs() for sub in ("skills", "skill")
+    opencode: list[tuple[str, RootKind, str | None]] = [
+        (str(folder / sub), "skills", "opencode")
+        for folder in opencode_dirs()
+        for sub in ("skills", "skill")
     ]
     return (
-        (str(home / ".agents" / "skills"), "skills"),
-        (str(home / ".claude" / "skills"), "skills"),
-        (str(home / ".claude" / "commands"), "commands"),
-        (str(codex_home() / "skills"), "skills"),
+        (str(home / ".agents" / "skills"), "skills", "agents"),
+        (str(home / ".claude" / "skills"), "skills", "claude"),
+        (str(home / ".claude" / "commands"), "commands", "claude"),
+        (str(codex_home() / "skills"), "skills", "codex"),
         *opencode,
-        (str(user_config_dir() / "skills"), "skills"),
+        (str(home / ".copilot" / "skills"), "skills", "copilot"),
+        (str(home / ".gemini" / "skills"), "skills", "gemini"),
+        (str(home / ".cursor" / "skills"), "skills", "cursor"),
+        (str(user_config_dir() / "skills"), "skills", None),
     )
 
 
 def user_skill_dirs() -> tuple[str, ...]:
     """The user-scope skill roots (not the legacy command folders), in rank order."""
-    return tuple(path for path, kind in user_roots() if kind == "skills")
+    return tuple(path for path, kind, _family in user_roots() if kind == "skills")
 
 
 def project_dirs(cwd: str) -> tuple[str, ...]:

@@ -73,7 +73,7 @@ def test_list_json_shape(skills: Path, tmp_path: Path) -> None:
     assert by_name["writing-skills"]["scope"] == "system"
     [problem] = [p for p in data["problems"] if p["path"].endswith("broken/SKILL.md")]
     assert problem["severity"] == "error" and problem["code"] == "frontmatter-missing"
-    assert {"path": str(skills), "scope": "extra", "kind": "skills"} in data["roots"]
+    assert {"path": str(skills), "scope": "extra", "kind": "skills", "agents": []} in data["roots"]
 
 
 def test_list_no_system_hides_bundled_skills(skills: Path) -> None:
@@ -111,12 +111,15 @@ def test_validate_strict_turns_warnings_into_errors(write_skill: Any, tmp_path: 
         (
             "\ufeff---\nname: bom\ndescription: A BOM. Use in tests.\n---\nx\n",
             "byte-order-mark",
-            {"codex": "rejects: byte-order mark before ---"},
+            {
+                "codex": "rejects: byte-order mark before ---",
+                "gemini": "drops: byte-order mark before ---",
+            },
         ),
         (
             "---\nname: 123\ndescription: A number. Use in tests.\n---\nx\n",
             "value-coerced",
-            {"opencode": "drops: name is not a string"},
+            {"opencode": "drops: name is not a string", "copilot": "drops: name is not a string"},
         ),
         (
             "---\nname: nodesc\n---\nThe first paragraph.\n",
@@ -124,6 +127,7 @@ def test_validate_strict_turns_warnings_into_errors(write_skill: Any, tmp_path: 
             {
                 "codex": "rejects: no description",
                 "opencode": "loads it without a description, hidden from the model",
+                "gemini": "drops: no description",
             },
         ),
     ],

@@ -178,7 +178,23 @@ def test_text_list_shows_the_roots_it_searched(project: Path) -> None:
     assert result.exit_code == 0
     assert "searched 2 roots" in result.stdout
     assert str(project / ".claude" / "skills") in result.stdout
-    assert f"{project / '.claude' / 'commands'} (commands)" in result.stdout
+    assert f"{project / '.claude' / 'commands'} (commands) [also read by claude]" in result.stdout
+    assert (
+        f"{project / '.claude' / 'skills'} [also read by claude, opencode, copilot, cursor]"
+        in result.stdout
+    )
+
+
+def test_list_json_names_the_agents_that_read_each_root(project: Path) -> None:
+    (project / ".github" / "skills").mkdir(parents=True)
+    result = invoke("list", "--cwd", str(project), "--no-system", "--json")
+    roots = {root["path"]: root for root in json.loads(result.stdout)["roots"]}
+    assert roots[str(project / ".github" / "skills")] == {
+        "path": str(project / ".github" / "skills"),
+        "scope": "repo",
+        "kind": "skills",
+        "agents": ["copilot"],
+    }
 
 
 def test_list_and_show_mark_a_denied_skill(project: Path) -> None:
@@ -201,3 +217,30 @@ def test_skill_summaries_json_with_permissions_is_json_dumps(decision: str) -> N
     skill = Skill(name="a", description="A.", path="/r/a/SKILL.md", dir="/r/a")
     expected = json.dumps([skill_summary(skill, enabled=True, permission=decision)])
     assert skill_summaries_json([skill], permission=lambda s: decision) == expected
+
+
+def test_show_prints_when_to_use_version_dependencies_and_paths(project: Path) -> None:
+    folder = project / ".claude" / "skills" / "sql-review"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(
+        "---\nname: sql-review\ndescription: Review SQL.\nwhen_to_use: On migrations.\n"
+        'version: "2.1"\ndependencies: [lint, gone-skill]\npaths: ["**/*.sql"]\n---\nBody\n',
+        encoding="utf-8",
+    )
+    result = invoke("show", "sql-review", "--cwd", str(project), "--no-system")
+    assert result.exit_code == 0, result.stderr
+    for label, value in (
+        ("when to use", "On migrations."),
+        ("version", "2.1"),
+        ("depends on", "lint, gone-skill"),
+        ("paths", "**/*.sql"),
+    ):
+        assert any(label in line and value in line for line in result.stdout.splitlines()), label
+    assert "skill-dependency-missing" in result.stdout + result.stderr
+    data = json.loads(
+        invoke("show", "sql-review", "--cwd", str(project), "--no-system", "--json").stdout
+    )
+    assert (data["skill"]["version"], data["skill"]["dependencies"]) == (
+        "2.1",
+        ["lint", "gone-skill"],
+    )

@@ -63,9 +63,9 @@ def expected(root: Path) -> DiscoveryOptions:
 
 
 def walked(root: Path) -> DiscoveryOptions:
-    """What discovery runs with: the flags, and the config's `repo_skills_dir` (none
-    here: off), which no flag sets."""
-    return replace(expected(root), repo_skills_dir=False)
+    """What discovery runs with: the flags, and the config's `repo_skills_dir` and
+    `folders_off` (none here: off, none), which no flag sets."""
+    return replace(expected(root), repo_skills_dir=False, folders_off=())
 
 
 def test_the_flags_make_one_value() -> None:
@@ -165,3 +165,44 @@ def test_serve_hands_the_flags_to_the_app_servers_discovery(
     (options,) = served
     assert options.discovery.cwd == str(tmp_path)
     assert options.discovery.options == expected(tree)
+
+
+def test_a_warm_list_and_session_see_a_codex_policy_edited_in_place(
+    tmp_path: Path, write_skill: WriteSkill
+) -> None:
+    """`allow_implicit_invocation: true ` rewritten as `false` at the same size with the
+    mtime restored: warm runs of `list --json` and `Session.open` agree with a run
+    without the index, and the model is no longer offered the skill."""
+    from conftest import rewrite_keeping_mtime_and_size
+    from skillpack import Session
+
+    root = tmp_path / "skills"
+    folder = write_skill(
+        "quiet",
+        base=root,
+        files={"agents/openai.yaml": "policy:\n  allow_implicit_invocation: true \n"},
+    )
+    where = ("--root", str(root), "--no-user", "--no-system")
+
+    def listed(*flags: str) -> dict[str, bool]:
+        data = json.loads(run("list", "--json", *where, *flags).output)
+        return {s["name"]: s["model_invocable"] for s in data["skills"]}
+
+    def offered(**kwargs: Any) -> list[str]:
+        session = Session.open(
+            cwd=str(tmp_path), roots=[str(root)], include_user=False, include_system=False, **kwargs
+        )
+        try:
+            return [s.name for s in session.model_skills()]
+        finally:
+            session.close()
+
+    assert listed() == listed() == {"quiet": True}
+    assert offered() == ["quiet"]
+    sidecar = folder / "agents" / "openai.yaml"
+    rewrite_keeping_mtime_and_size(
+        sidecar, sidecar.read_text(encoding="utf-8").replace("true ", "false")
+    )
+
+    assert listed() == listed("--no-cache") == {"quiet": False}
+    assert offered() == offered(use_cache=False) == []

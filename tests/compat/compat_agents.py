@@ -1,7 +1,9 @@
-"""Run the real Codex and OpenCode over a folder and read back what each loaded.
+"""Run the real Codex, OpenCode, Gemini CLI and Copilot CLI over a folder and read back
+what each loaded.
 
-`SKILLPACK_CODEX` and `SKILLPACK_OPENCODE` name the launchers of the pinned npm
-packages (`@openai/codex@0.171.0`, `opencode-ai@1.18.33`; `.ci/run` installs them into a
+`SKILLPACK_CODEX`, `SKILLPACK_OPENCODE`, `SKILLPACK_GEMINI` and `SKILLPACK_COPILOT` name
+the launchers of the pinned npm packages (`@openai/codex@0.171.0`, `opencode-ai@1.18.33`,
+`@google/gemini-cli@0.61.0`, `@github/copilot@1.0.102`; `.ci/run` installs them into a
 cache folder) and Node 22+ is first on PATH. Each agent runs offline with `HOME`,
 `CODEX_HOME` and the `XDG_*` folders pointed at a fresh temporary home: no login, no
 model call. One run answers for a whole layout (every skill in it), so a batch costs one
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass, field
@@ -21,8 +24,19 @@ from conftest import node_major
 
 CODEX = os.environ.get("SKILLPACK_CODEX", "")
 OPENCODE = os.environ.get("SKILLPACK_OPENCODE", "")
+GEMINI = os.environ.get("SKILLPACK_GEMINI", "")
+COPILOT = os.environ.get("SKILLPACK_COPILOT", "")
 CODEX_VERSION = "0.171.0"
 OPENCODE_VERSION = "1.18.33"
+GEMINI_VERSION = "0.61.0"
+COPILOT_VERSION = "1.0.102"
+VERSIONS = {
+    "codex": CODEX_VERSION,
+    "opencode": OPENCODE_VERSION,
+    "gemini": GEMINI_VERSION,
+    "copilot": COPILOT_VERSION,
+}
+"""The pinned version of each agent the suite runs."""
 TIMEOUT = 120
 
 
@@ -38,10 +52,12 @@ def offline_prefix() -> list[str]:
 
 def missing_reason() -> str | None:
     """Why the real agents cannot run here, or None when both can."""
-    if not (CODEX and os.path.exists(CODEX) and OPENCODE and os.path.exists(OPENCODE)):
+    launchers = (CODEX, OPENCODE, GEMINI, COPILOT)
+    if not all(launcher and os.path.exists(launcher) for launcher in launchers):
         return (
-            f"set SKILLPACK_CODEX and SKILLPACK_OPENCODE to the launchers of "
-            f"@openai/codex@{CODEX_VERSION} and opencode-ai@{OPENCODE_VERSION} "
+            "set SKILLPACK_CODEX, SKILLPACK_OPENCODE, SKILLPACK_GEMINI and SKILLPACK_COPILOT "
+            f"to the launchers of @openai/codex@{CODEX_VERSION}, opencode-ai@{OPENCODE_VERSION}, "
+            f"@google/gemini-cli@{GEMINI_VERSION} and @github/copilot@{COPILOT_VERSION} "
             "(.ci/run installs them into ~/.cache/skillpack-ci) and put Node 22+ on PATH"
         )
     if node_major() < 22:
@@ -71,7 +87,10 @@ def agent_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]
     env = {
         key: value
         for key, value in os.environ.items()
-        if not key.startswith(("OPENCODE", "CODEX", "XDG_", "SKILLPACK_", "OPENAI"))
+        if not key.startswith(
+            ("OPENCODE", "CODEX", "XDG_", "SKILLPACK_", "OPENAI", "GEMINI", "GOOGLE", "COPILOT")
+        )
+        and key not in ("GH_TOKEN", "GITHUB_TOKEN")
     }
     folders = {
         "HOME": home,
@@ -175,6 +194,87 @@ def run_opencode(cwd: Path, env: dict[str, str]) -> AgentRun:
         if skill["location"] == "<built-in>":
             continue
         path = _real(skill["location"])
+        run.loaded[path] = Loaded(
+            path=path, name=skill["name"], description=skill.get("description") or ""
+        )
+    return run
+
+
+def trust_for_gemini(home: Path, workspace: Path) -> None:
+    """Gemini CLI reads workspace skills only in a trusted folder: trust `workspace`
+    under `home` (folder trust on, the folder marked `TRUST_FOLDER`)."""
+    gemini = home / ".gemini"
+    gemini.mkdir(parents=True, exist_ok=True)
+    (gemini / "trustedFolders.json").write_text(
+        json.dumps({str(workspace): "TRUST_FOLDER"}), encoding="utf-8"
+    )
+    (gemini / "settings.json").write_text(
+        json.dumps({"security": {"folderTrust": {"enabled": True}}}), encoding="utf-8"
+    )
+
+
+def parse_gemini(text: str) -> AgentRun:
+    """`gemini skills list --all` output: a block per skill, `<name> [Enabled]` (then
+    `[Built-in]` for its own), `Description:` and `Location:` (the SKILL.md) lines."""
+    run = AgentRun()
+    name: str | None = None
+    builtin = False
+    description: list[str] = []
+    field_now = ""
+    for line in text.splitlines():
+        head = re.match(r"^(\S.*?) \[(?:Enabled|Disabled)\]( \[Built-in\])?\s*$", line)
+        if head:
+            name, builtin, description, field_now = head.group(1), bool(head.group(2)), [], ""
+            continue
+        if name is None:
+            continue
+        stripped = line.strip()
+        if stripped.startswith("Description:"):
+            field_now = "description"
+            description.append(stripped.removeprefix("Description:").strip())
+        elif stripped.startswith("Location:"):
+            field_now = ""
+            path = _real(stripped.removeprefix("Location:").strip())
+            if not builtin:
+                run.loaded[path] = Loaded(path=path, name=name, description=" ".join(description))
+            name = None
+        elif field_now == "description" and stripped:
+            description.append(stripped)
+    return run
+
+
+def run_gemini(workspace: Path, env: dict[str, str]) -> AgentRun:
+    """`gemini skills list --all` in `workspace` (Gemini CLI reads the workspace folder
+    alone, not the folders above it), the workspace trusted first."""
+    trust_for_gemini(Path(env["HOME"]), workspace)
+    done = subprocess.run(
+        [*offline_prefix(), GEMINI, "skills", "list", "--all"],
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        cwd=workspace,
+        env=env,
+        timeout=TIMEOUT,
+        check=True,
+    )
+    return parse_gemini(done.stdout.decode("utf-8", "replace"))
+
+
+def run_copilot(cwd: Path, env: dict[str, str]) -> AgentRun:
+    """`copilot skill list --json` in `cwd` (no login needed): each skill's folder."""
+    done = subprocess.run(
+        [*offline_prefix(), COPILOT, "skill", "list", "--json"],
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        cwd=cwd,
+        env=env,
+        timeout=TIMEOUT,
+        check=True,
+    )
+    run = AgentRun()
+    for skill in json.loads(done.stdout.decode("utf-8")):
+        if skill.get("source") == "builtin":
+            continue
+        path = _real(os.path.join(skill["path"], "SKILL.md"))
         run.loaded[path] = Loaded(
             path=path, name=skill["name"], description=skill.get("description") or ""
         )

@@ -16,7 +16,7 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +30,7 @@ from skillpack.discovery._discover import discover
 
 HERE = Path(__file__).resolve().parent
 OBSERVED = HERE / "observed.json"
-AGENTS = ("codex", "opencode")
+AGENTS = ("codex", "opencode", "gemini", "copilot")
 CWD = "project/pkg"
 """Where the agents and skillpack run, relative to the layout: a folder below the root."""
 
@@ -60,6 +60,8 @@ def _case(group: str, id: str, path: str, content: str | bytes, what: str) -> Ca
 
 
 A = "project/.agents/skills/"
+TOOLS = ("github", "gemini", "cursor")
+"""The repo folders of Copilot, Gemini CLI and Cursor (`.<tool>/skills`)."""
 LONG = "a" * 65
 
 CASES: tuple[Case, ...] = (
@@ -112,6 +114,24 @@ CASES: tuple[Case, ...] = (
         "project/.codex/skills/repo-codex/SKILL.md",
         _md("repo-codex"),
         "`.codex/skills`",
+    ),
+    *(
+        _case(
+            "roots",
+            f"{where}-{tool}",
+            f"{base}.{tool}/skills/{where}-{tool}/SKILL.md",
+            _md(f"{where}-{tool}"),
+            f"`.{tool}/skills`{' in cwd' if where == 'cwd' else ''}",
+        )
+        for tool in TOOLS
+        for where, base in (("repo", "project/"), ("cwd", "project/pkg/"))
+    ),
+    _case(
+        "roots",
+        "cwd-claude",
+        "project/pkg/.claude/skills/cwd-claude/SKILL.md",
+        _md("cwd-claude"),
+        "`.claude/skills` in cwd",
     ),
     _case(
         "roots",
@@ -175,6 +195,16 @@ CASES: tuple[Case, ...] = (
         "home/.opencode/skill/home-dot-opencode-singular/SKILL.md",
         _md("home-dot-opencode-singular"),
         "`~/.opencode/skill`",
+    ),
+    *(
+        _case(
+            "roots",
+            f"home-{tool}",
+            f"home/.{tool}/skills/home-{tool}/SKILL.md",
+            _md(f"home-{tool}"),
+            f"`~/.{tool}/skills`",
+        )
+        for tool in ("copilot", "gemini", "cursor")
     ),
     _case(
         "roots",
@@ -258,6 +288,13 @@ CASES: tuple[Case, ...] = (
         A + "name-mismatch/SKILL.md",
         _md("another-name"),
         "a `name` unlike its folder",
+    ),
+    _case(
+        "names",
+        "name-leading-hyphen",
+        A + "name-leading-hyphen/SKILL.md",
+        _md("-leading-hyphen"),
+        "a name starting with `-`",
     ),
     _case(
         "names",
@@ -610,6 +647,9 @@ def explain(
     root = root_of(rel)
     if root is not None and root not in READS[agent]:
         return f"{agent} does not read {root}"
+    rule = agent_rule(agent, rel, root, agent_all)
+    if rule is not None and not agent_seen["loaded"]:
+        return rule
     raise AssertionError(
         f"{rel}: {agent} {json.dumps(agent_seen)} but skillpack {json.dumps(mine)}, "
         f"and no skillpack problem explains it ({[p.code for p in problems]})"
@@ -634,10 +674,56 @@ READS: Mapping[str, frozenset[str]] = {
     "opencode": frozenset(
         root
         for root in ROOT_CASES.values()
-        if root not in {"project/.codex/skills", "project/skills", "home/.codex/skills"}
+        if root
+        not in {
+            "project/.codex/skills",
+            "project/skills",
+            "home/.codex/skills",
+            *(f"{base}.{tool}/skills" for base in ("project/", "project/pkg/") for tool in TOOLS),
+            *(f"home/.{tool}/skills" for tool in ("copilot", "gemini", "cursor")),
+        }
+    ),
+    # Gemini CLI runs in the project root (its workspace is one folder, see `run_agents`).
+    "gemini": frozenset(
+        {
+            "project/.agents/skills",
+            "project/.gemini/skills",
+            "home/.agents/skills",
+            "home/.gemini/skills",
+        }
+    ),
+    "copilot": frozenset(
+        {
+            "project/.agents/skills",
+            "project/pkg/.agents/skills",
+            "project/.claude/skills",
+            "project/pkg/.claude/skills",
+            "project/.github/skills",
+            "project/pkg/.github/skills",
+            "home/.agents/skills",
+            "home/.copilot/skills",
+        }
     ),
 }
 """The roots of the layout each agent reads (checked against the root cases)."""
+
+
+def agent_rule(agent: str, rel: str, root: str | None, files: Collection[str]) -> str | None:
+    """An agent's own walk rule that leaves the SKILL.md at `rel` out, or None: Gemini
+    CLI reads `<root>/<folder>/SKILL.md` only (its `loadSkillsFromDir` globs
+    `*/SKILL.md`); Copilot CLI does not look inside a skill's folder (`files`: every
+    SKILL.md of the layout)."""
+    if root is None:
+        return None
+    below = rel[len(root) + 1 :].split("/")[:-1]
+    if agent == "gemini" and len(below) > 1:
+        return "gemini reads one folder below a root"
+    if agent == "copilot":
+        for depth in range(1, len(below)):
+            folder = "/".join([root, *below[:depth]])
+            if f"{folder}/SKILL.md" in files:
+                return "copilot does not look inside a skill's folder"
+    return None
 
 
 def root_of(rel: str) -> str | None:
@@ -646,8 +732,9 @@ def root_of(rel: str) -> str | None:
     return max(matches, key=len) if matches else None
 
 
-def run_agents(layout: Layout) -> dict[str, dict[str, Observation]]:
-    """Both real agents over the layout, once each: observations by SKILL.md path.
+def run_agents(layout: Layout, only: Collection[str] = AGENTS) -> dict[str, dict[str, Observation]]:
+    """The real agents (`only` those named) over the layout, once each: observations by
+    SKILL.md path.
 
     The SKILL.md files are listed before the agents run (Codex writes its own skills
     into `$CODEX_HOME/skills/.system`, which are no case).
@@ -656,10 +743,14 @@ def run_agents(layout: Layout) -> dict[str, dict[str, Observation]]:
 
     rel_of = skill_files(layout)
     env = agents.agent_env(layout.home, {"OPENCODE_CONFIG_DIR": str(layout.config)})
-    return {
-        "codex": observe(layout, agents.run_codex(layout.cwd, env), rel_of),
-        "opencode": observe(layout, agents.run_opencode(layout.cwd, env), rel_of),
+    runs = {
+        "codex": lambda: agents.run_codex(layout.cwd, env),
+        "opencode": lambda: agents.run_opencode(layout.cwd, env),
+        # Gemini CLI reads its workspace folder alone: it runs where most cases are.
+        "gemini": lambda: agents.run_gemini(layout.project, env),
+        "copilot": lambda: agents.run_copilot(layout.cwd, env),
     }
+    return {agent: observe(layout, runs[agent](), rel_of) for agent in AGENTS if agent in only}
 
 
 def corpus_counts(

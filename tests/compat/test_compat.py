@@ -1,4 +1,5 @@
-"""skillpack against the real Codex and OpenCode: every SKILL.md loaded alike, or explained.
+"""skillpack against the real Codex, OpenCode, Gemini CLI and Copilot CLI: every SKILL.md
+loaded alike, or explained.
 
 Without the agents (`agents.missing_reason`), skillpack is still checked against what
 they did when `observed.json` was recorded; with them, a live run must match that record
@@ -33,10 +34,7 @@ def test_the_record_covers_every_case_and_no_other() -> None:
     paths = {case.path for case in cases.CASES}
     for agent in cases.AGENTS:
         assert set(observed["edge"][agent]) == paths, f"re-record {agent}: cases changed"
-    assert observed["versions"] == {
-        "codex": agents.CODEX_VERSION,
-        "opencode": agents.OPENCODE_VERSION,
-    }
+    assert observed["versions"] == agents.VERSIONS
 
 
 def test_skillpack_explains_every_recorded_difference(edge: tuple[cases.Layout, Any]) -> None:
@@ -53,9 +51,61 @@ def test_skillpack_explains_every_recorded_difference(edge: tuple[cases.Layout, 
     assert (by_id["node-modules"]["codex"] or "").startswith("folder-skipped")
     assert (by_id["hidden-agents"]["opencode"] or "").startswith("folder-skipped")
     for id in ("in-scripts", "in-references", "in-assets"):
-        assert all((why or "").startswith("folder-skipped") for why in by_id[id].values()), id
-    for id in ("name-off", "name-yes", "name-no", "name-on", "nested", "plugin-skill"):
-        assert by_id[id] == {"codex": None, "opencode": None}, id
+        for agent in ("codex", "opencode"):
+            assert (by_id[id][agent] or "").startswith("folder-skipped"), (id, agent)
+        assert (by_id[id]["gemini"], by_id[id]["copilot"]) == (None, None), id
+    assert by_id["bom"]["gemini"] == "byte-order-mark: drops: byte-order mark before ---"
+    assert by_id["name-long"]["copilot"] == "name-too-long: drops: name over 64 characters"
+    assert (by_id["node-modules"]["copilot"] or "").startswith("folder-skipped")
+    assert (by_id["yaml-invalid"]["gemini"] or "").startswith("yaml-invalid: loads it")
+    assert (
+        by_id["depth-8"]["copilot"]
+        == "walk-truncated: loads skills at any depth (in the roots it reads)"
+    )
+    assert by_id["nested"]["gemini"] == "gemini reads one folder below a root"
+    assert by_id["nested"]["copilot"] == "copilot does not look inside a skill's folder"
+    for id in ("name-off", "name-yes", "name-no", "name-on"):
+        assert set(by_id[id].values()) == {None}, id
+    for id in ("nested", "plugin-skill"):
+        assert (by_id[id]["codex"], by_id[id]["opencode"]) == (None, None), id
+
+
+def listed_by_skillpack_or_named(
+    agent: str, layout: cases.Layout, catalog: Any, seen: dict[str, Any]
+) -> list[str]:
+    """The SKILL.md files `agent` lists that skillpack neither lists nor names the agent
+    in a problem about (the issue's acceptance rule)."""
+    mine = cases.skillpack_view(layout, catalog)
+    missing = []
+    for rel, observed in seen[agent].items():
+        if not observed["loaded"] or rel in mine:
+            continue
+        about = cases.problems_about(rel, layout, catalog.problems)
+        if not any(agent in problem.agents for problem in about):
+            missing.append(rel)
+    return missing
+
+
+@pytest.mark.parametrize("agent", ["gemini", "copilot"])
+def test_every_skill_the_recorded_agent_lists_is_listed_by_skillpack_or_named(
+    agent: str, edge: tuple[cases.Layout, Any]
+) -> None:
+    layout, catalog = edge
+    seen = cases.load_observed()["edge"]
+    assert sum(s["loaded"] for s in seen[agent].values()) >= 10, "the agent listed the roots"
+    assert listed_by_skillpack_or_named(agent, layout, catalog, seen) == []
+
+
+@needs_agents
+@pytest.mark.parametrize("agent", ["gemini", "copilot"])
+def test_every_skill_the_live_agent_lists_is_listed_by_skillpack_or_named(
+    agent: str, tmp_path: Path
+) -> None:
+    layout = cases.build_edge(tmp_path)
+    catalog = cases.run_skillpack(layout)
+    live = cases.run_agents(layout, only=(agent,))
+
+    assert listed_by_skillpack_or_named(agent, layout, catalog, live) == []
 
 
 def test_the_roots_each_agent_reads_are_the_documented_ones() -> None:

@@ -125,6 +125,7 @@ chars = 8000
 [discovery]
 max_depth = 3
 max_dirs = 100
+folders_off = ["copilot", "cursor"]
 [permissions]
 allow = ["safe-*"]
 deny = ["evil", "~/untrusted/*"]
@@ -148,6 +149,7 @@ def test_every_schema_key_is_read(tmp_path: Path, isolated_home: Path) -> None:
     assert config.enabled == ("docx",)
     assert (config.budget_fraction, config.budget_chars) == (0.05, 8000)
     assert (config.max_depth, config.max_dirs) == (3, 100)
+    assert config.folders_off == ("copilot", "cursor")
     assert config.permissions.allow == ("safe-*",)
     assert config.permissions.deny == ("evil", str(isolated_home / "untrusted" / "*"))
     assert config.permissions.ask == ("*",)
@@ -213,6 +215,13 @@ TYPE_ERRORS = [
         "at least 1",
         3,
         id="dirs-quoted-key",
+    ),
+    pytest.param(
+        '[discovery]\nfolders_off = ["github"]',
+        "discovery.folders_off",
+        "an array of folder families, from agents, claude, opencode, codex, copilot, gemini",
+        2,
+        id="folders-off-unknown",
     ),
     pytest.param(
         '[permissions]\nallow = "pdf"', "permissions.allow", "an array of strings", 2, id="allow"

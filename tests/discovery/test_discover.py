@@ -49,15 +49,21 @@ def test_default_roots_list_every_scope_in_precedence_order(
     for folder in (
         project / ".claude" / "skills",
         project / ".opencode" / "skill",
+        project / ".gemini" / "skills",
         cwd / ".agents" / "skills",
         cwd / ".opencode" / "skills",
         cwd / ".codex" / "skills",
+        cwd / ".github" / "skills",
+        cwd / ".cursor" / "skills",
         cwd / ".claude" / "commands",
         isolated_home / ".agents" / "skills",
         isolated_home / ".claude" / "skills",
         isolated_home / ".claude" / "commands",
         isolated_home / ".codex" / "skills",
         isolated_home / ".config" / "opencode" / "skills",
+        isolated_home / ".copilot" / "skills",
+        isolated_home / ".gemini" / "skills",
+        isolated_home / ".cursor" / "skills",
         isolated_home / ".config" / "skillpack" / "skills",
     ):
         folder.mkdir(parents=True)
@@ -65,24 +71,105 @@ def test_default_roots_list_every_scope_in_precedence_order(
 
     roots = default_roots(DiscoveryOptions(extra_roots=[str(extra)]), cwd=str(cwd))
 
-    assert [(r.scope, r.path, r.rank, r.kind) for r in roots] == [
-        ("admin", str(admin), 0, "skills"),
-        ("repo", str(cwd / ".agents" / "skills"), 0, "skills"),
-        ("repo", str(cwd / ".opencode" / "skills"), 2, "skills"),
-        ("repo", str(cwd / ".codex" / "skills"), 4, "skills"),
-        ("repo", str(cwd / ".claude" / "commands"), 5, "commands"),
-        ("repo", str(project / ".claude" / "skills"), 7, "skills"),
-        ("repo", str(project / ".opencode" / "skill"), 9, "skills"),
-        ("extra", str(extra), 0, "skills"),
-        ("user", str(isolated_home / ".agents" / "skills"), 0, "skills"),
-        ("user", str(isolated_home / ".claude" / "skills"), 1, "skills"),
-        ("user", str(isolated_home / ".claude" / "commands"), 2, "commands"),
-        ("user", str(isolated_home / ".codex" / "skills"), 3, "skills"),
-        ("user", str(isolated_home / ".config" / "opencode" / "skills"), 4, "skills"),
-        ("user", str(isolated_home / ".config" / "skillpack" / "skills"), 8, "skills"),
-        ("system", system_root_path(), 0, "skills"),
+    every = ("codex", "opencode", "gemini", "copilot", "cursor")
+    assert [(r.scope, r.path, r.rank, r.kind, r.agents) for r in roots] == [
+        ("admin", str(admin), 0, "skills", ()),
+        ("repo", str(cwd / ".agents" / "skills"), 0, "skills", every),
+        ("repo", str(cwd / ".opencode" / "skills"), 2, "skills", ("opencode",)),
+        ("repo", str(cwd / ".codex" / "skills"), 4, "skills", ("codex", "cursor")),
+        ("repo", str(cwd / ".github" / "skills"), 5, "skills", ("copilot",)),
+        ("repo", str(cwd / ".cursor" / "skills"), 7, "skills", ("cursor",)),
+        ("repo", str(cwd / ".claude" / "commands"), 8, "commands", ("claude",)),
+        (
+            "repo",
+            str(project / ".claude" / "skills"),
+            10,
+            "skills",
+            ("claude", "opencode", "copilot", "cursor"),
+        ),
+        ("repo", str(project / ".opencode" / "skill"), 12, "skills", ("opencode",)),
+        ("repo", str(project / ".gemini" / "skills"), 15, "skills", ("gemini",)),
+        ("extra", str(extra), 0, "skills", ()),
+        ("user", str(isolated_home / ".agents" / "skills"), 0, "skills", every),
+        (
+            "user",
+            str(isolated_home / ".claude" / "skills"),
+            1,
+            "skills",
+            ("claude", "opencode", "cursor"),
+        ),
+        ("user", str(isolated_home / ".claude" / "commands"), 2, "commands", ("claude",)),
+        ("user", str(isolated_home / ".codex" / "skills"), 3, "skills", ("codex", "cursor")),
+        (
+            "user",
+            str(isolated_home / ".config" / "opencode" / "skills"),
+            4,
+            "skills",
+            ("opencode",),
+        ),
+        ("user", str(isolated_home / ".copilot" / "skills"), 8, "skills", ("copilot",)),
+        ("user", str(isolated_home / ".gemini" / "skills"), 9, "skills", ("gemini",)),
+        ("user", str(isolated_home / ".cursor" / "skills"), 10, "skills", ("cursor",)),
+        ("user", str(isolated_home / ".config" / "skillpack" / "skills"), 11, "skills", ()),
+        ("system", system_root_path(), 0, "skills", ()),
     ]
-    assert [r.follow_symlinks for r in roots] == [True] * 14 + [False]
+    assert [r.follow_symlinks for r in roots] == [True] * 20 + [False]
+
+
+def test_folders_off_leaves_a_family_out_of_both_scopes_and_keeps_the_other_ranks(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    for folder in (
+        project / ".github" / "skills",
+        project / ".gemini" / "skills",
+        project / ".cursor" / "skills",
+        isolated_home / ".copilot" / "skills",
+        isolated_home / ".cursor" / "skills",
+    ):
+        folder.mkdir(parents=True)
+    options = DiscoveryOptions(folders_off=["copilot", "cursor"], include_system=False)
+
+    roots = default_roots(options, cwd=str(project))
+
+    assert [(r.scope, r.path, r.rank) for r in roots if r.scope != "admin"] == [
+        ("repo", str(project / ".gemini" / "skills"), 6),
+    ]
+
+
+def test_folders_off_refuses_a_family_it_does_not_know() -> None:
+    with pytest.raises(UsageError, match=r"'github', which is no family of folders; use some of"):
+        DiscoveryOptions(folders_off=["github"])
+    with pytest.raises(UsageError, match="not one; write folders_off=\\['cursor'\\]"):
+        DiscoveryOptions(folders_off="cursor")
+
+
+def test_a_skill_in_each_new_agent_folder_is_found_in_its_scope(
+    tmp_path: Path, isolated_home: Path, write_skill: WriteSkill
+) -> None:
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    for name, folder in {
+        "copilot-repo": project / ".github" / "skills",
+        "gemini-repo": project / ".gemini" / "skills",
+        "cursor-repo": project / ".cursor" / "skills",
+        "copilot-user": isolated_home / ".copilot" / "skills",
+        "gemini-user": isolated_home / ".gemini" / "skills",
+        "cursor-user": isolated_home / ".cursor" / "skills",
+    }.items():
+        write_skill(name, base=folder)
+
+    catalog = discover(cwd=str(project), include_system=False, use_cache=False)
+
+    assert {s.name: s.scope for s in catalog.skills} == {
+        "copilot-repo": "repo",
+        "gemini-repo": "repo",
+        "cursor-repo": "repo",
+        "copilot-user": "user",
+        "gemini-user": "user",
+        "cursor-user": "user",
+    }
 
 
 def test_codex_home_moves_the_codex_user_root(
@@ -304,7 +391,7 @@ def test_user_scope_reads_skillpack_home(isolated_home: Path, write_skill: Write
 
     assert [(s.name, s.scope, s.rank) for s in catalog.skills] == [
         ("mine", "user", 1),
-        ("xdg", "user", 8),
+        ("xdg", "user", 11),
     ]
 
 
@@ -510,8 +597,8 @@ def test_leaf_resource_folders_are_probed_alike_with_and_without_the_index(
 @pytest.mark.parametrize(
     ("root", "folder", "agents"),
     [
-        (".agents/skills", "node_modules/pkg", ["codex", "opencode"]),
-        ("some/folder", "node_modules", ["codex", "opencode"]),
+        (".agents/skills", "node_modules/pkg", ["codex", "copilot", "opencode"]),
+        ("some/folder", "node_modules", ["codex", "copilot", "opencode"]),
         (".agents/skills", ".hidden", ["opencode"]),
         (".claude/skills", ".hidden/deeper", ["opencode"]),
         (".opencode/skills", ".hidden", None),  # OpenCode skips hidden folders there
@@ -964,3 +1051,44 @@ def test_roots_of_the_wrong_kind_say_what_to_pass(roots: object) -> None:
 
     with pytest.raises(UsageError, match=r"discover\(roots=\.\.\.\)"):
         discover(roots=roots, use_cache=False)  # type: ignore[arg-type]
+
+
+def test_a_skill_naming_a_missing_skill_dependency_says_so(
+    tmp_path: Path, write_skill: WriteSkill
+) -> None:
+    write_skill("base-skill")
+    write_skill(
+        "builds-on",
+        frontmatter="name: builds-on\ndescription: Uses others.\n"
+        "dependencies: [base-skill, extra:base-skill, gone-skill]",
+    )
+
+    catalog = run(tmp_path)
+
+    [missing] = [p for p in catalog.problems if p.code == "skill-dependency-missing"]
+    assert missing.severity == "warning" and missing.field == "dependencies"
+    assert missing.path == str(tmp_path / "builds-on" / "SKILL.md")
+    assert "'gone-skill'" in missing.message and "'base-skill'" not in missing.message
+    assert names(catalog) == ["base-skill", "builds-on"]
+
+
+def test_turning_opencode_off_drops_its_folders_and_its_skills_paths(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / ".opencode" / "skills").mkdir(parents=True)
+    (project / "more").mkdir()
+    (project / "opencode.json").write_text('{"skills": {"paths": ["more"]}}', encoding="utf-8")
+    on = default_roots(DiscoveryOptions(include_system=False), cwd=str(project))
+    off = default_roots(
+        DiscoveryOptions(include_system=False, folders_off=["opencode"]), cwd=str(project)
+    )
+    assert {r.path for r in on} >= {
+        str(project / ".opencode" / "skills"),
+        str(project / "more"),
+    }
+    assert not {r.path for r in off} & {
+        str(project / ".opencode" / "skills"),
+        str(project / "more"),
+    }

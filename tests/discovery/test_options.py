@@ -68,7 +68,7 @@ def test_the_defaults_are_the_defaults_of_discover() -> None:
     defaults = DiscoveryOptions()
     for field in dataclasses.fields(DiscoveryOptions):
         assert field.name in keywords, field.name
-        if field.name in {"max_depth", "max_dirs", "repo_skills_dir"}:
+        if field.name in {"max_depth", "max_dirs", "repo_skills_dir", "folders_off"}:
             continue  # None here: the config's value where one is read
         assert getattr(defaults, field.name) == keywords[field.name].default, field.name
     assert defaults.limits == (MAX_DEPTH, MAX_DIRS, MAX_SKILL_FILE_BYTES, False)
@@ -76,6 +76,8 @@ def test_the_defaults_are_the_defaults_of_discover() -> None:
     assert keywords["max_dirs"].default == MAX_DIRS
     assert keywords["repo_skills_dir"].default is False
     assert defaults.repo_skills_dir is None
+    assert keywords["folders_off"].default == ()
+    assert defaults.folders_off is None
 
 
 @pytest.mark.parametrize("field", ["extra_roots", "note_paths"])

@@ -410,3 +410,71 @@ def test_a_helper_that_dies_during_the_walk_leaves_its_files_to_this_process(
     _, shared = walked_with(helper, root_path, claimed)
     assert shared == alone(walked(root_path))
     assert helper._process is None and not helper.started(1)
+
+
+ISOLATED_RUN = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1])  # this checkout: -I leaves PYTHONPATH out
+from skillpack._model import Root
+from skillpack.discovery import _parallel
+from skillpack.discovery._discover import discover_roots
+from skillpack.discovery._options import DiscoveryOptions
+_parallel.HELPER_START_FILES, _parallel.CHUNK = 0, 3
+_parallel._spare_core = lambda: True
+real, seen = _parallel.LoadHelper.started, []
+def ready(helper):
+    try:
+        return helper.ready()
+    except _parallel.HelperLost:
+        return False
+def started(self, new_files):
+    on = real(self, new_files)
+    deadline = time.monotonic() + 30
+    while on and not ready(self) and self._process.poll() is None:
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
+    seen.append([on, on and ready(self)])
+    return on
+_parallel.LoadHelper.started = started
+options = DiscoveryOptions(use_cache=False)
+run = discover_roots([Root(path=sys.argv[2], scope="extra")], options=options)
+print(json.dumps({"skills": len(run.catalog.skills), "helper": seen[0]}))
+"""
+
+
+@needs_helper
+def test_the_helper_starts_with_this_interpreters_isolation(
+    tmp_path: Path, write_skill: WriteSkill, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under `python -I` (which ignores PYTHONPATH) an `encodings` package planted on
+    PYTHONPATH runs in no process of a cold scan, the load helper's included."""
+    import json
+    import subprocess
+
+    import skillpack
+
+    planted = tmp_path / "planted" / "encodings"
+    planted.mkdir(parents=True)
+    marker = tmp_path / "planted-code-ran"
+    (planted / "__init__.py").write_text(  # `posix`: built in, usable before `encodings`
+        f"__import__('posix').mkdir({str(marker)!r})\nraise ImportError('planted')\n",
+        encoding="utf-8",
+    )
+    root = tmp_path / "skills"
+    for n in range(12):
+        write_skill(f"s{n}", base=root)
+    monkeypatch.setenv("PYTHONPATH", str(planted.parent))
+    monkeypatch.delenv(_parallel.LOAD_HELPER_ENV, raising=False)
+    src = str(Path(skillpack.__file__).parent.parent)
+
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", ISOLATED_RUN, src, str(root)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+
+    assert json.loads(done.stdout) == {"skills": 12, "helper": [True, True]}
+    assert not marker.exists(), "the helper ran code from PYTHONPATH"

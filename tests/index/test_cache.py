@@ -219,6 +219,49 @@ def test_a_changed_codex_sidecar_is_parsed_again(
     assert catalog.skills[0].model_invocable is False
 
 
+@pytest.mark.parametrize(
+    ("rel", "before", "after"),
+    [
+        ("SKILL.md", "description: One. Use it.", "description: Two. Use it."),
+        (
+            "agents/openai.yaml",
+            "allow_implicit_invocation: true ",
+            "allow_implicit_invocation: false",
+        ),
+        (".claude-plugin/plugin.json", '{"name": "kit-a"}', '{"name": "kit-b"}'),
+    ],
+    ids=["SKILL.md", "Codex sidecar", "plugin manifest"],
+)
+@pytest.mark.parametrize("replayed", [True, False], ids=["replayed root", "walked root"])
+def test_every_file_that_decides_a_skill_is_checked_alike_by_a_warm_run(
+    tmp_path: Path, write_skill: WriteSkill, rel: str, before: str, after: str, replayed: bool
+) -> None:
+    """An edit that keeps the size and restores the mtime (only ctime moves) is seen
+    whether it touched the SKILL.md, the Codex sidecar or the plugin manifest."""
+    tree = tmp_path / "tree"
+    folder = write_skill(
+        "same",
+        base=tree,
+        description="One. Use it.",
+        files={"agents/openai.yaml": "policy:\n  allow_implicit_invocation: true \n"},
+    )
+    (tree / ".claude-plugin").mkdir()
+    (tree / ".claude-plugin" / "plugin.json").write_text('{"name": "kit-a"}', encoding="utf-8")
+    if not replayed:
+        # A symlink in the root: never replayed, so the parse cache alone decides.
+        (tree / "link").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    path = tree / rel if rel.startswith(".") else folder / rel
+    first = run(tree, tmp_path / "cache")
+    run(tree, tmp_path / "cache")
+    rewrite_keeping_mtime_and_size(path, path.read_text(encoding="utf-8").replace(before, after))
+
+    warm = run(tree, tmp_path / "cache")
+    fresh = run(tree, tmp_path / "cache", use_cache=False)
+
+    assert fresh.skills != first.skills
+    assert (warm.skills, warm.problems) == (fresh.skills, fresh.problems)
+
+
 def test_a_codex_permissions_profile_survives_the_cache(
     tmp_path: Path, write_skill: WriteSkill, parses: list[str]
 ) -> None:

@@ -253,16 +253,26 @@ def test_a_change_waiting_for_the_scope_lock_says_so_once(tmp_path: Path) -> Non
         [
             sys.executable,
             "-c",
-            "import sys, time\n"
+            "import sys\n"
             "from skillpack.config._lock import file_lock\n"
             f"with file_lock({str(tmp_path / 'skills' / '.skillpack')!r}):\n"
-            "    print('held', flush=True); time.sleep(1.5)\n",
+            "    print('held', flush=True); sys.stdin.readline()\n",
         ],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     ) as holder:
         assert holder.stdout is not None and holder.stdout.readline() == "held\n"
-        with target.locked(said.append):
+        assert holder.stdin is not None
+        stdin = holder.stdin
+
+        def waiting(line: str) -> None:
+            """The install says it waits: the holder lets go of the lock now."""
+            said.append(line)
+            stdin.write("go\n")
+            stdin.flush()
+
+        with target.locked(waiting):
             pass
     assert len(said) == 1 and "Waiting for another skillpack install" in said[0]
     with target.locked(said.append):

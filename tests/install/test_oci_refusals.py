@@ -237,7 +237,9 @@ def test_indexes_that_nest_or_point_at_themselves_are_refused(
             },
         )
     refusal = refuse(f"oci://{registry.host}/bad/nest:level2")
-    assert refusal["code"] == "index-cycle"
+    assert refusal["code"] == "index-too-deep"  # nothing loops: it is only deep
+    assert "nested 3 levels deep, past the 2 skillpack follows" in refusal["message"]
+    assert "Publish the skill manifests in a flat index" in refusal["message"]
     assert nothing_written(isolated_home)
     # A registry that lies (an index whose entry is its own digest) cannot loop us.
     ref = parse_reference(f"{registry.host}/bad/nest:level0")

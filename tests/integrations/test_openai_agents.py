@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +14,7 @@ import anyio
 import pytest
 from agents import Agent, FunctionTool, Model, ModelResponse, RunConfig, Runner
 from agents.mcp import MCPServerStdio, MCPServerStdioParams
+from agents.tool_context import ToolContext
 from agents.usage import Usage
 from framework_task import (
     ANSWER,
@@ -44,8 +45,12 @@ class ScriptedModel(Model):
     """An Agents SDK model that plays `TaskScript`: what it is shown is the system
     instructions and the tools' descriptions."""
 
-    def __init__(self, script: TaskScript | Calls) -> None:
+    def __init__(
+        self, script: TaskScript | Calls, encode: Callable[[dict[str, Any]], str] = json.dumps
+    ) -> None:
+        """`encode`: the arguments' JSON text as the model sends it."""
         self.script = script
+        self.encode = encode
         self.calls = 0
         self.inputs: list[Any] = []
 
@@ -83,7 +88,7 @@ class ScriptedModel(Model):
                 type="function_call",
                 call_id=f"c{self.calls}",
                 name=name,
-                arguments=json.dumps(arguments),
+                arguments=self.encode(arguments),
             )
         return ModelResponse(output=[item], usage=Usage(), response_id=None)
 
@@ -145,6 +150,51 @@ def test_a_mention_reaches_the_model_through_prepare(tmp_path: Path) -> None:
     anyio.run(run)
     first = json.dumps(model.inputs[0])
     assert INJECTED.replace('"', '\\"') in first and "Group by kind: for v2.0" in first
+
+
+def deep_search(depth: int) -> str:
+    """`skill_search` arguments whose `limit` is nested `depth` arrays deep."""
+    return '{"query": "pdf", "limit": ' + "[" * depth + "3" + "]" * depth + "}"
+
+
+def refused_for_depth(envelope: dict[str, Any]) -> bool:
+    message = envelope["error"]["message"] if not envelope["ok"] else ""
+    return envelope["error"]["code"] == "INVALID_PARAM" and message.startswith(
+        "`limit` of skill_search nests arrays or objects more than 32 levels deep"
+    )
+
+
+def test_a_deeply_nested_argument_gets_the_invalid_param_envelope_in_a_run(
+    tmp_path: Path,
+) -> None:
+    """Through `Runner.run`: as deep as the SDK itself goes (0.24.0 normalizes every
+    call's arguments recursively before any tool runs, and stops near 450 levels)."""
+    skills = Skills(roots=[str(write_skills(tmp_path))], cwd=str(tmp_path))
+    script = Calls([("skill_search", {})])
+    model = ScriptedModel(script, lambda arguments: deep_search(300))
+    agent = Agent(name="dev", model=model, tools=skills.tools())
+    result = anyio.run(lambda: Runner.run(agent, "Find a skill.", run_config=NO_TRACING))
+
+    assert result.final_output == "done"
+    [refused] = script.results
+    assert refused_for_depth(refused)
+
+
+@pytest.mark.parametrize("depth", [1_000, 100_000])
+def test_the_function_tool_answers_any_depth_with_the_envelope(tmp_path: Path, depth: int) -> None:
+    """A model's `limit` nested 1,000 arrays deep (about 2 KB) once raised
+    `RecursionError` out of the tool; the tool answers it like any bad value."""
+    skills = Skills(roots=[str(write_skills(tmp_path))], cwd=str(tmp_path))
+    [search] = [t for t in skills.tools() if t.name == "skill_search"]
+    assert isinstance(search, FunctionTool)
+    text = deep_search(depth)
+    context = ToolContext(
+        context=None, tool_name="skill_search", tool_call_id="c1", tool_arguments=text
+    )
+
+    answer = anyio.run(search.on_invoke_tool, context, text)
+
+    assert refused_for_depth(json.loads(answer))
 
 
 def test_the_docs_page_runs(

@@ -14,11 +14,13 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from skill_client import skill_md, write
 
-from skillpack.mcp._http import MAX_SESSIONS
+from conftest import QUICK_DEADLINES, QUICKLY_S, isolated_env
+from skillpack.mcp._http import MAX_SESSIONS, MAX_SESSIONS_ENV
 
 SERVE = [sys.executable, "-c", "from skillpack.cli import main; main()", "mcp"]
 INIT = json.dumps(
@@ -116,14 +118,29 @@ class Server:
 TOKEN = "s3cret-token"
 
 
-def start(tmp_path: Path, *, files: int | None = None, token: bool = False) -> Iterator[Server]:
+def start(
+    tmp_path: Path,
+    *,
+    files: int | None = None,
+    token: bool = False,
+    deadlines: str = "",
+    home: Path | None = None,
+    sessions: int | None = None,
+) -> Iterator[Server]:
+    """A server over one skill under `tmp_path`; in `home` (`conftest.isolated_env`)
+    for a fixture wider than one test, else in the test's own isolated home."""
+    env = dict(os.environ) if home is None else isolated_env(home)
+    env["SKILLPACK_HTTP_DEADLINES"] = deadlines
     tree = write(tmp_path / "skills", {"alpha/SKILL.md": skill_md("alpha")})
     token_args: tuple[str, ...] = ()
     if token:
         (tmp_path / "token").write_text(TOKEN + "\n", encoding="utf-8")
         token_args = ("--token-file", str(tmp_path / "token"))
-    cache = Path(os.environ["SKILLPACK_CACHE_DIR"])
+    cache = Path(env["SKILLPACK_CACHE_DIR"])
     stderr_path = tmp_path / "server.err"
+
+    if sessions is not None:
+        env[MAX_SESSIONS_ENV] = str(sessions)
 
     def limit() -> None:
         if files is not None:
@@ -141,6 +158,7 @@ def start(tmp_path: Path, *, files: int | None = None, token: bool = False) -> I
             stdout=subprocess.PIPE,
             stderr=stderr,
             text=True,
+            env=env,
             preexec_fn=limit,  # noqa: PLW1509 - only setrlimit, before exec
         ) as process,
     ):
@@ -160,9 +178,27 @@ def server(tmp_path: Path) -> Iterator[Server]:
     yield from start(tmp_path)
 
 
-@pytest.fixture
-def token_server(tmp_path: Path) -> Iterator[Server]:
-    yield from start(tmp_path, token=True)
+# The servers below serve several tests each (one start per module): those tests change
+# no skill and close the connections they open; the sessions they leave are a few of
+# the 500 a server keeps.
+
+
+@pytest.fixture(scope="module")
+def token_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    base = tmp_path_factory.mktemp("token-server")
+    yield from start(base, token=True, home=base / "home")
+
+
+@pytest.fixture(scope="module")
+def quick_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    base = tmp_path_factory.mktemp("quick-server")
+    yield from start(base, deadlines=QUICK_DEADLINES, home=base / "home")
+
+
+@pytest.fixture(scope="module")
+def quick_token_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    base = tmp_path_factory.mktemp("quick-token-server")
+    yield from start(base, token=True, deadlines=QUICK_DEADLINES, home=base / "home")
 
 
 @pytest.fixture
@@ -173,8 +209,9 @@ def small_server(tmp_path: Path) -> Iterator[Server]:
 def test_2000_sessions_that_never_close_hold_rss_and_open_files_bounded(
     server: Server,
 ) -> None:
-    """Bound: at most MAX_SESSIONS (500) sessions; RSS grows by under 64 MB over the
-    start, open files by under 16 (the index is one shared connection)."""
+    """Bound: at most MAX_SESSIONS (500) sessions, every new client admitted in the
+    place of the least recently used idle one; RSS grows by under 64 MB over the start,
+    open files by under 16 (the index is one shared connection)."""
     first = server.open_session()
     assert server.search(first)
     rss0, files0 = server.usage()
@@ -187,13 +224,77 @@ def test_2000_sessions_that_never_close_hold_rss_and_open_files_bounded(
             assert server.search(session)
     rss, files = server.usage()
 
-    assert statuses == {200: MAX_SESSIONS - 1, 503: 2001 - MAX_SESSIONS}
+    assert statuses == {200: 2000}
     assert rss - rss0 < 64 * 1024, (rss0, rss)
     assert files - files0 < 16, (files0, files)
-    assert server.search(first)  # the sessions already open keep working
-    refusals = server.stderr.read_text(encoding="utf-8")
-    assert refusals.count("client sessions are open") == 1, refusals[:2000]
-    assert "Traceback" not in refusals
+    assert server.post(SEARCH, first)[0] == 404  # idle the longest: its place was taken
+    log = server.stderr.read_text(encoding="utf-8")
+    assert log.count(f"{MAX_SESSIONS} client sessions are open") == 1, log[:2000]
+    assert "Traceback" not in log
+
+
+def test_a_deeply_nested_tool_argument_over_http_gets_the_invalid_param_result(
+    server: Server,
+) -> None:
+    """A `limit` nested 300 (past the SDK's parser), 1,000 and 100,000 arrays deep: the
+    body is read with its nesting cut, so the tool's own check answers the call."""
+    session = server.open_session()
+    for depth in (300, 1_000, 100_000):
+        deep = "[" * depth + "3" + "]" * depth
+        body = SEARCH.replace('"query": "alpha"}', f'"query": "alpha", "limit": {deep}}}')
+        status, _, reply = server.post(body, session)
+        assert status == 200, reply[:300]
+        data = [line[5:] for line in reply.decode().splitlines() if line.startswith("data:")]
+        error = json.loads(data[-1] if data else reply)["result"]["structuredContent"]["error"]
+        assert error["code"] == "INVALID_PARAM"
+        assert error["message"].startswith("`limit` of skill_search nests arrays or objects")
+    assert server.search(session)
+
+
+@pytest.fixture
+def five_sessions(tmp_path: Path) -> Iterator[Server]:
+    yield from start(tmp_path, sessions=5)
+
+
+def test_a_full_session_table_admits_a_new_client_in_the_least_recently_used_idle_place(
+    five_sessions: Server,
+) -> None:
+    """Abandoned sessions fill the table (5 here, by MAX_SESSIONS_ENV): a new client
+    is admitted, the session idle the longest makes room and says so in the log, a
+    session in use keeps its place, one holding an event stream (a request in
+    flight) is never closed, and only a table of busy sessions refuses (503)."""
+    server = five_sessions
+    streaming = server.open_session()
+    stream = server.open_stream(streaming)
+    try:
+        abandoned = [server.open_session() for _ in range(3)]
+        used = server.open_session()
+        assert server.search(used)  # now `used` is the most recently used
+
+        newcomer = server.open_session()  # a sixth: `abandoned[0]` makes room
+
+        assert server.search(newcomer) and server.search(used)
+        assert server.post(SEARCH, abandoned[0])[0] == 404
+        assert all(server.search(s) for s in abandoned[1:])
+        for _ in range(10):  # every new client admitted, the streaming one kept
+            assert server.post(INIT)[0] == 200
+        assert server.post(SEARCH, newcomer)[0] == 404
+        log = server.stderr.read_text(encoding="utf-8")
+        assert log.count("5 client sessions are open (the most it keeps)") == 1, log
+        assert "least recently used idle session" in log
+        # Every other session busy too: nothing idle to close, so 503.
+        busy = [server.open_session() for _ in range(4)]
+        streams = [server.open_stream(s) for s in busy]
+        try:
+            assert server.post(INIT)[0] == 503
+        finally:
+            for sock in streams:
+                sock.close()
+        sock_ok = server.search(streaming)
+    finally:
+        stream.close()
+    assert sock_ok
+    assert "Traceback" not in server.stderr.read_text(encoding="utf-8")
 
 
 STREAMS = 180
@@ -285,15 +386,18 @@ def test_connections_without_the_token_cannot_take_the_places_of_clients(
             sock.close()
 
 
-def test_a_connection_that_sends_no_request_head_is_closed(token_server: Server) -> None:
-    with socket.create_connection(("127.0.0.1", token_server.port), timeout=60) as sock:
+def test_a_connection_that_sends_no_request_head_is_closed(quick_token_server: Server) -> None:
+    with socket.create_connection(
+        ("127.0.0.1", quick_token_server.port), timeout=QUICKLY_S
+    ) as sock:
         sock.sendall(b"POST /mcp HTTP/1.1\r\n")
-        # Closed by the server (HEADER_SECONDS), well before this socket's own timeout.
+        # Closed by the server (its head deadline), before this socket's own timeout.
         assert sock.recv(1024) == b""
 
 
-def test_a_request_whose_body_never_comes_is_closed(server: Server) -> None:
-    with socket.create_connection(("127.0.0.1", server.port), timeout=60) as sock:
+def test_a_request_whose_body_never_comes_is_closed(quick_server: Server) -> None:
+    server = quick_server
+    with socket.create_connection(("127.0.0.1", server.port), timeout=QUICKLY_S) as sock:
         sock.sendall(
             (
                 f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
@@ -301,13 +405,119 @@ def test_a_request_whose_body_never_comes_is_closed(server: Server) -> None:
                 "Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n"
             ).encode()
         )
-        # Closed by the server (BODY_SECONDS after the head); before, it waited forever.
+        # Closed by the server (its body deadline after the head); before, it waited forever.
         assert sock.recv(1024) == b""
     assert server.search(server.open_session())
 
 
 def test_a_request_head_drip_fed_a_byte_a_second_is_closed(
-    server: Server, drip_until_closed: Callable[[int, str], int]
+    quick_server: Server, drip_until_closed: Callable[[int, str], int]
 ) -> None:
-    # The head's own deadline (HEADER_SECONDS, from the connection's start) closes it.
-    assert drip_until_closed(server.port, "/mcp") < 60
+    # The head's own deadline (from the connection's start) closes it.
+    assert drip_until_closed(quick_server.port, "/mcp") < QUICKLY_S
+
+
+def test_the_session_cap_comes_from_the_environment_or_is_refused_clearly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from skillpack._errors import UsageError
+    from skillpack.mcp._http import session_cap
+
+    monkeypatch.delenv(MAX_SESSIONS_ENV, raising=False)
+    assert session_cap() == MAX_SESSIONS
+    monkeypatch.setenv(MAX_SESSIONS_ENV, " 7 ")
+    assert session_cap() == 7
+    for bad in ("0", "-3", "many"):
+        monkeypatch.setenv(MAX_SESSIONS_ENV, bad)
+        with pytest.raises(UsageError, match="not a positive whole number of sessions"):
+            session_cap()
+
+
+class FakeScope:
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
+        self.cancel_called = False
+
+    def cancel(self) -> None:
+        self.cancel_called = True
+
+
+class FakeTransport:
+    def __init__(self, deadline: float, in_flight: int = 0) -> None:
+        self.idle_scope = FakeScope(deadline)
+        self._requests_in_flight = in_flight
+
+
+class FakeManager:
+    def __init__(self, cap: int, transports: dict[str, FakeTransport]) -> None:
+        self.max_sessions = cap
+        self._server_instances = dict(transports)
+        self._session_owners = {key: "owner" for key in transports}
+        self.admitted = 0
+
+    def _admit_session(self, requestor: object) -> str:
+        self.admitted += 1
+        return f"new{self.admitted}"
+
+
+def test_make_room_closes_the_least_recently_used_idle_session_only_when_full() -> None:
+    from skillpack.mcp._http import evict_on_admit, make_room
+
+    busy, old, recent = FakeTransport(1.0, in_flight=1), FakeTransport(5.0), FakeTransport(9.0)
+    manager = FakeManager(3, {"busy": busy, "old": old, "recent": recent})
+    assert make_room(FakeManager(4, {"old": FakeTransport(5.0)})) is None  # room left
+
+    evict_on_admit(manager)
+    assert manager._admit_session(None) == "new1"
+
+    assert set(manager._server_instances) == {"busy", "recent"}
+    assert "old" not in manager._session_owners and old.idle_scope.cancel_called
+    assert not busy.idle_scope.cancel_called and not recent.idle_scope.cancel_called
+    all_busy = FakeManager(1, {"busy": FakeTransport(1.0, in_flight=2)})
+    assert make_room(all_busy) is None and len(all_busy._server_instances) == 1
+    assert make_room(object()) is None  # another SDK's shape: left to the SDK
+    evict_on_admit(object())  # nothing to wrap
+
+
+def test_a_body_is_read_whole_and_a_deep_request_cut_else_passed_as_it_comes() -> None:
+    import anyio
+
+    from skillpack.mcp._http import _clipped
+    from skillpack.mcp._stdio import MAX_LINE_BYTES
+
+    deep = b"[" * 1_000 + b"]" * 1_000
+    request = b'{"jsonrpc": "2.0", "id": 1, "method": "m", "params": {"p": ' + deep + b"}}"
+
+    def received(*messages: dict[str, object], reads: int) -> list[Any]:
+        queue = list(messages)
+
+        async def receive() -> dict[str, object]:
+            return queue.pop(0)
+
+        async def main() -> list[Any]:
+            clipped = _clipped(receive)
+            return [await clipped() for _ in range(reads)]
+
+        return anyio.run(main)
+
+    half = len(request) // 2
+    [whole] = received(
+        {"type": "http.request", "body": request[:half], "more_body": True},
+        {"type": "http.request", "body": request[half:]},
+        reads=1,
+    )
+    assert json.loads(whole["body"])["id"] == 1 and len(whole["body"]) < len(request)
+    gone: dict[str, object] = {"type": "http.disconnect"}
+    assert received(gone, reads=1) == [gone]
+    first, then = received(
+        {"type": "http.request", "body": b"[[", "more_body": True}, gone, reads=2
+    )
+    assert first == {"type": "http.request", "body": b"[[", "more_body": True} and then == gone
+    big = b"x" * (MAX_LINE_BYTES + 1)
+    first, rest = received(
+        {"type": "http.request", "body": big, "more_body": True},
+        {"type": "http.request", "body": deep},
+        reads=2,
+    )
+    assert first["body"] == big and first["more_body"] is True
+    assert rest == {"type": "http.request", "body": deep}  # past the bound: as it comes

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -93,6 +94,11 @@ def test_bundled_skills_verify_and_tool_schemas_are_portable(tmp_path: Path) -> 
     tools = strict_tools("--no-user", "--cwd", str(tmp_path))
     assert tools.returncode == 0, tools.stdout + tools.stderr
     assert "Error" not in tools.stderr
+    # What the README and docs/mcp.md say: no error; the only warnings are the optional
+    # arguments' nullable types (`["string", "null"]`).
+    assert re.search(r"^0 errors, \d+ warnings", tools.stderr, re.M), tools.stderr
+    issues = re.findall(r"^  Issue: (.*)$", tools.stderr, re.M)
+    assert all(issue.startswith("`type` is an array") for issue in issues), issues
 
 
 def test_yaml_traps_bom_crlf_binary_and_nesting_verify(tmp_path: Path) -> None:

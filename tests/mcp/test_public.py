@@ -95,7 +95,13 @@ def test_open_server_and_connect_give_the_extension_typed(tmp_path: Path) -> Non
             size=None,
         ),
     )
-    assert seen["tools"] == ["skill_search", "skill_load", "use_skill", "skill_read_file"]
+    assert seen["tools"] == [
+        "skill_search",
+        "skill_load",
+        "use_skill",
+        "skill_read_file",
+        "skill_note_paths",
+    ]
 
 
 def test_open_server_discovers_with_one_options_value(tmp_path: Path) -> None:

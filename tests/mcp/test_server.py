@@ -33,6 +33,7 @@ from skillpack import _errors
 from skillpack.mcp import _pages, _server
 from skillpack.mcp._errors import INTERNAL_ERROR, INVALID_PARAMS, JSONRPC_CODES, to_mcp_error
 from skillpack.mcp._server import SkillServer
+from skillpack.runtime._noted import note_paths_definition
 from skillpack.runtime._session import Session
 from skillpack.runtime._tools import SkillTools, ToolCallError, error_code_for
 
@@ -117,7 +118,7 @@ def test_tools_are_the_library_definitions_annotated_read_only(
         return (await client.list_tools()).tools
 
     tools = run(server, scenario)
-    library = SkillTools(open_session(tree)).definitions_for("mcp")
+    library = [*SkillTools(open_session(tree)).definitions_for("mcp"), note_paths_definition()]
     assert [t.name for t in tools] == [d["name"] for d in library]
     assert [t.input_schema for t in tools] == [d["inputSchema"] for d in library]
     for tool in tools:

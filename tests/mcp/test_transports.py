@@ -55,7 +55,13 @@ async def exercise(client: Client) -> dict[str, Any]:
 
 
 EXPECTED = {
-    "tools": ["skill_search", "skill_load", "use_skill", "skill_read_file"],
+    "tools": [
+        "skill_search",
+        "skill_load",
+        "use_skill",
+        "skill_read_file",
+        "skill_note_paths",
+    ],
     "found": "alpha",
     "skills": ["alpha", "beta"],
     "enabled": "on",
@@ -86,6 +92,74 @@ def test_stdio_subprocess_serves_and_notifies_when_a_skill_appears(tree: Path) -
     seen, after = anyio.run(main)
     assert seen == EXPECTED
     assert after == ["alpha", "beta", "gamma"]
+
+
+def test_a_paths_skill_joins_skill_load_s_catalog_once_a_client_notes_a_matching_file(
+    tree: Path,
+) -> None:
+    write(
+        tree,
+        {
+            "sql-review/SKILL.md": "---\nname: sql-review\ndescription: Review SQL.\n"
+            'paths: ["**/*.sql"]\n---\nCheck the migration.\n'
+        },
+    )
+    params = StdioServerParameters(
+        command=SERVE[0],
+        args=[*SERVE[1:], "--root", str(tree), "--no-user", "--no-system", "--cwd", str(tree)],
+        env=dict(os.environ),
+    )
+    received: list[str] = []
+
+    async def on_message(message: Any) -> None:
+        received.append(type(message).__name__)
+
+    def catalog(tools: types.ListToolsResult) -> str:
+        return next(t.description or "" for t in tools.tools if t.name == "skill_load")
+
+    async def main() -> dict[str, Any]:
+        async with Client(params, mode="legacy", message_handler=on_message) as client:
+            before = catalog(await client.list_tools())
+            unrelated = await client.call_tool("skill_note_paths", {"paths": [str(tree / "a.md")]})
+            bad = await client.call_tool("skill_note_paths", {"paths": []})
+            noted = await client.call_tool(
+                "skill_note_paths", {"paths": [str(tree / "db" / "001.sql")]}
+            )
+            with anyio.fail_after(30):
+                while "ToolListChangedNotification" not in received:
+                    await anyio.sleep(0.05)
+            after = catalog(await client.list_tools())
+            loaded = await client.call_tool("skill_load", {"name": "sql-review"})
+            return {
+                "before": "sql-review" in before,
+                "unrelated": unrelated.structured_content,
+                "bad": (bad.structured_content or {}).get("error", {}).get("code"),
+                "noted": noted.structured_content,
+                "after": "sql-review" in after,
+                "loaded": (loaded.structured_content or {}).get("ok"),
+            }
+
+    seen = anyio.run(main)
+    assert seen == {
+        "before": False,
+        "unrelated": {"ok": True, "data": {"opened": [], "skills": 2}},
+        "bad": "INVALID_PARAM",
+        "noted": {
+            "ok": True,
+            "data": {
+                "opened": [
+                    {
+                        "name": "sql-review",
+                        "qualified_name": "extra:sql-review",
+                        "description": "Review SQL.",
+                    }
+                ],
+                "skills": 3,
+            },
+        },
+        "after": True,
+        "loaded": True,
+    }
 
 
 @pytest.fixture(params=["--token-file", "--token-file-out"])
@@ -214,6 +288,52 @@ def test_a_read_error_over_stdio_is_a_json_rpc_error_and_serving_goes_on(tree: P
     code, data = anyio.run(main)
     assert (code, data) == (-32602, b"# Guide\n")
     assert types.LATEST_PROTOCOL_VERSION  # the SDK's types are the ones the client speaks
+
+
+def test_a_deeply_nested_tool_argument_gets_the_invalid_param_result_with_its_id(
+    tree: Path,
+) -> None:
+    """A `limit` nested 300 (past the SDK's parser), 1,000 and 100,000 arrays deep: the
+    call is answered, by the tool's own check, and serving goes on."""
+    with subprocess.Popen(
+        [*SERVE, "--root", str(tree), "--no-user", "--no-system"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    ) as process:
+        assert process.stdin is not None and process.stdout is not None
+        init = {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"},
+        }
+        lines = [
+            json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}),
+            '{"jsonrpc": "2.0", "method": "notifications/initialized"}',
+        ]
+        for request_id, depth in ((2, 300), (3, 1_000), (4, 100_000)):
+            deep = "[" * depth + "3" + "]" * depth
+            lines.append(
+                f'{{"jsonrpc": "2.0", "id": {request_id}, "method": "tools/call", "params": '
+                f'{{"name": "skill_search", "arguments": {{"query": "alpha", "limit": {deep}}}}}}}'
+            )
+        lines.append('{"jsonrpc": "2.0", "id": 5, "method": "ping"}')
+        process.stdin.write("".join(line + "\n" for line in lines).encode())
+        process.stdin.flush()
+        replies: dict[Any, Any] = {}
+        while len(replies) < 5:
+            reply = json.loads(process.stdout.readline())
+            replies[reply.get("id")] = reply
+        process.stdin.close()
+        process.wait(timeout=30)
+
+    for request_id in (2, 3, 4):
+        result = replies[request_id]["result"]
+        assert result["isError"] is True
+        error = result["structuredContent"]["error"]
+        assert error["code"] == "INVALID_PARAM"
+        assert error["message"].startswith("`limit` of skill_search nests arrays or objects")
+    assert replies[5]["result"] == {}
 
 
 def test_raw_stdio_answers_malformed_lines_with_errors_and_keeps_serving(tree: Path) -> None:

@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from conftest import HOME_UNSET, home_env
 from skillpack.cli._app import cli
 from skillpack.rpc import Client, RpcError
 from skillpack.runtime._session import Session
@@ -42,18 +43,6 @@ def _skill(folder: Path, name: str, description: str, body: str) -> None:
     (folder / "SKILL.md").write_text(text, encoding="utf-8")
 
 
-def home_env(home: Path) -> dict[str, str]:
-    """What `tests/conftest.isolated_home` sets, for the module's home."""
-    return {
-        "SKILLPACK_HOME": str(home),
-        "HOME": str(home),
-        "XDG_CONFIG_HOME": str(home / ".config"),
-        "XDG_CACHE_HOME": str(home / ".cache"),
-        "SKILLPACK_CACHE_DIR": str(home / "cache"),
-        "SKILLPACK_ADMIN_DIR": str(home / "admin-skills"),
-    }
-
-
 @pytest.fixture(scope="module")
 def parity_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("parity-home")
@@ -64,7 +53,7 @@ def isolated_home(parity_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The module's one home (its servers live across tests), set in this process too."""
     for key, value in home_env(parity_home).items():
         monkeypatch.setenv(key, value)
-    for key in ("SKILLS_PROMPT_CHAR_BUDGET", "CODEX_HOME", "SLASH_COMMAND_TOOL_CHAR_BUDGET"):
+    for key in HOME_UNSET:
         monkeypatch.delenv(key, raising=False)
     return parity_home
 

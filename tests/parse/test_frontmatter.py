@@ -635,12 +635,45 @@ def test_bytes_with_bom_parse_like_text() -> None:
     parsed = parse_skill_bytes(
         data, path=PATH, location=SkillLocation(scope="user", size=len(data))
     )
-    codex = {"codex": "rejects: byte-order mark before ---"}
+    codex = {
+        "codex": "rejects: byte-order mark before ---",
+        "gemini": "drops: byte-order mark before ---",
+    }
     assert [(p.code, dict(p.agents)) for p in parsed.problems] == [("byte-order-mark", codex)]
     assert parsed.problems[0].to_dict()["agents"] == codex
     assert set(parsed.problems) == {parsed.problems[0]}  # problems stay hashable
     assert parsed.skill is not None
     assert (parsed.skill.scope, parsed.skill.size, parsed.body) == ("user", len(data), "Body\n")
+
+
+@pytest.mark.parametrize(
+    ("name", "copilot"),
+    [
+        ("-lead", "drops: name not starting with an ASCII letter or digit, or not ASCII"),
+        ("_under", "drops: name not starting with an ASCII letter or digit, or not ASCII"),
+        ("caf\u00e9", "drops: name not starting with an ASCII letter or digit, or not ASCII"),
+        ("two words", "loads it with `-` for each space of the name"),
+        ("Name_Upper", None),
+    ],
+)
+def test_an_invalid_name_says_what_copilot_does_with_it(name: str, copilot: str | None) -> None:
+    parsed = parse(f"---\nname: {name}\ndescription: x\n---\n")
+    [invalid] = [p for p in parsed.problems if p.code == "name-invalid"]
+    assert invalid.agents.get("copilot") == copilot
+
+
+def test_the_agents_gemini_and_copilot_drop_a_skill_for_are_named() -> None:
+    no_name = parse("---\ndescription: x\n---\n")
+    assert dict(no_name.problems[0].agents) == {
+        "opencode": "drops: no name",
+        "gemini": "drops: no name",
+    }
+    long = parse(f"---\nname: my-skill\ndescription: {'w' * 1100}\n---\n")
+    [too_long] = [p for p in long.problems if p.code == "description-too-long"]
+    assert dict(too_long.agents) == {"copilot": "drops: description over 1024 characters"}
+    broken = parse("---\nname: my-skill\ndescription: [open\n---\n")
+    assert broken.skill is None
+    assert "gemini" in broken.problems[0].agents
 
 
 # ------------------------------------------------------------------------ codex
@@ -672,3 +705,37 @@ def test_descriptions_are_one_line_wherever_they_are_shown() -> None:
     # is on one line, as the rendered catalog shows it; spaces inside a line are kept.
     text = "---\nname: my-skill\ndescription: |\n  Does\tthings.\n\n  Use  when:\n    - x\n---\n"
     assert loaded(text).description == "Does things. Use  when: - x"
+
+
+# -------------------------------------------------- fields agents added since the spec
+
+
+def test_when_to_use_shares_the_description_cap_with_a_warning_never_a_refusal() -> None:
+    text = f"---\nname: my-skill\ndescription: {'d' * 900}\nwhen_to_use: {'w' * 200}\n---\n"
+    parsed = parse(text, strict=True)
+    assert parsed.skill is not None and parsed.skill.when_to_use == "w" * 200
+    [problem] = parsed.problems
+    assert (problem.code, problem.severity, problem.field, problem.line) == (
+        "when-to-use-too-long",
+        W,
+        "when_to_use",
+        4,
+    )
+    assert "1101 characters together" in problem.message
+    assert parse(f"---\n{GOOD}\nwhen_to_use: Short.\n---\n").problems == ()
+
+
+def test_version_and_skill_dependencies_are_read_and_bad_entries_warned_about() -> None:
+    parsed = parse(
+        f"---\n{GOOD}\nversion: '1.10'\ndependencies: [pdf-tools, 'acme:lint', requests>=2]\n---\n",
+        strict=True,
+    )
+    assert parsed.skill is not None
+    assert parsed.skill.version == "1.10"
+    assert loaded(f"---\n{GOOD}\nversion: 1.10\n---\n").version == "1.10"
+    assert parsed.skill.dependencies == ("pdf-tools", "acme:lint")
+    codes = [(p.code, p.severity) for p in parsed.problems]
+    assert ("dependency-invalid", W) in codes
+    assert skill_to_dict(parsed.skill)["dependencies"] == ["pdf-tools", "acme:lint"]
+    assert loaded(f"---\n{GOOD}\ndependencies: one-skill\n---\n").dependencies == ("one-skill",)
+    assert loaded(f"---\n{GOOD}\n---\n").dependencies == ()

@@ -91,6 +91,23 @@ def test_each_bad_frame_gets_its_error_and_the_server_still_answers(
     assert server.ask(99)["result"]["data"][0]["skills"][0]["name"] == "alpha"
 
 
+@pytest.mark.parametrize("depth", [300, 1_000, 100_000])
+def test_a_deeply_nested_tool_argument_gets_the_invalid_param_envelope_with_its_id(
+    server: RawServer, depth: int
+) -> None:
+    deep = b"[" * depth + b"3" + b"]" * depth
+    server.send(
+        b'{"jsonrpc": "2.0", "id": 5, "method": "skills.search", "params": '
+        b'{"query": "alpha", "limit": ' + deep + b"}}\n"
+    )
+    reply = server.reply()
+    assert reply["id"] == 5
+    error = reply["result"]["error"]
+    assert reply["result"]["ok"] is False and error["code"] == "INVALID_PARAM"
+    assert error["message"].startswith("`limit` of skill_search nests arrays or objects")
+    assert server.ask(99)["result"]["data"][0]["skills"][0]["name"] == "alpha"
+
+
 def test_a_line_over_four_mib_is_refused_without_stopping_the_server(server: RawServer) -> None:
     chunk = b"x" * (1024 * 1024)
 

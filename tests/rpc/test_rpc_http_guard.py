@@ -18,6 +18,7 @@ from typing import IO, Any, cast
 import pytest
 from rpc_support import SERVER_ARGS, write_project
 
+from conftest import QUICK_DEADLINES, QUICKLY_S, isolated_env
 from skillpack.rpc import Client
 from skillpack.rpc._client import serve_command
 from skillpack.rpc._frame import MAX_MESSAGE_BYTES
@@ -58,7 +59,7 @@ class Served:
             connection.close()
 
 
-def start(tmp_path: Path, *flags: str) -> Served:
+def start(tmp_path: Path, *flags: str, env: dict[str, str] | None = None) -> Served:
     """`serve` over HTTP on a free port with `flags`, once it has printed its address."""
     project = write_project(tmp_path)
     process = subprocess.Popen(
@@ -76,6 +77,7 @@ def start(tmp_path: Path, *flags: str) -> Served:
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        env=env,
     )
     stdout = cast(IO[bytes], process.stdout)
     info = json.loads(stdout.readline())
@@ -95,11 +97,35 @@ def stop(served: Served) -> str:
         stderr.close()
 
 
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """One server for the tests that change nothing it serves (one start, not twenty)."""
+    base = tmp_path_factory.mktemp("served")
+    yield from serve(base, home=base / "home")
+
+
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[Served]:
+def own_served(tmp_path: Path) -> Iterator[Served]:
+    """A server of the test's own: for a test that stops it or changes its skills."""
+    yield from serve(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def quick_served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """One server for the tests of the deadlines (they change nothing it serves)."""
+    base = tmp_path_factory.mktemp("quick-served")
+    yield from serve(base, deadlines=QUICK_DEADLINES, home=base / "home")
+
+
+def serve(tmp_path: Path, *, deadlines: str = "", home: Path | None = None) -> Iterator[Served]:
+    """A server of a project under `tmp_path` writing its token into a private file; in
+    `home` (`conftest.isolated_env`) for a fixture wider than one test, else in the
+    test's own isolated home."""
+    env = dict(os.environ) if home is None else isolated_env(home)
+    env["SKILLPACK_HTTP_DEADLINES"] = deadlines
     token_file = tmp_path / "private" / "token"
     token_file.parent.mkdir()
-    server = start(tmp_path, "--transport", "http", "--token-file-out", str(token_file))
+    server = start(tmp_path, "--transport", "http", "--token-file-out", str(token_file), env=env)
     yield server
     stop(server)
 
@@ -133,8 +159,9 @@ def test_the_old_spellings_still_serve_and_say_they_are_deprecated(tmp_path: Pat
 
 
 def test_the_token_file_is_private_printed_at_start_and_removed_at_the_end(
-    served: Served,
+    own_served: Served,
 ) -> None:
+    served = own_served
     path = Path(served.info["token_file"])
     assert path.name == "token"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
@@ -277,15 +304,16 @@ def test_connections_without_the_token_cannot_take_the_slots(served: Served) -> 
             sock.close()
 
 
-def test_a_connection_that_sends_no_request_head_is_closed(served: Served) -> None:
-    with socket.create_connection(("127.0.0.1", served.port), timeout=60) as sock:
+def test_a_connection_that_sends_no_request_head_is_closed(quick_served: Served) -> None:
+    with socket.create_connection(("127.0.0.1", quick_served.port), timeout=QUICKLY_S) as sock:
         sock.sendall(b"POST /rpc HTTP/1.1\r\n")
-        # Closed by the server (HEADER_SECONDS), well before this socket's own timeout.
+        # Closed by the server (its head deadline), before this socket's own timeout.
         assert sock.recv(1024) == b""
 
 
-def test_a_request_whose_body_never_comes_is_closed(served: Served) -> None:
-    with socket.create_connection(("127.0.0.1", served.port), timeout=60) as sock:
+def test_a_request_whose_body_never_comes_is_closed(quick_served: Served) -> None:
+    served = quick_served
+    with socket.create_connection(("127.0.0.1", served.port), timeout=QUICKLY_S) as sock:
         sock.sendall(
             (
                 f"POST /rpc HTTP/1.1\r\nHost: 127.0.0.1:{served.port}\r\n"
@@ -293,18 +321,18 @@ def test_a_request_whose_body_never_comes_is_closed(served: Served) -> None:
                 "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n"
             ).encode()
         )
-        # Closed by the server (BODY_SECONDS after the head): the admitted connection's
-        # own read timeout (IDLE_SECONDS, 120 s) is past this socket's 60 s.
+        # Closed by the server (its body deadline after the head): the admitted
+        # connection's own read timeout (IDLE_SECONDS, 120 s) is past this socket's.
         assert sock.recv(1024) == b""
     assert served.request()[0] == 200
 
 
 def test_a_request_head_drip_fed_a_byte_a_second_is_closed(
-    served: Served, drip_until_closed: Callable[[int, str], int]
+    quick_served: Served, drip_until_closed: Callable[[int, str], int]
 ) -> None:
     # Each byte comes within the server's per-read timeout; the head's own deadline
-    # (HEADER_SECONDS) closes it.
-    assert drip_until_closed(served.port, "/rpc") < 60
+    # closes it.
+    assert drip_until_closed(quick_served.port, "/rpc") < QUICKLY_S
 
 
 def test_a_client_leaving_mid_request_does_not_disturb_the_others(served: Served) -> None:
@@ -338,7 +366,10 @@ def test_a_client_leaving_mid_request_does_not_disturb_the_others(served: Served
     assert served.process.poll() is None
 
 
-def test_events_streams_skills_changed_to_every_listener(served: Served, tmp_path: Path) -> None:
+def test_events_streams_skills_changed_to_every_listener(
+    own_served: Served, tmp_path: Path
+) -> None:
+    served = own_served
     clients = [Client.http(served.info["url"], token=served.token) for _ in range(2)]
     try:
         for client in clients:

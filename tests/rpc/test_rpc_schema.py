@@ -123,6 +123,7 @@ TYPED = {
     "skills.config.write": _types.ConfigWriteResult,
     "session.open": _types.SessionOpenResult,
     "session.close": _types.SessionCloseResult,
+    "session.note_paths": _types.NotePathsResult,
     "turn.prepare": _types.TurnResult,
     "context.inspect": _types.ContextReport,
 }

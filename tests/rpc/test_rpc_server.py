@@ -329,3 +329,30 @@ def test_requests_from_many_threads_are_answered_each_with_its_own_reply(
     for thread in threads:
         thread.join()
     assert failures == []
+
+
+def test_a_paths_skill_joins_a_session_once_it_notes_a_matching_file(
+    client: CheckedClient, project: Path
+) -> None:
+    write_skill(
+        project / ".agents" / "skills" / "sql-review",
+        "sql-review",
+        extra='paths: ["**/*.sql"]\n',
+    )
+    client.skills_reload(cwd=str(project))
+    session = client.session_open()["session"]
+    before = client.context_inspect(session=session, include_skills=True)
+    assert "sql-review" not in json.dumps(before["catalog"])
+
+    assert client.session_note_paths(session, [str(project / "README.md")]) == {
+        "opened": [],
+        "skills": 2,
+    }
+    noted = client.session_note_paths(session, [str(project / "db" / "001.sql")])
+
+    assert [s["name"] for s in noted["opened"]] == ["sql-review"] and noted["skills"] == 3
+    after = client.context_inspect(session=session, include_skills=True)
+    assert "sql-review" in json.dumps(after["catalog"])
+    other = client.session_open()["session"]
+    loaded = client.turn_prepare(other, "$sql-review now")
+    assert [a["name"] for a in loaded["activations"]] == ["sql-review"]

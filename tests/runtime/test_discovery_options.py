@@ -4,6 +4,7 @@ are refused."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -217,3 +218,28 @@ def test_noted_paths_in_the_options_join_the_repo_scope_from_the_start(
         source.close()
     with Session.open(cwd=str(project), options=options) as session:
         assert "api-only" in names(session)
+
+
+def test_the_config_turns_a_family_of_folders_off_and_options_win_over_it(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    for folder in ("copilot-skill", "gemini-skill"):
+        family = ".github" if folder.startswith("copilot") else ".gemini"
+        skill = project / family / "skills" / folder
+        skill.mkdir(parents=True)
+        (skill / "SKILL.md").write_text(
+            f"---\nname: {folder}\ndescription: One folder.\n---\nx\n", encoding="utf-8"
+        )
+    (project / ".skillpack").mkdir()
+    (project / ".skillpack" / "config.toml").write_text(
+        '[discovery]\nfolders_off = ["copilot"]\n', encoding="utf-8"
+    )
+    base = DiscoveryOptions(include_system=False, use_cache=False)
+
+    by_config = open_workspace(base, cwd=str(project)).catalog
+    by_options = open_workspace(replace(base, folders_off=["gemini"]), cwd=str(project)).catalog
+
+    assert [s.name for s in by_config.skills] == ["gemini-skill"]
+    assert [s.name for s in by_options.skills] == ["copilot-skill"]

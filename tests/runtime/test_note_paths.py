@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -110,3 +111,129 @@ def test_sibling_packages_shipping_one_name_are_ambiguous_not_shadowed(
 
     assert all(s.shadowed_by is None for s in session.catalog.named("build"))
     assert any(p.code == "name-ambiguous" for p in session.catalog.problems)
+
+
+# -- `paths:` gates a skill until a noted path matches ---------------------------------
+
+
+@pytest.fixture
+def gated(tmp_path: Path, write_skill: WriteSkill) -> Path:
+    root = tmp_path / "gated"
+    (root / ".git").mkdir(parents=True)
+    write_skill("always", base=root / ".agents" / "skills")
+    write_skill(
+        "sql-review",
+        base=root / ".agents" / "skills",
+        frontmatter="name: sql-review\ndescription: Review SQL migrations.\n"
+        'paths: ["db/migrations/*.sql", "**/*.sql"]',
+    )
+    return root
+
+
+def model_names(session: Session) -> list[str]:
+    return sorted(s.name for s in session.model_skills())
+
+
+def test_a_paths_skill_joins_the_catalog_only_once_a_matching_file_is_noted(gated: Path) -> None:
+    session = Session.open(cwd=str(gated), include_user=False, include_system=False)
+    heard: list[CatalogChange] = []
+    session.subscribe(heard.append)
+    assert names(session.catalog) == ["always", "sql-review"]
+    assert model_names(session) == ["always"]
+    assert "sql-review" not in session.catalog_prompt()
+
+    assert session.note_paths(gated / "README.md") is None
+    assert model_names(session) == ["always"]
+
+    change = session.note_paths(gated / "db" / "migrations" / "001.sql")
+
+    assert change is not None and [s.name for s in change.changed] == ["sql-review"]
+    assert heard == [change]
+    assert model_names(session) == ["always", "sql-review"]
+    assert "sql-review" in session.catalog_prompt()
+    assert session.note_paths(gated / "db" / "migrations" / "001.sql") is None
+
+
+def test_a_gated_skill_still_loads_by_name_before_any_path_is_noted(gated: Path) -> None:
+    session = Session.open(cwd=str(gated), include_user=False, include_system=False)
+    turn = session.prepare_turn("$sql-review these changes")
+    assert [a.skill.name for a in turn.activations] == ["sql-review"]
+
+
+def test_a_session_without_a_source_gates_too_and_a_new_catalog_keeps_the_opening(
+    gated: Path, write_skill: WriteSkill
+) -> None:
+    from skillpack.discovery._discover import discover
+
+    catalog = discover(cwd=str(gated), include_user=False, include_system=False, use_cache=False)
+    session = Session(catalog, cwd=str(gated))
+    assert model_names(session) == ["always"]
+    assert session.note_paths(gated / "q.sql") is not None
+    assert model_names(session) == ["always", "sql-review"]
+
+    write_skill("later", base=gated / ".agents" / "skills")
+    session.reload(
+        discover(cwd=str(gated), include_user=False, include_system=False, use_cache=False)
+    )
+    assert model_names(session) == ["always", "later", "sql-review"]
+
+
+def test_the_servers_note_paths_answer_what_opened_and_refuse_bad_arguments(gated: Path) -> None:
+    from skillpack.runtime._noted import call_note_paths, note_paths_definition
+
+    workspace = Session.open(cwd=str(gated), include_user=False, include_system=False)
+    conversation = workspace.conversation()
+    sql = str(gated / "db" / "001.sql")
+
+    answer = call_note_paths(conversation, {"paths": [sql]}, opened_from=workspace)
+
+    assert answer == {
+        "ok": True,
+        "data": {
+            "opened": [
+                {
+                    "name": "sql-review",
+                    "qualified_name": "repo:sql-review",
+                    "description": "Review SQL migrations.",
+                }
+            ],
+            "skills": 2,
+        },
+    }
+    bad_arguments: list[dict[str, Any] | None] = [
+        {"paths": []},
+        {"paths": "x.sql"},
+        {"paths": [""]},
+        {"paths": [sql], "x": 1},
+        None,
+    ]
+    for bad in bad_arguments:
+        refused = call_note_paths(conversation, bad, opened_from=workspace)
+        assert refused["ok"] is False and refused["error"]["code"] == "INVALID_PARAM", bad
+    assert note_paths_definition()["inputSchema"]["required"] == ["paths"]
+
+
+def test_a_paths_skill_is_suggested_only_once_a_matching_file_is_noted(
+    tmp_path: Path, write_skill: WriteSkill
+) -> None:
+    root = tmp_path / "suggest"
+    (root / ".git").mkdir(parents=True)
+    write_skill(
+        "format-python",
+        base=root / ".agents" / "skills",
+        description="Format Python files. Use when asked to format code.",
+    )
+    write_skill(
+        "migration-review",
+        base=root / ".agents" / "skills",
+        frontmatter="name: migration-review\ndescription: Review SQL migrations for locking "
+        "and data loss. Use when a change adds or edits a database migration.\n"
+        'paths: ["**/*.sql"]',
+    )
+    session = Session.open(cwd=str(root), include_user=False, include_system=False, use_cache=False)
+    request = "please review the SQL migrations of this change"
+    before = [s.name for s in session.prepare_turn(request).suggestions]
+    session.note_paths(root / "db" / "002.sql")
+    after = [s.name for s in session.prepare_turn(request).suggestions]
+    assert "migration-review" not in before
+    assert after == ["migration-review"]

@@ -15,7 +15,14 @@ from skillpack.config._schema import Config
 from skillpack.discovery._discover import discover
 from skillpack.discovery._memory import MemorySkills
 from skillpack.runtime._session import Session
-from skillpack.runtime._tool_args import SCHEMAS, check_args, strict_schema
+from skillpack.runtime._tool_args import (
+    SCHEMAS,
+    check_args,
+    clip_nesting,
+    clip_request,
+    parse_args,
+    strict_schema,
+)
 from skillpack.runtime._tools import SkillTools
 
 
@@ -252,3 +259,77 @@ def test_loading_a_skill_that_stopped_parsing_is_an_invalid_skill_naming_the_fil
         assert result["error"]["code"] == "INVALID_SKILL"
         assert "/a/pdf/SKILL.md no longer parses" in result["error"]["message"]
         assert "name: pdf" not in result["error"]["message"].split("parses")[0]
+
+
+def nested(depth: int, leaf: Any = 3) -> Any:
+    """`leaf` inside `depth` lists, built without recursion."""
+    value = leaf
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("depth", [33, 1_000, 100_000])
+def test_a_value_nested_past_the_bound_is_refused_by_every_tools_check(depth: int) -> None:
+    """The library's `SkillTools` (and so every adapter over it): an INVALID_PARAM
+    envelope naming the field, never a `RecursionError`."""
+    memory = MemorySkills(FILES)
+    tools = SkillTools(Session(memory.catalog(), reader=memory), create=True)
+    for name, arguments in (
+        ("skill_search", {"query": "pdf", "limit": nested(depth)}),
+        ("skill_load", {"name": "pdf", "extra": {"deep": nested(depth)}}),
+        (
+            "skill_create",
+            {"name": "n", "description": "d", "body": "b", "frontmatter": {"x": nested(depth)}},
+        ),
+    ):
+        envelope = tools.call(name, arguments)
+        assert envelope["ok"] is False and envelope["error"]["code"] == "INVALID_PARAM", name
+        assert "levels deep" in envelope["error"]["message"], name
+
+
+def test_nesting_up_to_the_bound_is_checked_as_before() -> None:
+    assert check_args(
+        "skill_create",
+        {"name": "n", "description": "d", "body": "b", "frontmatter": {"x": nested(30)}},
+    )
+    with pytest.raises(UsageError, match="must be an integer, got an array"):
+        check_args("skill_search", {"query": "pdf", "limit": nested(31)})
+
+
+@pytest.mark.parametrize(
+    ("text", "keep", "clipped"),
+    [
+        ("[[[1],[2]],[3]]", 2, "[[[],[]],[3]]"),
+        ('{"a": {"b": {"c": 1}}, "d": 2}', 2, '{"a": {"b": []}, "d": 2}'),
+        ('["[[[", {"k\\"[[": "]]"}]', 2, '["[[[", {"k\\"[[": "]]"}]'),  # strings skipped
+        ("[[1]]", 2, "[[1]]"),
+        ("[[[1", 2, "[["),  # not JSON stays not JSON
+    ],
+)
+def test_clip_nesting_cuts_only_what_is_deeper_than_kept(
+    text: str, keep: int, clipped: str
+) -> None:
+    assert clip_nesting(text, keep) == clipped
+    assert clip_nesting(text.encode(), keep) == clipped.encode()
+
+
+def test_parse_args_reads_any_depth_without_recursing() -> None:
+    deep = '{"query": "pdf", "limit": ' + "[" * 100_000 + "3" + "]" * 100_000 + "}"
+    parsed = parse_args("skill_search", deep)
+    with pytest.raises(UsageError, match="`limit` of skill_search nests arrays or objects"):
+        check_args("skill_search", parsed)
+    assert parse_args("skill_search", "  ") == {}
+    with pytest.raises(UsageError, match="The arguments of skill_search are not JSON"):
+        parse_args("skill_search", "{nope")
+
+
+def test_clip_request_cuts_only_a_deep_request_and_leaves_the_rest_to_the_protocol() -> None:
+    deep = "[" * 1_000 + "]" * 1_000
+    request = '{"jsonrpc": "2.0", "id": 1, "method": "m", "params": {"p": ' + deep + "}}"
+    clipped = clip_request(request.encode())
+    assert clipped != request.encode() and json.loads(clipped)["id"] == 1
+    for other in (deep, '{"a": ' + deep + "}", '{"method": ' + deep + "}", "[[[" + deep):
+        assert clip_request(other) is other  # not a request: the parse error answers
+    shallow = '{"jsonrpc": "2.0", "id": 1, "method": "m"}'
+    assert clip_request(shallow) is shallow

@@ -13,8 +13,8 @@ from skillpack._model import Root
 from skillpack.config._schema import Config
 from skillpack.discovery._discover import discover
 from skillpack.discovery._memory import MemorySkills
+from skillpack.runtime._index_search import TurnSearch
 from skillpack.runtime._session import Session
-from skillpack.runtime._suggest import TurnSearch
 from skillpack.select._rules import PermissionRules
 
 

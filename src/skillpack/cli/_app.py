@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "disable": "_select_cmds:disable_command",
     "search": "_select_cmds:search_command",
     "triggers": "_author_cmds:triggers_command",
+    "eval": "_eval_cmds:eval_command",
     "deps": "_declare_cmds:deps_command",
     "new": "_declare_cmds:new_command",
     "serve": "_serve_cmds:serve_command",

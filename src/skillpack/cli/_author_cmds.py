@@ -50,30 +50,10 @@ def triggers_command(target: str | None, catalog: CatalogOptions, as_json: bool)
        "pairs": [{"skills": [{"name", "qualified_name", "path"}, {...}],
          "terms", "via"}]}
     """
-    from .. import _errors
-    from ..runtime._workspace import lookup_skill
     from ..select._triggers import check_triggers
 
-    folder = os.path.realpath(target) if target and os.path.isdir(target) else None
-    if folder is not None and not _under_a_root(folder, catalog):
-        catalog = dataclasses.replace(catalog, roots=(*catalog.roots, target or folder))
-    session = catalog.session()
+    session, targets = targets_of(target, catalog, purpose="check")
     model_skills = session.skills.model_skills()
-    if folder is not None:
-        targets = [s for s in model_skills if _inside(s.real_path or s.path, folder)]
-        where = f"under {target}"
-    elif target:
-        found = lookup_skill(session.catalog, target)
-        targets = [s for s in model_skills if s.key == found.key]
-        where = f"named {target!r} that the model may use"
-    else:
-        targets = list(model_skills)
-        where = "the model may use"
-    if not targets:
-        raise _errors.SkillNotFoundError(
-            f"No skill {where}. Run `skillpack list` to see the catalog; a skill with "
-            "`disable-model-invocation: true` is never picked, so it has nothing to check."
-        )
     listed, problems = _listed(session, targets)
     report = check_triggers(
         targets,
@@ -95,6 +75,22 @@ def triggers_command(target: str | None, catalog: CatalogOptions, as_json: bool)
         _print_report(report)
     if report.failed:
         raise SystemExit(1)
+
+
+def targets_of(
+    target: str | None, catalog: CatalogOptions, *, purpose: str
+) -> tuple[Session, list[Skill]]:
+    """The session and the skills TARGET means (`target_skills`): a folder's skills
+    (the folder joins the roots when no root holds it), a named skill, or (None)
+    every skill the model may use."""
+    from ..runtime._eval import target_skills
+
+    folder = os.path.realpath(target) if target and os.path.isdir(target) else None
+    if folder is not None and not _under_a_root(folder, catalog):
+        catalog = dataclasses.replace(catalog, roots=(*catalog.roots, target or folder))
+    session = catalog.session()
+    name = None if folder else target
+    return session, target_skills(session, folder=folder, name=name, purpose=purpose)
 
 
 def _under_a_root(folder: str, catalog: CatalogOptions) -> bool:

@@ -193,7 +193,8 @@ def print_roots(roots: Sequence[Root]) -> None:
     out.print(f"searched {len(roots)} roots, highest precedence first:")
     for root in roots:
         kind = " (commands)" if root.kind == "commands" else ""
-        out.print(f"  {root.scope:<6} {markup_text(root.path)}{kind}")
+        readers = f" [also read by {', '.join(root.agents)}]" if root.agents else ""
+        out.print(f"  {root.scope:<6} {markup_text(root.path)}{kind}{markup_text(readers)}")
 
 
 def _validation_roots(path: str) -> tuple[Root, str | None]:
@@ -350,6 +351,14 @@ def show_command(ref: str, catalog: CatalogOptions, as_json: bool) -> None:
         rows.append(("allowed-tools", " ".join(skill.allowed_tools)))
     if skill.argument_hint:
         rows.append(("argument-hint", skill.argument_hint))
+    if skill.when_to_use:
+        rows.append(("when to use", skill.when_to_use))
+    if skill.version:
+        rows.append(("version", skill.version))
+    if skill.dependencies:
+        rows.append(("depends on", ", ".join(skill.dependencies)))
+    if skill.paths:
+        rows.append(("paths", " ".join(skill.paths)))
     if skill.shadowed_by:
         rows.append(("shadowed by", skill.shadowed_by))
     rows.extend(declared_rows(declarations))

@@ -16,6 +16,7 @@ module only maps it to an exit status. The codes are stable:
     EXECUTION_ERROR     a tool cannot run as asked
     DECIDED_ELSEWHERE   `enable`/`disable` wrote its file, but another file decides
     TRIGGERS_FAILED     `triggers`: a listed request picks another skill
+    EVAL_FAILED         `eval --fail-under`: a skill's metric is below the bar
     REFUSED             `install`/`update`/`remove`: a skill was refused (the document lists why)
     APPROVAL_REQUIRED   `install`/`update`: the plan was not approved, nothing written
     DRIFT               `doctor`: installed skills differ from the lock file

@@ -9,6 +9,7 @@ from typing import Any, Literal
 import click
 
 from ._auth_opts import auth_options, server_auth
+from ._fleet_opts import fleet_options, server_allowed_hosts
 from ._options import CatalogOptions, catalog_options
 from ._output import emit_json
 from ._server_flags import ServerFlags, server_options
@@ -44,6 +45,7 @@ from ._server_flags import ServerFlags, server_options
     "config, else auto).",
 )
 @auth_options
+@fleet_options
 @catalog_options
 def mcp_command(
     server: ServerFlags,
@@ -54,6 +56,8 @@ def mcp_command(
     auth_jwks: str | None,
     auth_issuer: str | None,
     auth_audience: str | None,
+    allowed_hosts: tuple[str, ...],
+    stateless: bool,
     catalog: CatalogOptions,
     as_json: bool,
 ) -> None:
@@ -78,6 +82,11 @@ def mcp_command(
     /.well-known/oauth-protected-resource/mcp, [[auth.grant]] deciding which skills
     each token sees, and one JSON audit line per request on stderr.
 
+    Behind a load balancer: GET /healthz (the process answers) and GET /readyz (the
+    catalog is built and the index readable; 503 with a JSON reason until then) need
+    no token; --allowed-host names the Host the balancer forwards; --stateless keeps
+    no session, so any replica answers any request.
+
     What is left out (a root cut short by --max-dirs/--max-depth, an invalid
     SKILL.md, a shadowed name, a prompt-only skill, one the skills extension cannot
     list) reaches clients: `_meta` of every skills/list page carries the catalog
@@ -95,6 +104,10 @@ def mcp_command(
     from ._process import settle_for_a_long_run
 
     settle_for_a_long_run()  # the CLI's short-run settings must not stay on in a server
+    if not check:
+        from ._otel import configure_tracing
+
+        configure_tracing()
     if check:
         require_mcp()
         _check(catalog, as_json=as_json)
@@ -102,6 +115,16 @@ def mcp_command(
     transport, host, port = server.transport, server.host, server.port
     token = None
     auth: Any = None
+    forwarded = server_allowed_hosts(
+        allowed_hosts, cwd=catalog.cwd, user=not catalog.no_user, transport=transport
+    )
+    if stateless and transport != "http":
+        from .. import _errors
+
+        raise _errors.UsageError(
+            "--stateless is for replicas over HTTP; add --transport http (a stdio "
+            "server has one client, its parent)."
+        )
     if transport != "http" and (auth_jwks or auth_issuer or auth_audience):
         from .. import _errors
 
@@ -166,10 +189,11 @@ def mcp_command(
         if transport == "stdio":
             run_stdio(skills)
             return
+        from ..mcp._fleet import server_health
         from ..mcp._http import bind, build_app, serve
 
         sock = bind(host, port)
-        skills.prepare()
+        health = server_health(skills, skills.prepare())
 
         def ready(url: str) -> None:
             if as_json:
@@ -184,7 +208,14 @@ def mcp_command(
 
         value = None if token is None else token.value
         app = build_app(
-            skills.server, host=host, token=value, port=sock.getsockname()[1], auth=auth
+            skills.server,
+            host=host,
+            token=value,
+            port=sock.getsockname()[1],
+            auth=auth,
+            allowed_hosts=forwarded,
+            health=health,
+            stateless=stateless,
         )
         serve(app, sock, on_ready=ready)
     finally:

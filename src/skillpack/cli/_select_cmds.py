@@ -32,7 +32,7 @@ def resolve_command(
 ) -> None:
     """Show which skills TEXT activates ($name, [$name](path), /name args), and why not,
     and when it activates none, the skills a turn would suggest for it."""
-    from ..runtime._suggest import resolution_suggestions
+    from ..runtime._session import resolution_suggestions
 
     session = catalog.session(builtin_commands=builtins)
     resolution = session.resolve(text)

@@ -10,6 +10,7 @@ from typing import Any, Literal
 import click
 
 from ._auth_opts import auth_options, server_auth
+from ._fleet_opts import fleet_options, server_allowed_hosts
 from ._options import CatalogOptions, catalog_options
 from ._output import emit_json, print_table, visible, warn
 from ._server_flags import ServerFlags, server_options
@@ -38,6 +39,7 @@ from ._server_flags import ServerFlags, server_options
     help="Seconds after which an unused session may be closed.",
 )
 @auth_options
+@fleet_options
 @catalog_options
 def serve_command(
     server: ServerFlags,
@@ -47,6 +49,8 @@ def serve_command(
     auth_jwks: str | None,
     auth_issuer: str | None,
     auth_audience: str | None,
+    allowed_hosts: tuple[str, ...],
+    stateless: bool,
     catalog: CatalogOptions,
     as_json: bool,
 ) -> None:
@@ -60,6 +64,10 @@ def serve_command(
     instead, [[auth.grant]] decides which skills each sees, RFC 9728 metadata is at
     /.well-known/oauth-protected-resource/rpc, no token file is written (its field
     is null) and each request is one JSON audit line on stderr.
+
+    Behind a load balancer: GET /healthz and GET /readyz need no token;
+    --allowed-host names the Host the balancer forwards; --stateless keeps no
+    session (session.open, session.close and turn.prepare answer -32015).
     """
     from .._httpguard import is_loopback
     from ..rpc._live import Discovery, default_refresh
@@ -68,6 +76,20 @@ def serve_command(
     from ._server_flags import chosen_token
 
     settle_for_a_long_run()
+    from ._otel import configure_tracing
+
+    configure_tracing()
+    transport = server.transport
+    forwarded = server_allowed_hosts(
+        allowed_hosts, cwd=catalog.cwd, user=not catalog.no_user, transport=transport
+    )
+    if stateless and transport != "http":
+        from .. import _errors
+
+        raise _errors.UsageError(
+            "--stateless is for replicas over HTTP; add --transport http (over stdio the "
+            "one client is the parent process)."
+        )
     options = ServeOptions(
         discovery=Discovery(
             cwd=os.path.abspath(catalog.cwd or os.getcwd()),
@@ -83,7 +105,7 @@ def serve_command(
             "only at the next call, and skills/changed comes late; "
             "pip install 'skillpack[rpc]' to watch the roots."
         )
-    if server.transport == "stdio":
+    if transport == "stdio":
         if auth_jwks or auth_issuer or auth_audience:
             from .. import _errors
 
@@ -140,6 +162,8 @@ def serve_command(
         announce=announce,
         auth=bearer,
         grants=grants,
+        allowed_hosts=forwarded,
+        stateless=stateless,
     )
 
 

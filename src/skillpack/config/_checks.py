@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._limits import MAX_SUGGESTIONS, SEARCH_MAX_LIMIT
+from .._paths import FAMILIES
 from ..render._catalog import CATALOG_MODES
 
 _TOML_TYPE_NAMES: tuple[tuple[type, str], ...] = (
@@ -46,6 +47,13 @@ class Invalid(Exception):
 def string_list(value: Any) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise Invalid("an array of strings")
+    return tuple(value)
+
+
+def families(value: Any) -> tuple[str, ...]:
+    """`[discovery] folders_off`: names of families of default folders (`_paths.FAMILIES`)."""
+    if not isinstance(value, list) or not all(v in FAMILIES for v in value):
+        raise Invalid(f"an array of folder families, from {', '.join(FAMILIES)}")
     return tuple(value)
 
 

@@ -15,6 +15,8 @@ Schema (every key optional)::
     [discovery]
     max_depth = 6
     max_dirs = 2000
+    folders_off = ["cursor"]           # families of default folders left out: agents,
+                                       # claude, opencode, codex, copilot, gemini, cursor
     [permissions]
     allow = ["glob"]
     deny = ["glob"]
@@ -36,6 +38,8 @@ Schema (every key optional)::
     claim = "groups"                   # dotted for nested claims (realm_access.roles)
     value = "finance"
     skills = ["finance-*", "public-*"]
+    [server]                           # both HTTP servers
+    allowed_hosts = ["lb.internal:8080"]  # Host names a balancer or proxy forwards
 
 A file that is not TOML, a wrong type or an unknown key is a `Problem`, never a
 crash; the rest still applies (`parse_config`). Layers merge user first, then
@@ -72,6 +76,7 @@ from ._checks import (
     boolean,
     catalog_mode,
     enabled_entries,
+    families,
     fraction,
     grant_list,
     int_at_least,
@@ -170,6 +175,9 @@ class Config:
     """`[discovery] max_depth`: how deep below a root the walk goes."""
     max_dirs: int = MAX_DIRS
     """`[discovery] max_dirs`: directories visited per root at most."""
+    folders_off: tuple[str, ...] = ()
+    """`[discovery] folders_off`: families of default folders not searched (`.github/skills`
+    and `~/.copilot/skills` are `copilot`'s; `_paths.FAMILIES`)."""
     permissions: PermissionRules = field(default_factory=PermissionRules)
     """`[permissions]` globs of every layer, with the file each came from."""
     mcp_servers: tuple[Mapping[str, Any], ...] = ()
@@ -185,6 +193,9 @@ class Config:
     """`[auth] required_scopes`: scopes every token must carry."""
     auth_grants: tuple[Grant, ...] = ()
     """`[[auth.grant]]`: which skills a token's claims open (none: every skill)."""
+    server_allowed_hosts: tuple[str, ...] = ()
+    """`[server] allowed_hosts`: `HOST[:PORT]` names a balancer or proxy forwards, which
+    the HTTP servers accept beside loopback (`--allowed-host` adds to them)."""
     sources: tuple[str, ...] = ()
     """The config files that were read, in merge order."""
     path_aliases: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
@@ -251,7 +262,11 @@ class Config:
                 "context_window_fraction": self.budget_fraction,
                 "chars": self.budget_chars,
             },
-            "discovery": {"max_depth": self.max_depth, "max_dirs": self.max_dirs},
+            "discovery": {
+                "max_depth": self.max_depth,
+                "max_dirs": self.max_dirs,
+                "folders_off": list(self.folders_off),
+            },
             "permissions": {d: list(self.permissions.globs(d)) for d in DECISIONS},
             "mcp_servers": [dict(server) for server in self.mcp_servers],
             "auth": {
@@ -264,6 +279,7 @@ class Config:
                     for g in self.auth_grants
                 ],
             },
+            "server": {"allowed_hosts": list(self.server_allowed_hosts)},
             "sources": list(self.sources),
         }
 
@@ -356,6 +372,7 @@ _SCHEMA: Mapping[tuple[str, str], tuple[str, Check]] = {
     ("budget", "chars"): ("budget_chars", int_at_least(1)),
     ("discovery", "max_depth"): ("max_depth", int_at_least(0)),
     ("discovery", "max_dirs"): ("max_dirs", int_at_least(1)),
+    ("discovery", "folders_off"): ("folders_off", families),
     ("permissions", "allow"): ("allow", string_list),
     ("permissions", "deny"): ("deny", string_list),
     ("permissions", "ask"): ("ask", string_list),
@@ -364,6 +381,7 @@ _SCHEMA: Mapping[tuple[str, str], tuple[str, Check]] = {
     ("auth", "audience"): ("auth_audience", non_empty_string),
     ("auth", "required_scopes"): ("auth_required_scopes", string_list),
     ("auth", "grant"): ("auth_grants", grant_list),
+    ("server", "allowed_hosts"): ("server_allowed_hosts", string_list),
 }
 _TABLES = frozenset(table for table, _ in _SCHEMA if table)
 _SCALARS = (
@@ -373,6 +391,7 @@ _SCALARS = (
     "budget_chars",
     "max_depth",
     "max_dirs",
+    "folders_off",
     "skills_enabled",
     "search_default_limit",
     "search_max_limit",
@@ -384,6 +403,7 @@ _SCALARS = (
     "auth_audience",
     "auth_required_scopes",
     "auth_grants",
+    "server_allowed_hosts",
 )
 _HEADER = re.compile(r"^\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$")
 

@@ -76,6 +76,7 @@ def discover(
     max_file_bytes: int = MAX_SKILL_FILE_BYTES,
     note_paths: Sequence[str] = (),
     load_helper: bool | None = None,
+    folders_off: Sequence[str] = (),
     options: DiscoveryOptions | None = None,
 ) -> Catalog:
     """Find every skill under the roots and return them with every problem.
@@ -102,6 +103,8 @@ def discover(
         load_helper: Load many new SKILL.md files on a second core (a helper
             process): False never, True when the machine has a spare core; None
             unless `SKILLPACK_LOAD_HELPER=0` is in the environment.
+        folders_off: Families of default folders not searched (`copilot`,
+            `gemini`, `cursor`, ...: `_paths.FAMILIES`).
         options: All of the above but `cwd` as one value (`DiscoveryOptions`); a
             keyword left at its default defers to it, a keyword given fills a field
             it leaves at its default.
@@ -137,6 +140,7 @@ def discover(
             "max_file_bytes": max_file_bytes,
             "note_paths": note_paths,
             "load_helper": load_helper,
+            "folders_off": folders_off,
         },
         defaults=_KEYWORD_DEFAULTS,
     )
@@ -159,6 +163,7 @@ _KEYWORD_DEFAULTS: dict[str, Any] = {
     "max_file_bytes": MAX_SKILL_FILE_BYTES,
     "note_paths": (),
     "load_helper": None,
+    "folders_off": (),
 }
 """`discover`'s keyword defaults: a keyword left at one defers to `options=`."""
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from .._model import Problem, Root, Severity, Skill
-from ..index._snapshot import problem_values, skill_values
+from ..index._snapshot import FileVersion, problem_values, skill_values
 
 _ROOT_FIELDS = tuple(field.name for field in dataclasses.fields(Root))
 
@@ -68,7 +68,7 @@ class WalkRecord:
     def __init__(self, *, timed: bool = True) -> None:
         self.timed = timed
         self.dirs: list[tuple[str, int, int]] = []
-        self.manifests: list[tuple[str, tuple[int, int, int] | None]] = []
+        self.manifests: list[tuple[str, FileVersion | None]] = []
         self.problems: list[Problem] = []
         self.items: list[tuple[Found, Skill | None, tuple[Problem, ...]]] = []
         self.reusable = True

@@ -28,6 +28,7 @@ from typing import Any, Literal, cast, get_args
 from .._errors import UsageError
 from .._limits import MAX_DEPTH, MAX_DIRS, MAX_SKILL_FILE_BYTES
 from .._model import Root
+from .._paths import FAMILIES
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -76,12 +77,18 @@ class DiscoveryOptions:
     """Load a big catalog's new SKILL.md files on a second core, in one helper process
     per run: False never starts one, True whenever the machine has a spare core. None
     (the default) is True unless the environment says `SKILLPACK_LOAD_HELPER=0`."""
+    folders_off: Sequence[str] | None = None
+    """Families of default folders left out (`_paths.FAMILIES`: `agents`, `claude`,
+    `opencode`, `codex`, `copilot`, `gemini`, `cursor`), in the repo and user scopes
+    (None: the config's `[discovery] folders_off` where a config is read, else none)."""
 
     def __post_init__(self) -> None:
         if self.roots is not None:
             object.__setattr__(self, "roots", as_roots(self.roots))
         object.__setattr__(self, "extra_roots", _paths("extra_roots", self.extra_roots))
         object.__setattr__(self, "note_paths", _paths("note_paths", self.note_paths))
+        if self.folders_off is not None:
+            object.__setattr__(self, "folders_off", _families(self.folders_off))
         if self.cache_dir is not None:
             if not isinstance(self.cache_dir, str | os.PathLike):
                 raise _Invalid(
@@ -175,6 +182,23 @@ def _paths(name: str, value: Sequence[str | os.PathLike[str]]) -> tuple[str, ...
             )
         result.append(os.fspath(item))
     return tuple(result)
+
+
+def _families(value: Sequence[str]) -> tuple[str, ...]:
+    """`folders_off` as a tuple of known family names; anything else is refused."""
+    if isinstance(value, str):
+        raise _Invalid(
+            "folders_off", f"takes a list of families, not one; write {{kw}}=[{_quoted(value)}]."
+        )
+    names = tuple(value)
+    unknown = [name for name in names if name not in FAMILIES]
+    if unknown:
+        raise _Invalid(
+            "folders_off",
+            f"got {_quoted(unknown[0])}, which is no family of folders; use some of "
+            f"{', '.join(FAMILIES)}.",
+        )
+    return names
 
 
 def _check_bound(name: str, value: int | None, least: int) -> None:

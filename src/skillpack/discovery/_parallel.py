@@ -4,7 +4,7 @@ A cold scan spends most of its time reading and parsing files one after another
 while a second core idles. `LoadHelper` is one helper process per discovery run,
 started once the run has met `HELPER_START_FILES` files the index has never seen
 and only on a machine with a spare core. It runs this very copy of skillpack
-(`python -S -c`, with this process's `sys.path`) and serves `serve_loads`: the
+(`python -S -c`, with this process's interpreter flags and `sys.path`) and serves `serve_loads`: the
 same `load_skill_md`, on the same file, sending each result back as the index
 stores it (marshal of `skill_values` and `problem_values`). So a file gives the
 same Skill and problems whichever process read it.
@@ -213,11 +213,15 @@ class LoadHelper:
             "import sys; sys.path[:] = sys.argv[1:]; "
             "from skillpack.discovery._parallel import _main; _main()"
         )
+        # This interpreter's flags first (`-I`, `-E`, `-s`, `-P`, `-B`, `-X`, `-W`...),
+        # by the standard library's own rule: a helper of a `python -I` run must not
+        # read PYTHONPATH, which would let a planted `encodings` run at its start.
+        flags: list[str] = subprocess._args_from_interpreter_flags()  # type: ignore[attr-defined]
         try:
             self._process = subprocess.Popen(
                 # Only str entries: a program may put anything in `sys.path`, and
                 # imports use only those.
-                [sys.executable, "-S", "-c", code, package]
+                [sys.executable, *flags, "-S", "-c", code, package]
                 + [entry for entry in sys.path if isinstance(entry, str)],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,

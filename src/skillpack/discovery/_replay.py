@@ -17,14 +17,12 @@ from .._model import Problem, Root, Skill
 from ..index._snapshot import (
     ITEM_AGENTS,
     ITEM_CODEX_SIG,
-    ITEM_CTIME,
     ITEM_DIR,
-    ITEM_INO,
-    ITEM_MTIME,
     ITEM_PATH,
     ITEM_REAL,
-    ITEM_SIZE,
+    ITEM_STAT,
     SnapshotItem,
+    file_version,
     problem_values,
     problems_from_values,
     skill_from_values,
@@ -90,8 +88,9 @@ def _changed_files(items: Any) -> dict[int, tuple[os.stat_result, tuple[str | No
     """`stat` each recorded SKILL.md: by position, the ones whose version moved (with
     their new stat and sidecar); None when one is gone or no longer a regular file.
 
-    Once per skill on every warm run, so the loop body is kept to one `stat` and four
-    integer comparisons: fields are read by the offsets `index._snapshot` names.
+    Once per skill on every warm run, so the loop body is kept to one `stat` and two
+    comparisons: fields are read by the offsets `index._snapshot` names, and the file's
+    version is `file_version`, as for the sidecar and the plugin manifests.
     """
     changed: dict[int, tuple[os.stat_result, tuple[str | None, str]]] = {}
     stat_ = os.stat
@@ -104,10 +103,7 @@ def _changed_files(items: Any) -> dict[int, tuple[os.stat_result, tuple[str | No
                 return None
             codex = codex_sidecar(item_values[ITEM_DIR]) if item_values[ITEM_AGENTS] else no_codex
             if (
-                st.st_mtime_ns != item_values[ITEM_MTIME]
-                or st.st_size != item_values[ITEM_SIZE]
-                or st.st_ino != item_values[ITEM_INO]
-                or st.st_ctime_ns != item_values[ITEM_CTIME]
+                file_version(st) != item_values[ITEM_STAT]
                 or codex[1] != item_values[ITEM_CODEX_SIG]
             ):
                 changed[index] = (st, codex)

@@ -13,32 +13,42 @@ and the reading of those small config files are the only I/O.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 from .._model import Root, RootKind, Scope
-from .._paths import admin_dir, opencode_dirs, project_dirs, system_skills_dir, user_roots
+from .._paths import (
+    REPO_FOLDERS,
+    admin_dir,
+    agents_reading,
+    opencode_dirs,
+    project_dirs,
+    system_skills_dir,
+    user_roots,
+)
 from ._opencode import opencode_skill_paths
 from ._options import DEFAULT_OPTIONS, DiscoveryOptions
 
-REPO_SKILL_DIRS: tuple[str, ...] = (
-    ".agents/skills",
-    ".claude/skills",
-    ".opencode/skills",
-    ".opencode/skill",
-    ".codex/skills",
-)
+REPO_SKILL_DIRS: tuple[str, ...] = tuple(sub for sub, kind, _ in REPO_FOLDERS if kind == "skills")
 """Skill roots looked for in every folder from cwd up to the project root, in rank order."""
 
-REPO_COMMAND_DIRS: tuple[str, ...] = (".claude/commands",)
+REPO_COMMAND_DIRS: tuple[str, ...] = tuple(
+    sub for sub, kind, _ in REPO_FOLDERS if kind == "commands"
+)
 """Legacy command roots of every repo folder, ranked after its skill roots."""
 
+_Subdir = tuple[str, RootKind, tuple[str, ...]]
 
-def _repo_subdirs(repo_skills_dir: bool) -> tuple[tuple[str, RootKind], ...]:
-    """The roots of one repo folder, in rank order (`skills/` last, when configured)."""
-    subdirs: list[tuple[str, RootKind]] = [(d, "skills") for d in REPO_SKILL_DIRS]
-    subdirs += [(d, "commands") for d in REPO_COMMAND_DIRS]
+
+def _repo_subdirs(repo_skills_dir: bool, off: Collection[str] = ()) -> tuple[_Subdir, ...]:
+    """The roots of one repo folder, in rank order (`skills/` last, when configured),
+    each with the agents that read it; those of a family in `off` are left out, and
+    keep their rank, so turning a family off never reorders the others."""
+    subdirs: list[_Subdir] = [
+        (sub if family not in off else "", kind, agents_reading(family, kind, "repo"))
+        for sub, kind, family in REPO_FOLDERS
+    ]
     if repo_skills_dir:
-        subdirs.append(("skills", "skills"))
+        subdirs.append(("skills", "skills", ()))
     return tuple(subdirs)
 
 
@@ -96,44 +106,61 @@ def default_roots(
     seen: set[str] = set()
 
     def add(
-        path: str, scope: Scope, rank: int, *, kind: RootKind = "skills", must_exist: bool = True
+        path: str,
+        scope: Scope,
+        rank: int,
+        *,
+        kind: RootKind = "skills",
+        must_exist: bool = True,
+        agents: tuple[str, ...] = (),
     ) -> None:
         path = os.path.abspath(os.path.expanduser(path))
         if path in seen or (must_exist and not os.path.isdir(path)):
             return
         seen.add(path)
         follow = scope != "system"
-        roots.append(Root(path=path, scope=scope, rank=rank, follow_symlinks=follow, kind=kind))
+        roots.append(
+            Root(
+                path=path, scope=scope, rank=rank, follow_symlinks=follow, kind=kind, agents=agents
+            )
+        )
 
-    users = user_roots() if include_user else ()
+    off = frozenset(o.folders_off or ())
+    users = [
+        (path, kind, agents_reading(family, kind, "user"))
+        for path, kind, family in (user_roots() if include_user else ())
+        if family not in off
+    ]
     chain: tuple[str, ...] = ()
     if o.include_admin:
         add(admin_dir(), "admin", 0)
     if include_repo:
-        user_paths = {os.path.abspath(path) for path, _kind in users}
+        user_paths = {os.path.abspath(path) for path, _kind, _agents in users}
         seen.update(user_paths)
-        subdirs = _repo_subdirs(bool(o.repo_skills_dir))
+        subdirs = _repo_subdirs(bool(o.repo_skills_dir), off)
         chain = project_dirs(cwd or os.getcwd())
-        for level, base in enumerate(chain):
-            for index, (sub, kind) in enumerate(subdirs):
-                add(os.path.join(base, sub), "repo", level * len(subdirs) + index, kind=kind)
+        levels = [(level, base) for level, base in enumerate(chain)]
         noted = noted_dirs(chain, o.note_paths)
         if noted:
             deepest = noted[0][1]
-            for base, depth in noted:
-                level = len(chain) + deepest - depth
-                for index, (sub, kind) in enumerate(subdirs):
-                    add(os.path.join(base, sub), "repo", level * len(subdirs) + index, kind=kind)
+            levels += [(len(chain) + deepest - depth, base) for base, depth in noted]
+        for level, base in levels:
+            for index, (sub, kind, agents) in enumerate(subdirs):
+                if sub:
+                    rank = level * len(subdirs) + index
+                    add(os.path.join(base, sub), "repo", rank, kind=kind, agents=agents)
         seen.difference_update(user_paths)
     for rank, extra in enumerate(extra_roots):
         add(os.fspath(extra), "extra", rank, must_exist=False)
-    configured = opencode_skill_paths(
-        cwd or os.getcwd(), opencode_dirs() if include_user else (), chain
+    configured = (
+        opencode_skill_paths(cwd or os.getcwd(), opencode_dirs() if include_user else (), chain)
+        if "opencode" not in off
+        else []
     )
     for rank, path in enumerate(configured, start=len(extra_roots)):
         add(path, "extra", rank)
-    for rank, (user, kind) in enumerate(users):
-        add(user, "user", rank, kind=kind)
+    for rank, (user, kind, agents) in enumerate(users):
+        add(user, "user", rank, kind=kind, agents=agents)
     if o.include_system:
         add(system_skills_dir(), "system", 0)
     return tuple(roots)

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Final
 from .._errors import SkillIOError, SkillNotFoundError, SkillpackError, SkillPermissionError
 from .._limits import MAX_LISTED_FILES, MAX_READ_FILE_BYTES, MAX_SKILL_FILE_BYTES
 from .._model import Skill, SkillFile, sha256_digest
+from ..index._snapshot import file_version
 from ._confine import NOISE_DIRS, SKILL_FILE, confined_parts, missing, refuse, too_large
 from ._load import read_bytes, read_fd
 
@@ -62,8 +63,8 @@ def skill_file_error(skill: Skill, path: str, exc: OSError) -> SkillpackError:
 
 
 def skill_version(skill: Skill) -> tuple[int, ...]:
-    """`(mtime_ns, size, ctime_ns)` of the skill's SKILL.md now: ctime too, since an
-    edit that restores mtime and keeps the size still changes it.
+    """`index._snapshot.file_version` of the skill's SKILL.md now (ctime too, since an
+    edit that restores mtime and keeps the size still changes it).
 
     Raises:
         SkillNotFoundError, SkillPermissionError, SkillIOError: see `skill_file_error`.
@@ -72,7 +73,7 @@ def skill_version(skill: Skill) -> tuple[int, ...]:
         st = os.stat(skill.path)
     except OSError as exc:
         raise skill_file_error(skill, skill.path, exc) from exc
-    return st.st_mtime_ns, st.st_size, st.st_ctime_ns
+    return file_version(st)
 
 
 def read_body(skill: Skill, *, max_bytes: int = MAX_SKILL_FILE_BYTES) -> str:

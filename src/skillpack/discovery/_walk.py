@@ -13,6 +13,7 @@ found.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import stat
@@ -22,6 +23,7 @@ from typing import Final
 
 from .._limits import MAX_MANIFEST_BYTES
 from .._model import Problem, Root
+from ..index._snapshot import FileVersion, file_version
 from ._confine import NOISE_DIRS, SKILL_FILE
 from ._found import Found, WalkRecord, problem
 from ._load import read_bytes
@@ -37,11 +39,15 @@ AGENT_LOADED_SKIPS: dict[str, dict[str, str]] = {
     "node_modules": {
         "codex": "loads the skills under node_modules (in the roots it reads)",
         "opencode": "loads the skills under node_modules (in the roots it reads)",
+        "copilot": "loads the skills under node_modules (in the roots it reads)",
     },
     ".": {"opencode": "loads the skills in hidden folders of .agents/skills and .claude/skills"},
 }
 """What the agents do with the skills in a folder the walk skips (`.`: any hidden one),
 measured by `tests/compat/`; the notes of a `folder-skipped` problem."""
+
+AGENT_TITLES: dict[str, str] = {"codex": "Codex", "opencode": "OpenCode", "copilot": "Copilot CLI"}
+"""How a message names the agents of `AGENT_LOADED_SKIPS`."""
 
 HIDDEN_LOADING_ROOTS: tuple[str, ...] = (
     os.sep + os.path.join(".agents", "skills"),
@@ -127,17 +133,17 @@ def codex_sidecar(folder: str) -> tuple[str | None, str]:
         except OSError:
             continue
         if stat.S_ISREG(st.st_mode):
-            return candidate, f"{candidate}|{st.st_mtime_ns}|{st.st_size}"
+            return candidate, "|".join((candidate, *map(str, file_version(st))))
     return None, ""
 
 
-def file_sig(path: str) -> tuple[int, int, int] | None:
-    """(mtime_ns, ctime_ns, size) of a file, None when it cannot be `stat`ed."""
+def file_sig(path: str) -> FileVersion | None:
+    """`file_version` of a file (a plugin manifest), None when it cannot be `stat`ed."""
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size)
+    return file_version(st)
 
 
 Listing = tuple[int, list[tuple[str, bool]], list[str], bool, bool, list[str]]
@@ -253,7 +259,8 @@ def _folder_skipped(folder: str, kind: str, skill_md: str) -> Problem:
         "resources": f"it is the {os.path.basename(folder)}/ folder of a skill (its resources)",
     }[kind]
     agents = AGENT_LOADED_SKIPS[kind]
-    who = " and ".join("Codex" if a == "codex" else "OpenCode" for a in sorted(agents))
+    titles = [AGENT_TITLES[a] for a in sorted(agents)]
+    who = ", ".join(titles[:-1]) + " and " + titles[-1] if len(titles) > 1 else titles[0]
     return Problem(
         path=folder,
         severity="warning",
@@ -294,15 +301,27 @@ def _truncated(root_path: str, max_dirs: int, left: int) -> Problem:
     )
 
 
+DEEPER_READERS: dict[str, str] = {
+    "opencode": "loads skills at any depth (in the roots it reads)",
+    "copilot": "loads skills at any depth (in the roots it reads)",
+}
+"""The agents that search a root with no depth limit (measured by `tests/compat/`):
+the notes of a `walk-truncated` problem about depth."""
+
+
 def _too_deep(root_path: str, max_depth: int, example: str) -> Problem:
-    return problem(
-        root_path,
-        "warning",
-        "walk-truncated",
-        f"Stopped searching {root_path} at depth {max_depth}: deeper folders (such as "
-        f"{example}) were not searched. Raise the limit (`--max-depth` on the command "
-        "line, `[discovery] max_depth` in the config, or `max_depth` in the API) if "
-        "skills live deeper.",
+    return dataclasses.replace(
+        problem(
+            root_path,
+            "warning",
+            "walk-truncated",
+            f"Stopped searching {root_path} at depth {max_depth}: deeper folders (such as "
+            f"{example}) were not searched, while OpenCode and Copilot CLI search every "
+            "depth. Raise the limit (`--max-depth` on the command line, "
+            "`[discovery] max_depth` in the config, or `max_depth` in the API) if skills "
+            "live deeper.",
+        ),
+        agents=dict(DEEPER_READERS),
     )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import marshal
 import operator
+import os
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -32,7 +33,7 @@ class SnapshotItem(NamedTuple):
     """Part of the version: an edit that restores mtime and keeps the size changes it."""
     codex_path: str | None
     codex_sig: str
-    """`path|mtime_ns|size` of the `agents/openai.yaml` sidecar, or empty."""
+    """`path|<file_version>` of the `agents/openai.yaml` sidecar, or empty."""
     agents: bool
     """The folder has an `agents/` subfolder."""
 
@@ -48,6 +49,18 @@ ITEM_CODEX_SIG = SnapshotItem._fields.index("codex_sig")
 ITEM_AGENTS = SnapshotItem._fields.index("agents")
 ITEM_STAT = slice(ITEM_MTIME, ITEM_CTIME + 1)
 """(mtime_ns, size, ino, ctime_ns): the file version an entry's parse belongs to."""
+
+FileVersion = tuple[int, int, int, int]
+"""`(mtime_ns, size, ino, ctime_ns)`: see `file_version`."""
+
+
+def file_version(st: os.stat_result) -> FileVersion:
+    """The version of a file by its `stat`: the one rule by which a warm run tells that
+    a file deciding what a skill is (SKILL.md, the Codex sidecar, a plugin manifest)
+    is unchanged. ctime is part of it, since an edit that keeps the size and restores
+    the mtime still moves it; the inode, since a file renamed over it is another file.
+    Laid out as `ITEM_STAT` of a snapshot item."""
+    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
 
 
 class SnapshotEntry(NamedTuple):
@@ -66,8 +79,8 @@ class Snapshot(NamedTuple):
 
     dirs: tuple[tuple[str, int, int], ...]
     """`(folder, mtime_ns, ctime_ns)` of every folder listed."""
-    manifests: tuple[tuple[str, tuple[int, int, int] | None], ...]
-    """`(plugin.json path, (mtime_ns, ctime_ns, size) or None)` of every plugin manifest."""
+    manifests: tuple[tuple[str, FileVersion | None], ...]
+    """`(plugin.json path, file_version or None)` of every plugin manifest."""
     walk_problems: tuple[tuple[Any, ...], ...]
     """`problem_values(...)` of the walk itself."""
     entries: tuple[tuple[Any, ...], ...]

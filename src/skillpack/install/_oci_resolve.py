@@ -4,7 +4,8 @@
    `verify_key`, a cosign signature over that digest must verify first;
 2. an index is followed by digest: an agentskills collection gives one skill per
    entry, any other index its first entry (ToolHive's per-platform form); an entry
-   naming an index already on the path is refused (`index-cycle`);
+   naming an index already on the path is refused (`index-cycle`), and one nested
+   past `MAX_INDEX_DEPTH` (`index-too-deep`);
 3. each manifest is recognised (`_oci_formats.recognise`), its one layer fetched by
    digest within the size cap and unpacked with the archive rules, links refused;
 4. every skill becomes a candidate through `make_candidate`, its origin pinned to
@@ -185,7 +186,14 @@ def _follow(
     document = parse_json(fetched.body, label=label)
     if is_index(document, fetched.content_type):
         if depth >= MAX_INDEX_DEPTH:
-            raise Refused("index-cycle", f"{label}: indexes nest deeper than {MAX_INDEX_DEPTH}.")
+            raise Refused(
+                "index-too-deep",
+                f"{label}: this index is nested {depth + 1} levels deep, past the "
+                f"{MAX_INDEX_DEPTH} skillpack follows (a collection index listing skill "
+                "manifests, or one index of platforms above them). Publish the skill "
+                "manifests in a flat index, or install by the inner index's digest "
+                f"(oci://{ref.registry}/{ref.name}@<digest>).",
+            )
         entries = descriptors(document, "manifests", label=label)
         if not entries:
             raise Refused("not-a-skill", f"{label} is an empty index.")

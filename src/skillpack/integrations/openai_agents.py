@@ -15,7 +15,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..runtime._tools import ToolCallError, failure
+from .._errors import UsageError
+from ..runtime._tool_args import parse_args
+from ..runtime._tools import failure
 from ._extras import missing_extra
 from ._skills import Skills as _Skills
 
@@ -56,10 +58,9 @@ class Skills(_Skills):
     def _invoker(self, name: str) -> Any:
         async def invoke(context: ToolContext[Any], arguments: str) -> str:
             try:
-                parsed = json.loads(arguments) if arguments else {}
-            except json.JSONDecodeError as exc:
-                bad = ToolCallError("INVALID_PARAM", f"The arguments are not JSON: {exc}.")
-                return json.dumps(failure(bad))
+                parsed = parse_args(name, arguments or "")
+            except UsageError as exc:
+                return json.dumps(failure(exc))
             return json.dumps(await self.acall(name, parsed))
 
         return invoke

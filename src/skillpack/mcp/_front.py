@@ -19,9 +19,10 @@ the client's `initialize` is replayed to the SDK server under a private id (its 
 is dropped), then its `notifications/initialized` if it sent one, then every byte not
 yet answered, and the SDK serves from there (`_server.run_stdio`). The front answers
 each line before it reads the next, so answers keep the order of requests however the
-client pipelines them. What the front sends is byte for byte what the SDK server sends
-for the same lines, for every protocol version of the handshake era
-(`tests/mcp/test_front.py` runs both and compares).
+client pipelines them. What the front sends is what the SDK server sends for the same
+lines, for every protocol version of the handshake era (`tests/mcp/test_front.py` runs
+both and compares the messages): the pages are `_pages`', as the SDK server's are, and
+the `initialize` result is the SDK server's own, recorded (`_handshake`).
 
 `SKILLPACK_MCP_FAST_START=0` turns the front off (the SDK serves from the start).
 """
@@ -31,7 +32,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
-import math
 import os
 import select
 import sys
@@ -40,11 +40,10 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from .._version import __version__
+from ._handshake import recorded
 from ._pages import (
     INSTRUCTIONS,
     LOGGER_NAME,
-    SKILLS_EXTENSION,
     Pages,
     Told,
     decode_cursor,
@@ -58,12 +57,6 @@ if TYPE_CHECKING:
     from ._server import SkillServer
 
 FAST_START_ENV: Final = "SKILLPACK_MCP_FAST_START"
-HANDSHAKE_VERSIONS: Final = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
-"""The SDK's handshake-era protocol versions (its `HANDSHAKE_PROTOCOL_VERSIONS`; a
-test keeps the two equal): a client asking for another gets the latest."""
-LATEST_HANDSHAKE: Final = HANDSHAKE_VERSIONS[-1]
-MODERN_META_KEY: Final = "io.modelcontextprotocol/protocolVersion"
-"""In a request's `_meta`, the mark of the 2026 protocol era (the SDK's to serve)."""
 REPLAY_ID: Final = "skillpack-front/initialize"
 """The id the client's `initialize` is replayed to the SDK under (its reply dropped)."""
 HANDSHAKE_WAIT_S: Final = 0.25
@@ -119,93 +112,19 @@ def enabled(environ: Mapping[str, str] | None = None) -> bool:
 
 
 def _dump(message: dict[str, Any]) -> bytes:
-    """One message as the SDK writes it on stdio: pydantic's compact JSON, a newline.
+    """One message as compact JSON and a newline, as the SDK writes it on stdio.
 
-    Written by `json` (`_compact_json` where a float is in it), whose bytes are then the
-    same (a property test checks): pydantic_core takes some 50-80 ms to import, which
-    would hold the GIL from discovery as the server starts, or hold the first page of a
-    catalog whose first skills carry a number like `version: 1.0`. Text `json` cannot
-    encode goes to pydantic."""
-    text = (
-        json.dumps(message, ensure_ascii=False, separators=(",", ":"))
-        if _floatless(message)
-        else _compact_json(message)
-    )
-    if text is not None:
-        with contextlib.suppress(UnicodeEncodeError):  # a lone surrogate: pydantic's error
-            return text.encode("utf-8") + b"\n"
+    Written by `json`: importing pydantic_core (some 50-80 ms) would hold the GIL from
+    discovery as the server starts. A float is written as Python writes it (`1e-07`
+    where pydantic writes `1e-7`: the same number to any JSON reader). What `json`
+    cannot write as JSON (NaN, the infinities, a lone surrogate) goes to pydantic_core,
+    which writes the SDK's answer to it (`null` for the numbers)."""
+    with contextlib.suppress(ValueError):  # UnicodeEncodeError is one too
+        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        return text.encode("utf-8") + b"\n"
     import pydantic_core
 
     return pydantic_core.to_json(message, inf_nan_mode="null") + b"\n"
-
-
-def _floatless(value: object) -> bool:
-    """Whether `value` is JSON made of objects with text keys, arrays, text, integers,
-    booleans and null only."""
-    if value is None or isinstance(value, str | int):  # bool is an int
-        return True
-    if isinstance(value, dict):
-        return all(type(k) is str and _floatless(v) for k, v in value.items())
-    if isinstance(value, list):
-        return all(_floatless(item) for item in value)
-    return False
-
-
-def _compact_json(value: object) -> str | None:
-    """`value` as pydantic_core's compact JSON when it is made of what `_floatless`
-    allows and floats; None for anything else."""
-    if isinstance(value, float):
-        return _float_json(value)
-    if value is None or isinstance(value, str | int):
-        return json.dumps(value, ensure_ascii=False)
-    parts: list[str] = []
-    if isinstance(value, dict):
-        for key, item in value.items():
-            text = _compact_json(item) if type(key) is str else None
-            if text is None:
-                return None
-            parts.append(f"{json.dumps(key, ensure_ascii=False)}:{text}")
-        return "{" + ",".join(parts) + "}"
-    if isinstance(value, list):
-        for item in value:
-            text = _compact_json(item)
-            if text is None:
-                return None
-            parts.append(text)
-        return "[" + ",".join(parts) + "]"
-    return None
-
-
-def _float_json(value: float) -> str:
-    """A float as pydantic_core writes it: Python's shortest repr, but NaN and the
-    infinities as `null`, an exponent of -5 written out (`0.000025`) and a smaller one
-    unpadded (`1e-7`, not `1e-07`)."""
-    if value != value or value in (math.inf, -math.inf):
-        return "null"
-    text = repr(value)
-    mantissa, _e, exponent = text.partition("e")
-    if not exponent or exponent[0] == "+":
-        return text
-    if exponent == "-05":
-        sign, digits = ("-", mantissa[1:]) if mantissa[0] == "-" else ("", mantissa)
-        return f"{sign}0.0000{digits.replace('.', '')}"
-    return f"{mantissa}e-{exponent[1:].lstrip('0')}"
-
-
-def initialize_result(version: str, instructions: str) -> dict[str, Any]:
-    """The `initialize` result the SDK server sends `skillpack mcp`'s clients."""
-    return {
-        "capabilities": {
-            "logging": {},
-            "prompts": {"listChanged": True},
-            "resources": {"listChanged": True, "subscribe": False},
-            "tools": {"listChanged": True},
-            "extensions": {SKILLS_EXTENSION: {"directoryRead": True}},
-        },
-        "instructions": instructions,
-        "protocolVersion": version,
-        "serverInfo": {"name": "skillpack", "version": __version__},
-    }
 
 
 def _plain_initialize(params: object) -> str | None:
@@ -382,7 +301,6 @@ class Core:
         asked = _plain_initialize(message.get("params"))
         if asked is None:
             return None
-        version = asked if asked in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE
         if self._catalog_instructions:
             instructions = self.pages().instructions()
         else:
@@ -391,7 +309,7 @@ class Core:
         reply = {
             "jsonrpc": "2.0",
             "id": request_id,
-            "result": initialize_result(version, instructions),
+            "result": recorded().result(asked, instructions),
         }
         self.initialize_line = json.dumps({**message, "id": REPLAY_ID}).encode() + b"\n"
         return [_dump(reply)]

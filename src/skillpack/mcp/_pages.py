@@ -6,7 +6,7 @@ catalog (`ServedCatalog`, rebuilt when the catalog or the config changes), the
 log message naming what is left out, the problems report, the `instructions` text
 and the page cursors. `_server.SkillServer` serves these through the SDK; the stdio
 front (`_front`) answers the first pages with them before the SDK is even imported.
-Both build the same dicts here, so both send the same bytes.
+Both build the same dicts here, so both send the same messages.
 """
 
 from __future__ import annotations

@@ -50,9 +50,11 @@ from .._model import SKILL_FILE, Skill
 from .._version import __version__
 from ..render._catalog import CatalogMode
 from ..runtime._granted import Granted
+from ..runtime._index_search import new_search
+from ..runtime._noted import NOTE_PATHS_TOOL, call_note_paths, note_paths_definition
 from ..runtime._readers import SkillContent
 from ..runtime._session import Session
-from ..runtime._tools import SkillTools, new_search
+from ..runtime._tools import SkillTools
 from ..select._grants import SkillGrant
 from ._auth import caller_of
 from ._errors import internal_error, to_mcp_error
@@ -466,12 +468,13 @@ class SkillServer:
         def definitions() -> list[dict[str, Any]]:
             # The catalog in skill_load's description follows the live catalog: a
             # change sends tools/list_changed, and the client lists tools again.
-            return conversation.tools.definitions_for(
+            listed = conversation.tools.definitions_for(
                 "mcp",
                 catalog=True,
                 catalog_chars=self.catalog_chars,
                 catalog_mode=self.catalog_mode,
             )
+            return [*listed, note_paths_definition()]
 
         listed = await self._run(definitions)
         return types.ListToolsResult(tools=[_tool(d) for d in listed])
@@ -480,7 +483,16 @@ class SkillServer:
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> Any:
         conversation = self.conversation(ctx.session, _grant(ctx))
-        envelope = await self._run(conversation.tools.call, params.name, params.arguments)
+        if params.name == NOTE_PATHS_TOOL:
+            envelope = await self._run(
+                functools.partial(call_note_paths, opened_from=self.session),
+                conversation.session,
+                params.arguments,
+            )
+            if envelope["ok"] and envelope["data"]["opened"]:
+                self.catalog_changed()  # skill_load's catalog grew: clients list tools again
+        else:
+            envelope = await self._run(conversation.tools.call, params.name, params.arguments)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=json.dumps(envelope))],
             structured_content=envelope,
@@ -716,8 +728,6 @@ def _advertise_extensions(server: Server[Any]) -> Any:
         if ctx.method == "initialize" and isinstance(result, dict):
             capabilities = result.setdefault("capabilities", {})
             capabilities.setdefault("extensions", {}).update(server.extensions)
-            # What is left out goes to handshake-era clients as log messages.
-            capabilities.setdefault("logging", {})
         return result
 
     return advertise

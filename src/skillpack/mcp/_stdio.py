@@ -11,7 +11,9 @@ null device, 1 at stderr), so a stray `print` or a child process never writes in
 the protocol; both come back on exit. When stdin or stdout is not a pipe, socket or
 terminal (a regular file), the SDK's own transport serves instead. Lines are bounded
 (`MAX_LINE_BYTES`); a line that is too long, not JSON or not JSON-RPC is answered with
-a JSON-RPC error (`-32600`, `-32700`), and serving goes on.
+a JSON-RPC error (`-32600`, `-32700`), and serving goes on. A request nested deeper
+than `MAX_FRAME_DEPTH` reaches the SDK with its deep parts cut (`clip_request`): a tool
+call's deep argument is then refused by the tool's check, with the call's id.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any, Final
 
+from ..runtime._tool_args import clip_request
 from ._pipes import is_stream
 
 MAX_LINE_BYTES: Final = 4 * 1024 * 1024
@@ -62,6 +65,7 @@ class _Lines:
                 continue
             if not line.strip():
                 continue
+            line = clip_request(line)  # the SDK's parser drops it past 200 levels
             refusal = _refusal(line)
             if refusal is None:
                 return line.decode("utf-8", errors="replace")

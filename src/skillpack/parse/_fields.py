@@ -322,6 +322,27 @@ def _hooks(reader: Reader, raw: Any, value: Any, key: str, out: dict[str, Any]) 
     out["hooks"] = None
 
 
+SKILL_REF = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*(?::[a-z0-9]+(?:-[a-z0-9]+)*)?")
+"""A skill a `dependencies` entry may name: a spec name, or `<plugin or scope>:<name>`."""
+
+
+def _dependencies(reader: Reader, raw: Any, value: Any, key: str, out: dict[str, Any]) -> None:
+    # Proposed in the spec discussions: the skills this one builds on. Entries that name
+    # no skill (a package with a version, a mapping) are reported and left out.
+    names = reader.names(raw, key) or ()
+    kept = tuple(name for name in names if SKILL_REF.fullmatch(name))
+    for name in names:
+        if name not in kept:
+            reader.warn(
+                key,
+                "dependency-invalid",
+                f"dependencies in {reader.path} lists {name!r}, which is no skill name "
+                "(lowercase letters, digits and single hyphens, or <plugin>:<name>); it "
+                "is ignored. List the skills this one needs by name.",
+            )
+    out["dependencies"] = kept
+
+
 FIELD_HANDLERS: dict[str, Handler] = {
     "name": _name,
     "description": _description,
@@ -342,8 +363,9 @@ FIELD_HANDLERS: dict[str, Handler] = {
     "hooks": _hooks,
     "paths": _list_field("paths"),
     "version": _text_field("version"),
+    "dependencies": _dependencies,
 }
 """The handler of each known frontmatter key; any other key goes to `Skill.extra`."""
 
-EMPTY_TUPLE_FIELDS: Final = ("arguments", "paths")
+EMPTY_TUPLE_FIELDS: Final = ("arguments", "paths", "dependencies")
 """Skill fields that must be tuples, not None, when the frontmatter gives null."""

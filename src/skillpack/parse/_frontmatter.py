@@ -28,6 +28,7 @@ from ._skill_build import new_skill
 from ._validate import (
     apply_strict,
     check_unknown_fields,
+    check_when_to_use,
     description_from_body,
     description_from_body_problem,
     validate_fields,
@@ -180,6 +181,9 @@ def parse_skill(
         body_chars=body_chars,
         body_line=body_line,
         line_of=reader.line_of,
+    )
+    problems += check_when_to_use(
+        description, fields.get("when_to_use"), path=path, line_of=reader.line_of
     )
     if strict and extra:
         problems += check_unknown_fields(extra, path=path, line_of=reader.line_of)

@@ -61,6 +61,7 @@ def skill_to_dict(skill: Skill) -> dict[str, Any]:
         "hooks": _to_json(skill.hooks),
         "paths": list(skill.paths),
         "version": skill.version,
+        "dependencies": list(skill.dependencies),
         "extra": _to_json(skill.extra),
         "frontmatter": _to_json(skill.frontmatter),
         "codex": None if skill.codex is None else _codex_to_dict(skill.codex),
@@ -79,7 +80,7 @@ def skill_from_dict(data: Mapping[str, Any]) -> Skill:
         TypeError: `data` has a key that is not a Skill field.
     """
     kwargs = dict(data)
-    for attribute in ("allowed_tools", "disallowed_tools", "arguments", "paths"):
+    for attribute in ("allowed_tools", "disallowed_tools", "arguments", "paths", "dependencies"):
         value = kwargs.get(attribute)
         if value is not None:
             kwargs[attribute] = tuple(value)

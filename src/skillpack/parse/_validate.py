@@ -45,6 +45,7 @@ KNOWN_FIELDS: frozenset[str] = frozenset(
         "hooks",
         "paths",
         "version",
+        "dependencies",
     }
 )
 
@@ -456,6 +457,32 @@ def validate_fields(
     problems += check_compatibility(compatibility, path=path, line_of=line_of)
     problems += check_body(body_lines, body_chars, path=path, line=body_line)
     return problems
+
+
+def check_when_to_use(
+    description: object, when_to_use: str | None, *, path: str, line_of: LineOf = _no_line
+) -> list[Problem]:
+    """`when_to_use` is listed with the description (Claude Code's listing joins them),
+    so the two share the description's cap: a warning past it, never a refusal."""
+    if not when_to_use or type(description) is not str:
+        return []
+    total = len(description) + 1 + len(when_to_use)
+    if total <= MAX_DESCRIPTION_CHARS or len(description) > MAX_DESCRIPTION_CHARS:
+        return []
+    return [
+        Problem(
+            path=path,
+            severity="warning",
+            code="when-to-use-too-long",
+            field="when_to_use",
+            line=line_of("when_to_use") or line_of("when-to-use"),
+            message=(
+                f"description and when_to_use in {path} are {total} characters together, "
+                f"over the {MAX_DESCRIPTION_CHARS} a listing gives them (agents that join "
+                "the two cut the end); shorten one of them."
+            ),
+        )
+    ]
 
 
 def apply_strict(problems: Sequence[Problem]) -> tuple[Problem, ...]:

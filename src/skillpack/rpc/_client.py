@@ -38,6 +38,7 @@ from ._types import (
     ConfigWriteResult,
     ContextReport,
     Envelope,
+    NotePathsResult,
     Notification,
     ReloadResult,
     SessionCloseResult,
@@ -238,6 +239,11 @@ class Client:
 
     def session_close(self, session: str) -> SessionCloseResult:
         return cast(SessionCloseResult, self.call("session.close", {"session": session}))
+
+    def session_note_paths(self, session: str, paths: Sequence[str]) -> NotePathsResult:
+        """The files or folders `session` works on: the `paths:` skills they open."""
+        params = {"session": session, "paths": list(paths)}
+        return cast(NotePathsResult, self.call("session.note_paths", params))
 
     def turn_prepare(self, session: str, text: str, *, invoker: str | None = None) -> TurnResult:
         params = {"session": session, "text": text, "invoker": invoker}

@@ -41,6 +41,7 @@ RPC_CODES: Mapping[str, int] = {
     "message-too-large": -32012,
     "response-too-large": -32013,
     "server-busy": -32014,
+    "stateless": -32015,
 }
 """Errors of the server itself."""
 

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._auth import Caller, audit
+from ..runtime._tool_args import clip_request
 from ._caller import CALLER
 from ._codes import PROTOCOL_CODES, RPC_CODES, ParamError, RpcFailure, error_object, invalid_params
 from ._frame import MAX_BATCH, MAX_RESPONSE_BYTES, Sink, encode, error_frame
@@ -96,7 +97,16 @@ class Dispatcher:
 
     def _handle(self, frame: bytes) -> bytes | None:
         try:
-            message = json.loads(frame)
+            try:
+                message = json.loads(frame)
+            except RecursionError:
+                # Nesting deeper than the parser goes: a request (a 1,000-deep argument)
+                # is read cut, so the tool's check refuses it with its id; anything
+                # else stays the parse error.
+                clipped = clip_request(frame)
+                if clipped is frame:
+                    raise
+                message = json.loads(clipped)
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             # RecursionError: nesting deeper than the parser goes (a 100,000-deep body).
             reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)

@@ -9,7 +9,9 @@ owner can read, written at start; else 401); a refusal closes the connection. Wi
 JWT auth (`_auth.BearerAuth`) the token is an access token instead: 401/403 with the
 RFC 9728 challenge, and the metadata document at `GET /.well-known/oauth-protected-
 resource[/rpc]`; each request then runs for its caller (`Dispatcher.handle(caller=)`). A body
-over 4 MiB is refused by its `Content-Length` before a byte of it is read.
+over 4 MiB is refused by its `Content-Length` before a byte of it is read. `GET /healthz`
+and `GET /readyz` (`_health`) pass the Host and Origin checks only, never a token, and
+close their connection (they never take a slot).
 
 Each connection has its own thread for its I/O and hands each request to a fixed pool
 of workers. A connection takes one of the `max_connections` slots only once a request
@@ -42,13 +44,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from .._auth import AuthRefused, BearerAuth, Caller, audit
+from .._errors import UsageError
+from .._health import Health, is_health_path
 from .._httpguard import (
-    BODY_SECONDS,
-    HEADER_SECONDS,
     Deadlines,
     HostGuard,
     PendingConnections,
     connection_limit,
+    deadline_seconds,
 )
 from ._codes import RPC_CODES
 from ._dispatch import Dispatcher, Hub
@@ -81,17 +84,25 @@ class RpcHTTPServer(ThreadingHTTPServer):
         allow_origins: Sequence[str] = (),
         auth: BearerAuth | None = None,
         grants: Sequence[Any] = (),
+        allowed_hosts: Sequence[str] = (),
+        health: Health | None = None,
         max_connections: int = 128,
         workers: int = 8,
         heartbeat: float = HEARTBEAT_SECONDS,
         idle: float = IDLE_SECONDS,
     ) -> None:
+        try:
+            self.header_seconds, self.body_seconds = deadline_seconds()
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         super().__init__(address, RpcHandler)
         self.dispatcher = dispatcher
         self.hub = hub
         self.auth = auth
+        self.health = health
+        """`/healthz` and `/readyz` (None: not served)."""
         self.grants = tuple(grants)
         """`[[auth.grant]]` (`select._grants.Grant`): what each caller's claims open."""
         self.heartbeat = heartbeat
@@ -101,7 +112,13 @@ class RpcHTTPServer(ThreadingHTTPServer):
         # stdio, so memory and CPU follow `workers`, not how many clients are connected.
         self.work = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="skillpack-rpc")
         host, port = self.server_address[:2]
-        self.guard = HostGuard(str(host), token=token, port=int(port), allow_origins=allow_origins)
+        self.guard = HostGuard(
+            str(host),
+            token=token,
+            port=int(port),
+            allow_origins=allow_origins,
+            forwarded=allowed_hosts,
+        )
         self.pending = PendingConnections()
         self.deadlines = Deadlines()
         self._slots = threading.BoundedSemaphore(connection_limit(max_connections))
@@ -165,7 +182,7 @@ class RpcHandler(BaseHTTPRequestHandler):
     def handle_one_request(self) -> None:
         # A whole head in time, however slowly it comes: a first one within
         # HEADER_SECONDS, a kept-alive connection's next one within its idle time.
-        self._deadline(self.server.idle if self.admitted else HEADER_SECONDS)
+        self._deadline(self.server.idle if self.admitted else self.server.header_seconds)
         super().handle_one_request()
 
     def parse_request(self) -> bool:
@@ -176,7 +193,7 @@ class RpcHandler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
-        self.connection.settimeout(HEADER_SECONDS)  # the idle timeout once admitted
+        self.connection.settimeout(self.server.header_seconds)  # idle's once admitted
         # Headers and body go out in two writes; without this, Nagle's algorithm and the
         # client's delayed ACK hold the body back ~40 ms.
         with contextlib.suppress(OSError):
@@ -293,7 +310,7 @@ class RpcHandler(BaseHTTPRequestHandler):
             )
             self._send(413, frame, close=True)
             return
-        self._deadline(BODY_SECONDS)
+        self._deadline(self.server.body_seconds)
         try:
             body = self.rfile.read(length)
         except OSError:
@@ -336,6 +353,15 @@ class RpcHandler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_GET(self) -> None:  # noqa: N802
+        if self.server.health is not None and is_health_path(self.path):
+            refused = self.server.guard.place_check(
+                self.headers.get("Host"), self.headers.get("Origin")
+            )
+            if refused is not None:
+                self._refuse(*refused, close=True)
+            else:  # a connection not admitted: it is closed after the answer
+                self._send(*self.server.health.answer(self.path), close=True)
+            return
         auth = self.server.auth
         if auth is not None and self.path in auth.paths:
             refused = self.server.guard.check(

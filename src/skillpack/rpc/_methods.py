@@ -17,6 +17,7 @@ from typing import Any
 
 from ..runtime._context import context_report
 from ..runtime._left_out import catalog_version, left_out
+from ..runtime._noted import note_paths
 from ..runtime._summary import summarizer
 from ..runtime._tools import SkillTools
 from ..runtime._workspace import write_enabled
@@ -44,6 +45,7 @@ class Methods:
             "skills.config.write": self.skills_config_write,
             "session.open": self.session_open,
             "session.close": self.session_close,
+            "session.note_paths": self.session_note_paths,
             "turn.prepare": self.turn_prepare,
             "context.inspect": self.context_inspect,
             "rpc.discover": self.rpc_discover,
@@ -154,6 +156,10 @@ class Methods:
 
     def session_close(self, params: Params) -> Any:
         return {"closed": self.live.close_session(params["session"], _grant())}
+
+    def session_note_paths(self, params: Params) -> Any:
+        entry = self.live.session(params["session"])
+        return note_paths(entry.session, params["paths"], opened_from=entry.workspace.live)
 
     def turn_prepare(self, params: Params) -> Any:
         session = self._session(params["session"]).session

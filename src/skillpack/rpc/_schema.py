@@ -18,6 +18,7 @@ from .._errors import ErrorCode
 from .._limits import MAX_PATH_CHARS, MAX_REF_CHARS
 from .._model import SCOPES
 from ..runtime._left_out import LeftOutKind
+from ..runtime._noted import MAX_NOTED_PATHS
 from ..runtime._tool_args import SCHEMAS as TOOL_SCHEMAS
 from ..select._mentions import MentionSource
 from ..select._resolve import DiagnosticKind
@@ -553,6 +554,43 @@ METHODS: dict[str, Method] = {
             summary="Close a session; closing an unknown or closed one answers `closed: false`.",
             params=_params({"session": _SESSION}, "session"),
             result=_obj({"closed": {"type": "boolean"}}, ("closed",)),
+        ),
+        Method(
+            name="session.note_paths",
+            summary="The files or folders the session works on: skills with `paths:` globs "
+            "join its model catalog once one matches (relative to the project root), and "
+            "skill roots in the folders between each path and the project root are "
+            "discovered. `$name` loads a `paths:` skill either way.",
+            params=_params(
+                {
+                    "session": _SESSION,
+                    "paths": _list(
+                        _PATHS,
+                        "Files or folders the session works on, absolute paths.",
+                        maxItems=MAX_NOTED_PATHS,
+                    ),
+                },
+                "session",
+                "paths",
+            ),
+            result=_obj(
+                {
+                    "opened": _list(
+                        _obj(
+                            {
+                                "name": {"type": "string"},
+                                "qualified_name": {"type": "string"},
+                                "description": {"type": "string"},
+                            },
+                            ("name", "qualified_name", "description"),
+                        ),
+                        "Skills now in the session's model catalog that were not before.",
+                    ),
+                    "skills": _typed("integer", "Skills in the session's model catalog now."),
+                },
+                ("opened", "skills"),
+            ),
+            errors=(*_DOMAIN, RPC_CODES["session-not-found"]),
         ),
         Method(
             name="turn.prepare",

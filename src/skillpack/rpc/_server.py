@@ -78,6 +78,8 @@ def serve_http(
     heartbeat: float | None = None,
     auth: BearerAuth | None = None,
     grants: Sequence[Any] = (),
+    allowed_hosts: Sequence[str] = (),
+    stateless: bool = False,
 ) -> None:
     """Serve JSON-RPC over HTTP until SIGTERM or SIGINT.
 
@@ -85,11 +87,15 @@ def serve_http(
     `remove_token_file`: the server wrote it). `announce` gets the address, the token
     file and the pid once the port is bound. With `auth` (bearer JWTs, `grants`
     deciding what each caller sees) there is no shared token: `token` and `token_file`
-    are None.
+    are None. `allowed_hosts`: `Host` names a balancer forwards; `stateless`: no
+    session kept between requests (`_fleet`).
     """
+    from ._fleet import make_stateless, server_health
     from ._http import HEARTBEAT_SECONDS, RpcHTTPServer
 
     with running(options) as (dispatcher, hub):
+        if stateless:
+            make_stateless(dispatcher.methods)
         try:
             server = RpcHTTPServer(
                 (host, port),
@@ -99,6 +105,8 @@ def serve_http(
                 allow_origins=allow_origins,
                 auth=auth,
                 grants=grants,
+                allowed_hosts=allowed_hosts,
+                health=server_health(dispatcher.methods.live),
                 workers=options.workers,
                 heartbeat=heartbeat or HEARTBEAT_SECONDS,
             )

@@ -104,6 +104,17 @@ class SessionCloseResult(TypedDict):
     closed: bool
 
 
+class OpenedSkill(TypedDict):
+    name: str
+    qualified_name: str
+    description: str
+
+
+class NotePathsResult(TypedDict):
+    opened: list[OpenedSkill]
+    skills: int
+
+
 class ActivationEntry(TypedDict):
     name: str
     qualified_name: str

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from .._model import Catalog, Skill
 from ._fork import InvocationChain, SubagentRunner, run_fork
+from ._index_search import TurnSearch
 from ._inject import Injections
 from ._permissions import PermissionGate
 from ._refresh import LiveCatalog
-from ._suggest import TurnSearch
 
 if TYPE_CHECKING:
     from ..select._resolve import DiagnosticKind
@@ -60,18 +60,26 @@ class SessionParts:
         with self.lock:
             if self.enabled:
                 return False
-        return self.live.config.enables_all and not self.gate.rules.has_rules
+        live = self.live
+        return live.config.enables_all and not self.gate.rules.has_rules and not live.opened_any
 
     def model_skills(self, catalog: Catalog | None = None) -> tuple[Skill, ...]:
-        """Skills the model may see: enabled, permitted, model-invocable, not shadowed."""
+        """Skills the model may see: enabled, permitted, model-invocable, not shadowed,
+        and, for a skill with `paths:` globs, opened by a noted path (`note_paths`)."""
         catalog = catalog or self.live.catalog
+        opened = self.live.paths_open
         if self.sets_none_apart():
-            return tuple(s for s in catalog.skills if s.model_invocable and s.shadowed_by is None)
+            return tuple(
+                s
+                for s in catalog.skills
+                if s.model_invocable and s.shadowed_by is None and (not s.paths or opened(s))
+            )
         return tuple(
             s
             for s in catalog.skills
             if s.model_invocable
             and s.shadowed_by is None
+            and (not s.paths or opened(s))
             and self.is_enabled(s)
             and self.is_visible(s)
         )

@@ -118,7 +118,7 @@ class SkillFilter:
                 self._names = SkillNames(catalog.skills)
                 self._names_of = catalog
             if self._search is None and not self._search_failed:
-                from ._tools import new_search
+                from ._index_search import new_search
 
                 self._search = new_search(self._session.reader, self._connection)
             return self._names, self._search

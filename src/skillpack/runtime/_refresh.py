@@ -18,8 +18,10 @@ from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING
 
 from .._errors import SkillIOError, UsageError
-from .._model import Catalog
+from .._model import Catalog, Skill
+from .._paths import project_root
 from ..config._schema import Config
+from ..select._paths_gate import paths_match
 from ._live import (
     REFRESH_MODES,
     CatalogChange,
@@ -79,6 +81,7 @@ class LiveCatalog:
         lock: threading.RLock,
         gate: PermissionGate,
         grant: SkillGrant | None = None,
+        cwd: str | None = None,
     ) -> None:
         self._grant = grant
         self.given = catalog
@@ -86,6 +89,11 @@ class LiveCatalog:
         session's grant (the same catalog without a grant)."""
         self.catalog = catalog if grant is None else grant.restrict(catalog)
         self.config = config
+        self._cwd = cwd
+        self._noted: dict[str, None] = {}
+        """The paths the host noted (real, absolute), in the order first noted."""
+        self._open: frozenset[str] = frozenset()
+        """Keys of the `paths:` skills of `catalog` a noted path matches."""
         self.source = source
         self.mode: RefreshMode = check_refresh(mode, source)
         self._interval = max(0.0, float(interval))
@@ -177,13 +185,64 @@ class LiveCatalog:
         )
 
     def note_paths(self, paths: Sequence[str | os.PathLike[str]]) -> CatalogChange | None:
-        """Hand `paths` to the source; refresh when they bring in new folders."""
-        source = self.source
-        if source is None or not paths:
+        """Note `paths`: hand them to the source (refresh when they bring in new folders)
+        and open the `paths:` skills they match. A change that only opens skills is
+        told to subscribers with those skills as `changed`."""
+        if not paths:
             return None
-        if not source.note_paths([os.fspath(p) for p in paths]):
-            return None
-        return self.refresh()
+        with self._refreshing:
+            fresh = [os.path.realpath(os.fspath(p)) for p in paths]
+            with self._lock:
+                fresh = [p for p in dict.fromkeys(fresh) if p not in self._noted]
+                self._noted.update(dict.fromkeys(fresh))
+                before = self._open
+            change = None
+            source = self.source
+            if source is not None and source.note_paths([os.fspath(p) for p in paths]):
+                change = self.refresh()
+            if not fresh:
+                return change
+            opened = self._opened_in(self.catalog)
+            with self._lock:
+                self._open = opened
+            newly = opened - before
+            if change is not None or not newly:
+                return change
+            catalog = self.catalog
+            change = CatalogChange(
+                catalog=catalog,
+                added=(),
+                removed=(),
+                changed=tuple(s for s in catalog.skills if s.key in newly),
+            )
+            self._notify(change)
+            return change
+
+    def paths_open(self, skill: Skill) -> bool:
+        """Whether `skill` may join the model's catalog as far as its `paths:` globs go:
+        it has none, or a noted path matches one."""
+        return not skill.paths or skill.key in self._open
+
+    @property
+    def opened_any(self) -> bool:
+        """Whether a noted path opened some `paths:` skill of the catalog."""
+        return bool(self._open)
+
+    def _opened_in(self, catalog: Catalog) -> frozenset[str]:
+        """Keys of `catalog`'s `paths:` skills that a noted path matches."""
+        with self._lock:
+            noted = tuple(self._noted)
+        if not noted:
+            return frozenset()
+        gated = [s for s in catalog.skills if s.paths]
+        if not gated:
+            return frozenset()
+        base = str(project_root(self._cwd)) if self._cwd else str(project_root())
+        prefix = base.rstrip(os.sep) + os.sep
+        relative = [
+            (p[len(prefix) :] if p.startswith(prefix) else p).replace(os.sep, "/") for p in noted
+        ]
+        return frozenset(s.key for s in gated if paths_match(s.paths, relative))
 
     def _swap(
         self, catalog: Catalog, config: Config | None, known: SkillDelta | None = None
@@ -207,9 +266,11 @@ class LiveCatalog:
             if grant is not None:
                 self.given = given  # the restricted catalog in place stays
             return None  # the catalog in place stays (searches keyed on it stay warm)
+        opened = self._opened_in(catalog)
         with self._lock:
             self.given = given
             self.catalog = catalog
+            self._open = opened
             if config is not None and config_changed:
                 self.config = config
                 self._gate.use_rules(config.permissions)

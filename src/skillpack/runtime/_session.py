@@ -38,6 +38,7 @@ from ..render._budget import budget_from_env, catalog_budget
 from ..render._formats import CatalogFormat
 from ._deps import DependencyResolver, EnvPrompt, McpInstall
 from ._fork import ForkRun, InvocationChain, SubagentRunner
+from ._index_search import TurnSearch
 from ._inject import Injection as Injection
 from ._inject import Injections
 from ._live import ON_CALL_INTERVAL, CatalogChange, CatalogSource, LoaderSource, RefreshMode
@@ -48,10 +49,11 @@ from ._readers import SkillContent as SkillContent
 from ._readers import SkillReader as SkillReader
 from ._refresh import LiveCatalog
 from ._session_views import SessionSkills, SkillDeclarations
-from ._suggest import TurnSearch
+from ._suggest import turn_suggestions
 
 if TYPE_CHECKING:
     from ..discovery._options import DiscoveryOptions, IncludeScope
+    from ..index._suggest import Suggestion
     from ..render._catalog import CatalogMode, RenderedCatalog
     from ..select._grants import SkillGrant
     from ..select._resolve import Resolution
@@ -158,6 +160,7 @@ class Session:
             lock=lock,
             gate=gate,
             grant=grant,
+            cwd=cwd,
         )
         self._shell = shell
         self._host_servers = tuple(mcp_servers)
@@ -388,13 +391,17 @@ class Session:
     def note_paths(self, *paths: str | os.PathLike[str]) -> CatalogChange | None:
         """Tell the session which files or folders the host works on.
 
-        Skill roots (`.claude/skills`, `.agents/skills`, ...) in the folders between
-        each path and the project root join the repo scope, as Claude Code does in
-        a monorepo; they rank after cwd's own folders. When a path brings in new
-        folders, the catalog is re-discovered at once (subscribers hear of it); a
-        path in a folder already noted costs a few string checks. Paths outside the
-        project are ignored. Without a source that discovers repo roots (a session
-        not opened with `Session.open`), this does nothing.
+        A skill whose frontmatter has `paths:` globs stays out of the model's catalog
+        (`model_skills`, and so the rendered catalog, the tools' ids and the turn's
+        suggestions) until a noted path matches one of them, relative to the project
+        root, as Claude Code offers such a skill only once the session touches a
+        matching file; `$name` loads it either way. Skill roots (`.claude/skills`,
+        `.agents/skills`, ...) in the folders between each path and the project root
+        join the repo scope, as Claude Code does in a monorepo; they rank after
+        cwd's own folders. When a path brings in new folders, the catalog is
+        re-discovered at once; when it opens `paths:` skills, subscribers hear of it
+        (those skills as `changed`). Paths outside the project bring in no folder.
+        Returns the change, or None when nothing the model sees changed.
         """
         return self._parts.live.note_paths(paths)
 
@@ -496,9 +503,10 @@ class Session:
             fraction=config.budget_fraction,
             fallback_chars=config.budget_chars,
         )
+        from .._telemetry import record_catalog
         from ..render._catalog import render_catalog
 
-        return render_catalog(
+        rendered = render_catalog(
             self._parts.model_skills(None),
             format=format,
             budget_chars=budget,
@@ -508,6 +516,15 @@ class Session:
             mode=config.catalog_mode if mode is None else mode,
             recent=self._parts.injections.recent(),
         )
+        report = rendered.report
+        record_catalog(
+            total=report.total,
+            shown=report.shown,
+            shortened=len(report.shortened),
+            omitted=len(report.omitted),
+            chars=report.used_chars,
+        )
+        return rendered
 
     def catalog_prompt(
         self,
@@ -549,9 +566,10 @@ class Session:
         nothing gets `Turn.suggestions`: the skills that may fit it, as hints with a
         note for the model (`[search] suggestions`, 3 by default).
         """
+        from .._telemetry import record_turn
         from . import _turns
 
-        return _turns.prepare_turn(
+        turn = _turns.prepare_turn(
             self._parts,
             text,
             invoker=invoker,
@@ -559,6 +577,11 @@ class Session:
             session_id=self.session_id,
             builtin_commands=self._builtin_commands,
         )
+        record_turn(
+            [a.skill.qualified_name for a in turn.activations],
+            suggested=[s.id for s in turn.suggestions],
+        )
+        return turn
 
     def find(
         self,
@@ -796,3 +819,9 @@ _MOVED: dict[str, tuple[str, Callable[[Session], Any]]] = {
 }
 """Each public name `Session` had up to 0.1.0 that moved: where it went, and how to
 reach it from a session (`Session.__getattr__` warns, then answers with it)."""
+
+
+def resolution_suggestions(session: Session, resolution: Resolution) -> tuple[Suggestion, ...]:
+    """What `session.prepare_turn` would suggest for the message `resolution` came
+    from, without loading anything (`skillpack resolve`, the picker)."""
+    return turn_suggestions(session._parts, resolution)

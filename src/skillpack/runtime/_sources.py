@@ -21,7 +21,8 @@ from ._readers import SkillContent, SkillReader
 if TYPE_CHECKING:
     from ..index._digests import FrontmatterStore
 
-COLLISION_CODES = frozenset({"name-shadowed", "name-ambiguous"})
+COLLISION_CODES = frozenset({"name-shadowed", "name-ambiguous", "skill-dependency-missing"})
+"""Problems of the whole catalog (`resolve_collisions`): worked out again when sources join."""
 
 
 @runtime_checkable

@@ -1,13 +1,12 @@
 """A turn's suggestions (`Turn.suggestions`): the request searched, the one rule
 (`index._suggest.pick_suggestions`) applied, with the session's visibility.
 
-The session keeps one `TurnSearch`, whose index connection opens on the first turn
-that searches; the rule itself is pure and lives beside the search.
+The session keeps one `_index_search.TurnSearch`, whose index connection opens on the
+first turn that searches; the rule itself is pure and lives beside the search.
 """
 
 from __future__ import annotations
 
-import threading
 from typing import TYPE_CHECKING
 
 from .._errors import SkillpackError
@@ -21,36 +20,8 @@ search a lookup (a 4,000-character message took 22 ms at 10,000 skills, the firs
 500 characters a third of that)."""
 
 if TYPE_CHECKING:
-    from ..index._search import SkillSearch
     from ..index._suggest import Suggestion
     from ._parts import SessionParts
-    from ._readers import SkillReader
-    from ._session import Session
-
-
-class TurnSearch:
-    """The search a session's turns suggest from, opened on first use. Thread-safe."""
-
-    def __init__(self, reader: SkillReader) -> None:
-        self._reader = reader
-        self._search: SkillSearch | None = None
-        self._lock = threading.Lock()
-
-    def get(self) -> SkillSearch:
-        """The search, opened now if it is not yet (the persistent index, else memory)."""
-        with self._lock:
-            if self._search is None:
-                from ._tools import new_search
-
-                self._search = new_search(self._reader)
-            return self._search
-
-    def close(self) -> None:
-        """Close the index connection; a later turn opens a new one."""
-        with self._lock:
-            search, self._search = self._search, None
-        if search is not None:
-            search.close()
 
 
 def turn_suggestions(parts: SessionParts, resolution: Resolution) -> tuple[Suggestion, ...]:
@@ -73,7 +44,9 @@ def turn_suggestions(parts: SessionParts, resolution: Resolution) -> tuple[Sugge
     catalog = parts.live.catalog
 
     def usable(skill: Skill) -> bool:
-        return parts.is_visible(skill) and parts.is_enabled(skill)
+        # A `paths:` skill is suggested once a noted path opened it, as it joins the
+        # model's catalog (`SessionParts.model_skills`).
+        return parts.is_visible(skill) and parts.is_enabled(skill) and parts.live.paths_open(skill)
 
     try:
         results = parts.search.get().search(catalog, text, limit=limit, is_visible=usable)
@@ -81,9 +54,3 @@ def turn_suggestions(parts: SessionParts, resolution: Resolution) -> tuple[Sugge
         # Hints only: a search that cannot run (SQLite without FTS5) never fails a turn.
         return ()
     return suggestions_of(pick_suggestions(results, limit=limit), catalog, is_visible=usable)
-
-
-def resolution_suggestions(session: Session, resolution: Resolution) -> tuple[Suggestion, ...]:
-    """What `session.prepare_turn` would suggest for the message `resolution` came
-    from, without loading anything (`skillpack resolve`, the picker)."""
-    return turn_suggestions(session._parts, resolution)

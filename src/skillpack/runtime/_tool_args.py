@@ -9,7 +9,11 @@ before a tool runs, whichever surface it came through: a JSON object, no unknown
 keys, the required strings present and not blank, every value of its declared type
 and within its range, enum or length. A model chooses these values, so every string
 has a `maxLength` (`_limits`, issue 9: a 1 MB `args` once made a 1 GB injection, a
-1 MB `path` took 33 s). A failure is a `UsageError` (envelope code `INVALID_PARAM`)
+1 MB `path` took 33 s). Nesting is bounded before anything recurses into it: values
+nested deeper than `MAX_ARG_DEPTH` are refused by an iterative check, and JSON text
+(`parse_args`, the servers' frames) is cut at `MAX_FRAME_DEPTH` before a parser sees it
+(`clip_nesting`), so a 1,000-deep array is a refusal, never a `RecursionError`.
+A failure is a `UsageError` (envelope code `INVALID_PARAM`)
 that names the field and the limit it broke. A
 `null` value counts as absent, since strict providers send `null` for an optional
 argument the model leaves out (`strict_schema`
@@ -24,13 +28,16 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from .._errors import UsageError
 from .._limits import (
+    MAX_ARG_DEPTH,
     MAX_ARGS_CHARS,
     MAX_CREATED_SKILL_BYTES,
+    MAX_FRAME_DEPTH,
     MAX_PATH_CHARS,
     MAX_QUERY_CHARS,
     MAX_REF_CHARS,
@@ -210,18 +217,116 @@ def strict_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
+_BYTE_TOKENS = re.compile(_TOKENS.pattern.encode("ascii"), re.DOTALL)
+Text = TypeVar("Text", str, bytes)
+
+
+def clip_nesting(text: Text, keep: int = MAX_FRAME_DEPTH) -> Text:
+    """JSON `text` with every array or object opened deeper than `keep` levels replaced
+    by `[]`; text nested no deeper comes back as is. Iterative, so no parser ever
+    recurses past `keep + 1` levels, and what was cut is still deeper than `keep`:
+    a check of the parsed value (`check_args`) refuses it, naming its field.
+    Strings are skipped whole, so brackets inside them do not count; text that is not
+    JSON stays not JSON."""
+    is_bytes = isinstance(text, bytes)
+    tokens: Any = _BYTE_TOKENS if is_bytes else _TOKENS
+    quote, opening = (34, b"[{") if is_bytes else ('"', "[{")
+    kept: list[Any] = []
+    depth = start = 0
+    cut = -1
+    for match in tokens.finditer(text):
+        token = match.group()
+        if token[0] == quote:
+            continue
+        if token in opening:
+            depth += 1
+            if depth == keep + 1:
+                cut = match.start()
+        else:
+            if depth == keep + 1:
+                kept.append(text[start:cut])
+                start = match.end()
+                cut = -1
+            depth -= 1
+    if not kept and cut < 0:
+        return text
+    kept.append(text[start:cut] if cut >= 0 else text[start:])
+    empty: Any = b"[]" if is_bytes else "[]"
+    return empty.join(kept)  # type: ignore[no-any-return]
+
+
+def clip_request(data: Text) -> Text:
+    """A JSON-RPC request nested deeper than `MAX_FRAME_DEPTH`, cut (`clip_nesting`) so
+    a parser reads it and the method's own checks refuse its deep arguments, with the
+    request's id; anything else (nested no deeper, or not a request once cut) comes back
+    as is, for the protocol's parse error to answer."""
+    clipped = clip_nesting(data)
+    if clipped is data:
+        return data
+    try:
+        message = json.loads(clipped)
+    except ValueError:
+        return data
+    if isinstance(message, dict) and isinstance(message.get("method"), str):
+        return clipped
+    return data
+
+
+def _deepest_key(arguments: Mapping[str, Any], limit: int) -> str | None:
+    """The first key of `arguments` whose value nests arrays or objects past `limit`
+    levels (the arguments themselves being the first), found without recursion."""
+    for key, value in arguments.items():
+        stack: list[tuple[Any, int]] = [(value, 2)]
+        while stack:
+            item, depth = stack.pop()
+            if isinstance(item, Mapping):
+                children: Any = item.values()
+            elif isinstance(item, list | tuple):
+                children = item
+            else:
+                continue
+            if depth > limit:
+                return key
+            stack.extend((child, depth + 1) for child in children)
+    return None
+
+
+def parse_args(tool: str, text: str) -> Any:
+    """The JSON text of a call's arguments (as a framework hands it over), parsed with
+    its nesting cut at `MAX_FRAME_DEPTH` (`clip_nesting`); blank text is `{}`. The
+    result goes to `check_args`.
+
+    Raises:
+        UsageError: the text is not JSON.
+    """
+    if not text.strip():
+        return {}
+    try:
+        return json.loads(clip_nesting(text))
+    except (ValueError, RecursionError) as exc:
+        raise UsageError(f"The arguments of {tool} are not JSON: {exc}.") from exc
+
+
 def check_args(tool: str, arguments: object) -> dict[str, Any]:
     """`arguments` held to `tool`'s schema; the given values, `null`s left out.
 
     Raises:
-        UsageError: not an object, an unknown key, a required field missing or
-            blank, a value of the wrong type, out of range, or not in its enum
-            (skill-id fields excepted, see the module docstring).
+        UsageError: not an object, a value nested deeper than `MAX_ARG_DEPTH`, an
+            unknown key, a required field missing or blank, a value of the wrong
+            type, out of range, or not in its enum (skill-id fields excepted, see
+            the module docstring).
     """
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, Mapping):
         raise UsageError(f"The arguments of {tool} must be a JSON object, got {_kind(arguments)}.")
+    deep = _deepest_key(arguments, MAX_ARG_DEPTH)
+    if deep is not None:
+        raise UsageError(
+            f"`{_short(str(deep))}` of {tool} nests arrays or objects more than "
+            f"{MAX_ARG_DEPTH} levels deep; send the plain value its schema asks for."
+        )
     schema = SCHEMAS[tool]
     properties: Mapping[str, Any] = schema["properties"]
     unknown = [key for key in arguments if key not in properties]
@@ -247,11 +352,16 @@ def _checked(tool: str, name: str, prop: Mapping[str, Any], value: object) -> An
     if kind == "object":
         if isinstance(value, str):  # the strict form: the object as JSON text
             try:
-                value = json.loads(value) if value.strip() else {}
-            except ValueError:
+                value = parse_args(tool, value)
+            except UsageError:
                 value = None
         if not isinstance(value, Mapping):
             raise UsageError(f"`{name}` of {tool} must be a JSON object.")
+        if _deepest_key(value, MAX_ARG_DEPTH - 1) is not None:
+            raise UsageError(
+                f"`{name}` of {tool} nests arrays or objects more than {MAX_ARG_DEPTH} "
+                "levels deep; send the plain value its schema asks for."
+            )
         return value
     if kind == "integer":
         if isinstance(value, float) and value.is_integer():

@@ -14,14 +14,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from .. import _errors as errors
+from .. import _telemetry
 from .._errors import ErrorCode as ErrorCode
 from .._limits import NAME_ENUM_MAX
 from .._limits import SEARCH_MAX_LIMIT as MAX_LIMIT
 from .._model import Skill
 from ..select._resolve import shown_ids
 from ._fork import SubagentRunner, no_runner_message
+from ._index_search import new_search
 from ._inject import Injection
-from ._readers import SkillReader
 from ._session import Session, check_not_running, ensure_fresh
 from ._tool_args import check_args, strict_schema, tool_schema
 from ._workspace import looks_like_path
@@ -238,7 +239,35 @@ class SkillTools:
     # -- dispatch ---------------------------------------------------------------
 
     def call(self, name: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
-        """Run tool `name` with JSON `arguments`; always returns an envelope."""
+        """Run tool `name` with JSON `arguments`; always returns an envelope.
+
+        With OpenTelemetry on (`_telemetry`), the call is an `execute_tool <name>` span.
+        """
+        active = _telemetry.tracer()
+        if active is None:
+            return self._call(name, arguments)
+        with _telemetry.tool_span(active, name) as span:
+            envelope = self._call(name, arguments)
+            skill, digest = self._skill_used(envelope)
+            _telemetry.record_outcome(span, envelope, skill=skill, digest=digest)
+            return envelope
+
+    def _skill_used(self, envelope: Mapping[str, Any]) -> tuple[str | None, str | None]:
+        """The name and digest of the skill a call's envelope loaded or read from."""
+        data = envelope.get("data")
+        if not isinstance(data, Mapping):
+            return None, None
+        name = data.get("name") if "name" in data else data.get("skill")
+        if not isinstance(name, str):
+            return None, None
+        path = data.get("path") if "name" in data else None
+        catalog = self.session.catalog
+        found = catalog.at_path(path) if isinstance(path, str) else None
+        if found is None:
+            found = next((s for s in catalog.skills if name in (s.qualified_name, s.name)), None)
+        return name, (None if found is None else self.session.skills.digest(found))
+
+    def _call(self, name: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
         handlers: dict[str, Callable[[Mapping[str, Any]], Any]] = {
             "skill_search": self._search_tool,
             "skill_load": self._load_tool,
@@ -436,26 +465,3 @@ def _injection_data(injection: Injection) -> dict[str, Any]:
         "already_loaded": injection.reminder,
         "missing_dependencies": list(injection.missing_dependencies),
     }
-
-
-def new_search(reader: SkillReader, connection: Any = None) -> SkillSearch:
-    """A `SkillSearch` over `connection` (default: the persistent index, else memory)
-    that reads bodies through `reader`."""
-    from ..index._search import SkillSearch
-
-    conn = connection if connection is not None else _open_search_connection()
-    # Readers that can read just the head of a body make index builds cheaper.
-    read_head = getattr(reader, "read_body_head", None)
-    return SkillSearch(conn, read_body=reader.read_body, read_head=read_head)
-
-
-def _open_search_connection() -> Any:
-    import sqlite3
-
-    from ..index._cache import connect, index_path
-
-    try:
-        conn = connect(index_path())
-    except Exception:  # noqa: BLE001 - fall back to memory rather than fail a search
-        conn = sqlite3.connect(":memory:", check_same_thread=False)
-    return conn

@@ -150,7 +150,8 @@ def workspace_inputs(
 def with_config(options: DiscoveryOptions, config: Config) -> DiscoveryOptions:
     """`options` with what the config decides: its `roots` after the given extra roots
     (those made absolute) unless `options.roots` names the roots exactly, and its
-    `[discovery]` bounds and `repo_skills_dir` where `options` leaves them (None)."""
+    `[discovery]` bounds, `folders_off` and `repo_skills_dir` where `options` leaves
+    them (None)."""
     configured = () if options.roots is not None else tuple(str(r) for r in config.roots)
     return replace(
         options,
@@ -160,6 +161,7 @@ def with_config(options: DiscoveryOptions, config: Config) -> DiscoveryOptions:
         ),
         max_depth=config.max_depth if options.max_depth is None else options.max_depth,
         max_dirs=config.max_dirs if options.max_dirs is None else options.max_dirs,
+        folders_off=config.folders_off if options.folders_off is None else options.folders_off,
     )
 
 

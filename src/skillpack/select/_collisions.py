@@ -36,8 +36,34 @@ def _namespace(skill: Skill) -> str:
     return skill.name
 
 
+def missing_dependencies(skills: list[Skill], problems: list[Problem]) -> None:
+    """Report each skill whose `dependencies` name a skill the catalog does not hold
+    (by name or qualified id): a `skill-dependency-missing` warning per skill."""
+    needing = [s for s in skills if s.dependencies]
+    if not needing:
+        return
+    known = {s.name for s in skills} | {s.qualified_name for s in skills}
+    for skill in needing:
+        absent = [name for name in skill.dependencies if name not in known]
+        if absent:
+            listed = ", ".join(f"'{name}'" for name in absent)
+            problems.append(
+                Problem(
+                    path=skill.path,
+                    severity="warning",
+                    code="skill-dependency-missing",
+                    field="dependencies",
+                    message=f"Skill '{skill.name}' at {skill.path} depends on {listed}, which "
+                    "no root holds; install or add that skill (`skillpack install`), or "
+                    "remove it from `dependencies`.",
+                )
+            )
+
+
 def resolve_collisions(skills: list[Skill], problems: list[Problem]) -> list[Skill]:
-    """Mark shadowed skills and report shadowed and ambiguous names.
+    """Mark shadowed skills and report shadowed and ambiguous names, and skills whose
+    `dependencies` are missing (`missing_dependencies`: a check over the whole catalog
+    too).
 
     For each name (a plugin's skills: each `plugin:name`, see `_namespace`) the
     candidates of highest precedence win (`best_of`, the rule
@@ -52,6 +78,7 @@ def resolve_collisions(skills: list[Skill], problems: list[Problem]) -> list[Ski
     seen = first.setdefault
     spaces = [_namespace(s) for s in skills]
     repeated = {space for index, space in enumerate(spaces) if seen(space, index) != index}
+    missing_dependencies(skills, problems)
     if not repeated:
         return list(skills)
     by_name: dict[str, list[int]] = {}
