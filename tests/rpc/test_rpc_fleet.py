@@ -1,4 +1,4 @@
-"""`skillpack serve --http` as a replica behind a balancer: `/healthz` and `/readyz`
+"""`skillpack serve --transport http` as a replica behind a balancer: `/healthz` and `/readyz`
 without the token, `--allowed-host` beside loopback, `--stateless`."""
 
 from __future__ import annotations
@@ -48,8 +48,8 @@ def replica(tmp_path: Path) -> Iterator[Replica]:
     process = subprocess.Popen(
         [
             *serve_command(),
-            *("--http", "--port", "0", "--json", "--cwd", str(project)),
-            *("--token-file", str(tmp_path / "token")),
+            *("--transport", "http", "--port", "0", "--json", "--cwd", str(project)),
+            *("--token-file-out", str(tmp_path / "token")),
             *("--allowed-host", "lb.example", "--stateless", *SERVER_ARGS),
         ],
         stdout=subprocess.PIPE,
