@@ -387,7 +387,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if name == "mcp":
                 start = [*command, "mcp", "--transport", "http", "--port", "0", *common]
             else:
-                start = [*command, "serve", "--http", "--port", "0", *common]
+                start = [*command, "serve", "--transport", "http", "--port", "0", *common]
             with (
                 server(
                     [*start, "--cwd", str(plain_project)], env, base / f"{name}-plain.log"

@@ -7,8 +7,8 @@
 Each client opens a session, then sends a fixed, seeded mix of requests (search, load,
 turn, read_file, context.inspect, list) and closes it. The same request sequences run
 three ways in one run: in process (the `Methods` table the server dispatches to, from as
-many threads: the floor), over stdio (one `skillpack serve --stdio`, every client thread
-sharing its pipe, replies matched by id) and over HTTP (one `skillpack serve --http`, a
+many threads: the floor), over stdio (one `skillpack serve`, every client thread
+sharing its pipe, replies matched by id) and over HTTP (one `skillpack serve --transport http`, a
 keep-alive connection per client). Latencies are per request, measured by the client.
 The server's RSS is read from /proc after a warm-up pass and again after the run.
 

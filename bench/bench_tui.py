@@ -70,7 +70,7 @@ def drive(roots: list[str], cwd: str, queries: list[str]) -> dict[str, Any]:
     """Run in a fresh interpreter: import, open, paint, then type `queries`."""
     started = time.perf_counter()
     from skillpack.cli._ui_cmds import settle_heap
-    from skillpack.runtime._session import Session
+    from skillpack.runtime._session import Session, refresh_mode
     from skillpack.tui import _app, _list
 
     imported = time.perf_counter()
@@ -101,7 +101,7 @@ def drive(roots: list[str], cwd: str, queries: list[str]) -> dict[str, Any]:
 
     async def run() -> dict[str, Any]:
         opening = time.perf_counter()
-        session = Session.open(cwd=cwd, roots=roots)  # as `skillpack ui`: live after paint
+        session = Session.open(cwd=cwd, extra_roots=roots)  # as `skillpack ui`: live after paint
         settle_heap()  # as `skillpack ui`
         opened = time.perf_counter()
         app = _app.PickerApp(session, cwd=cwd, live=True, on_ready=settle_heap)
@@ -139,7 +139,7 @@ def drive(roots: list[str], cwd: str, queries: list[str]) -> dict[str, Any]:
             filter_times.clear()
             cpu.clear()
             keystrokes = [t for query in queries[1:] for t in await typed(pilot, query)]
-            live = session.refresh_mode
+            live = refresh_mode(session)
         session.close()
         return {
             "skills": skills,

@@ -5,8 +5,8 @@
     python bench/soak.py --seconds 20 --servers mcp-http,serve-stdio --json
 
 Each server (`mcp-http`: `skillpack mcp --transport http`, `mcp-stdio`: `skillpack
-mcp`, `serve-http`: `skillpack serve --http`, `serve-stdio`: `skillpack serve
---stdio`) runs as a subprocess on 127.0.0.1 over a generated skills tree (gen_corpus)
+mcp`, `serve-http`: `skillpack serve --transport http`, `serve-stdio`: `skillpack
+serve`) runs as a subprocess on 127.0.0.1 over a generated skills tree (gen_corpus)
 whose project configures one `[[mcp_servers]]` upstream: `tests/hostile/
 hostile_upstream.py huge-file`, which answers every read of a `notes.txt` with 300 MB.
 For `--seconds`, after `--warmup` seconds of the same traffic, it gets:

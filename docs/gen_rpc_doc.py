@@ -28,15 +28,17 @@ something changes on disk.
 
 ## Transports
 
-- **stdio** (`skillpack serve --stdio`, the default): one JSON message per line on
-  stdin; replies and notifications one per line on stdout. Requests run concurrently,
-  so replies may come out of order: match them by `id`. The server ends when stdin does.
-- **HTTP** (`skillpack serve --http [--host 127.0.0.1] [--port N]`): `POST /rpc` with
-  `Content-Type: application/json` and `Authorization: Bearer <token>`. The token is a
-  random secret written at start to a file only its owner can read (mode 0600, in a
-  private folder under the user config folder, or `--token-file PATH`); the address and
-  that file's path are printed at start (one JSON line on stdout with `--json`). The
-  file is removed when the server stops. Notifications arrive as server-sent events on
+- **stdio** (`skillpack serve`, `--transport stdio` being the default): one JSON
+  message per line on stdin; replies and notifications one per line on stdout.
+  Requests run concurrently, so replies may come out of order: match them by `id`.
+  The server ends when stdin does.
+- **HTTP** (`skillpack serve --transport http [--host 127.0.0.1] [--port 8765]`, the
+  flags of `skillpack mcp`): `POST /rpc` with `Content-Type: application/json` and
+  `Authorization: Bearer <token>`. The token is read from `--token-file PATH`, or is
+  a random secret written at start to a file only its owner can read (mode 0600, in a
+  private folder under the user config folder, or `--token-file-out PATH`); the address
+  and that file's path are printed at start (one JSON line on stdout with `--json`). A
+  file the server wrote is removed when it stops. Notifications arrive as server-sent events on
   `GET /events` (same token): `event: skills/changed` with the JSON-RPC notification as
   `data`, an `event: ready` first and a `: ping` comment every 15 seconds.
   Requests whose `Host` is not this server are refused (421) against DNS rebinding, and

@@ -293,7 +293,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--model", default="")
     parser.add_argument("--root", action="append", default=[])
     options = parser.parse_args(argv)
-    session = Session.open(roots=options.root)
+    session = Session.open(extra_roots=options.root)
     model: Model
     if options.provider == "openai":
         model = OpenAIModel(options.model or "gpt-4.1")

@@ -67,7 +67,7 @@ def test_each_tool_call_is_an_execute_tool_span_with_its_skill_and_outcome(
 ) -> None:
     session = session_of(tmp_path)
     tools = SkillTools(session)
-    digest = session.digest(session.catalog.skills[0])
+    digest = session.skills.digest(session.catalog.skills[0])
     assert tools.call("skill_load", {"name": "alpha"})["ok"]
     assert tools.call("skill_read_file", {"skill": "alpha", "path": "SKILL.md"})["ok"]
     assert not tools.call("skill_load", {"name": "missing"})["ok"]

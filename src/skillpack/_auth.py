@@ -1,6 +1,6 @@
 """Bearer JWTs for both HTTP servers: the OAuth 2.1 resource-server half of MCP auth.
 
-`skillpack mcp --transport http` and `skillpack serve --http` check a request's
+`skillpack mcp --transport http` and `skillpack serve --transport http` check a request's
 `Authorization: Bearer <jwt>` here when `[auth]` (or `--auth-jwks`, ...) is set:
 
 - **Algorithms**: RS256 and ES256 only, pinned per key: `alg: none`, HMAC (a public

@@ -1,4 +1,4 @@
-"""The one HTTP guard of `skillpack mcp --transport http` and `skillpack serve --http`.
+"""The one HTTP guard of `skillpack mcp --transport http` and `skillpack serve --transport http`.
 
 Both servers answer the same way, in this order:
 

@@ -13,7 +13,9 @@ def load_lazy(
     name: str, table: Mapping[str, str], *, package: str, anchor: str, namespace: dict[str, Any]
 ) -> Any:
     """The attribute `name` of `package`: imported from the module `table` names for it
-    (relative to `anchor`), then kept in `namespace` so the next access is direct.
+    (relative to `anchor`), then kept in `namespace` so the next access is direct. A
+    value `module:attribute` exports that module's `attribute` as `name` (a private
+    alias such as `Severity` given a public name that does not clash).
 
     Raises:
         AttributeError: `table` does not name it.
@@ -21,6 +23,7 @@ def load_lazy(
     module_name = table.get(name)
     if module_name is None:
         raise AttributeError(f"module {package!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module_name, anchor), name)
+    module_name, _, attribute = module_name.partition(":")
+    value = getattr(importlib.import_module(module_name, anchor), attribute or name)
     namespace[name] = value
     return value

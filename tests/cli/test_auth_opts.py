@@ -18,7 +18,7 @@ def invoke(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-@pytest.mark.parametrize("command", [["mcp"], ["serve", "--stdio"]])
+@pytest.mark.parametrize("command", [["mcp"], ["serve", "--transport", "stdio"]])
 def test_the_auth_flags_need_http(command: list[str]) -> None:
     code, output = invoke(*command, "--auth-jwks", "k.json", "--no-user")
     assert code == 2
@@ -36,7 +36,14 @@ def test_jwt_auth_needs_issuer_and_audience(tmp_path: Path) -> None:
 
 def test_an_issuer_without_keys_and_grants_without_auth_are_refused(tmp_path: Path) -> None:
     code, output = invoke(
-        "serve", "--http", "--auth-issuer", "https://i", "--no-user", "--cwd", str(tmp_path)
+        "serve",
+        "--transport",
+        "http",
+        "--auth-issuer",
+        "https://i",
+        "--no-user",
+        "--cwd",
+        str(tmp_path),
     )
     assert code == 2
     assert "--auth-jwks URL|FILE" in output
@@ -63,7 +70,14 @@ def test_a_token_file_and_jwt_auth_do_not_mix(tmp_path: Path) -> None:
     assert code == 2
     assert "not both" in output
     code, output = invoke(
-        "serve", "--http", "--token-file", str(token), "--no-user", "--cwd", str(project)
+        "serve",
+        "--transport",
+        "http",
+        "--token-file",
+        str(token),
+        "--no-user",
+        "--cwd",
+        str(project),
     )
     assert code == 2
     assert "give one of them" in output

@@ -52,7 +52,7 @@ FAILING: dict[str, tuple[str, ...]] = {
     "deps": ("no-such-skill",),
     "new": ("Not A Valid Name!",),
     "context": ("--context-window", "1000", "--budget-chars", "10"),
-    "serve": ("--http", "--port", "70000"),
+    "serve": ("--transport", "http", "--port", "70000"),
     "mcp": ("--transport", "http", "--token-file", "/no/such/file"),
     "install": ("./no/such/folder", "--cwd", "/"),
     "update": ("no-such-skill", "--cwd", "/"),

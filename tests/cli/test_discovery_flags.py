@@ -193,7 +193,7 @@ def test_a_warm_list_and_session_see_a_codex_policy_edited_in_place(
             cwd=str(tmp_path), roots=[str(root)], include_user=False, include_system=False, **kwargs
         )
         try:
-            return [s.name for s in session.model_skills()]
+            return [s.name for s in session.skills.model_skills()]
         finally:
             session.close()
 

@@ -82,10 +82,12 @@ def test_context_refuses_both_a_window_and_a_budget(root: Path) -> None:
     assert "not both" in result.stderr
 
 
-def test_serve_help_names_both_transports() -> None:
+def test_serve_help_names_the_shared_server_flags_and_not_the_old_ones() -> None:
     out = run("serve", "--help").stdout
-    for option in ("--stdio", "--http", "--host", "--port", "--token-file", "--allow-origin"):
+    for option in ("--transport", "--host", "--port", "--token-file", "--token-file-out"):
         assert option in out
+    assert "--allow-origin" in out
+    assert "--stdio" not in out and "--http " not in out  # deprecated aliases, hidden
 
 
 def test_context_table_shows_control_characters_and_markup_as_text(

@@ -440,11 +440,13 @@ def test_extra_roots_rank_by_order(tmp_path: Path, write_skill: WriteSkill) -> N
 
 def test_missing_extra_root_is_reported(tmp_path: Path) -> None:
     catalog = discover(
-        extra_roots=[str(tmp_path / "nope")],
-        include_repo=False,
-        include_user=False,
-        include_system=False,
-        use_cache=False,
+        options=DiscoveryOptions(
+            extra_roots=[str(tmp_path / "nope")],
+            include_repo=False,
+            include_user=False,
+            include_system=False,
+            use_cache=False,
+        )
     )
 
     assert codes(catalog) == ["root-missing"]
@@ -456,10 +458,20 @@ def test_root_that_is_a_file_is_reported(tmp_path: Path) -> None:
     target = tmp_path / "file.txt"
     target.write_text("x", encoding="utf-8")
 
-    catalog = run(target)
+    given = Root(path=str(target), scope="extra")
+    catalog = discover(options=DiscoveryOptions(roots=[given], use_cache=False))
 
     assert codes(catalog) == ["root-missing"]
     assert "is not a folder" in catalog.problems[0].message
+
+
+@pytest.mark.parametrize("keyword", ["roots", "extra_roots"])
+def test_a_root_named_in_a_keyword_that_does_not_exist_is_refused(
+    tmp_path: Path, keyword: str
+) -> None:
+    missing = str(tmp_path / "skilz")
+    with pytest.raises(UsageError, match=rf"discover\({keyword}=\[\.\.\.\]\) names .*skilz"):
+        discover(**{keyword: [missing]})  # type: ignore[arg-type]
 
 
 def test_missing_default_roots_are_silent(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from conftest import REAL_SKILLS, WriteSkill
+from skillpack._errors import UsageError
 from skillpack._model import Root
 from skillpack.discovery import _parallel
 from skillpack.discovery._discover import discover_roots
@@ -237,6 +238,44 @@ def test_no_helper_below_the_threshold_or_when_turned_off(
     off = LoadHelper()
     assert not off.started(10 * _parallel.HELPER_START_FILES)
     assert off._process is None
+
+
+def test_the_load_helper_option_wins_over_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(_parallel.LOAD_HELPER_ENV, raising=False)
+    off = LoadHelper(enabled=False)
+    assert not off.started(10 * _parallel.HELPER_START_FILES)
+    assert off._process is None
+    assert _parallel.helper_wanted(None)
+    monkeypatch.setenv(_parallel.LOAD_HELPER_ENV, "0")
+    assert not _parallel.helper_wanted(None), "the environment is the default's source"
+    assert _parallel.helper_wanted(True)
+    assert not _parallel.helper_wanted(False)
+
+
+def test_a_run_with_load_helper_false_starts_no_helper(
+    tmp_path: Path, write_skill: WriteSkill, eager: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(_parallel.LOAD_HELPER_ENV, raising=False)
+    root_path = varied_tree(tmp_path, write_skill, copies=40)
+    wanted: list[bool | None] = []
+    real = LoadHelper.__init__
+
+    def recording(self: LoadHelper, *, enabled: bool | None = None) -> None:
+        wanted.append(enabled)
+        real(self, enabled=enabled)
+
+    monkeypatch.setattr(LoadHelper, "__init__", recording)
+    options = DiscoveryOptions(cache_dir=tmp_path / "a", load_helper=False)
+    run = discover_roots([Root(path=str(root_path), scope="extra")], options=options)
+    assert wanted == [False]
+    assert run.catalog.skills
+
+
+def test_load_helper_takes_a_bool_or_none() -> None:
+    with pytest.raises(UsageError, match=r"load_helper=\.\.\.\) takes True, False or None"):
+        DiscoveryOptions(load_helper="no")  # type: ignore[arg-type]
 
 
 def test_serve_loads_answers_each_request_and_sends_back_what_marshal_cannot_hold_as_none(

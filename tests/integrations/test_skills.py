@@ -44,6 +44,36 @@ def test_a_session_and_options_to_open_one_are_refused(tmp_path: Path) -> None:
     assert skills.call("skill_load", {"name": "pdf-forms"})["ok"]
 
 
+def test_roots_are_the_skills_served_and_nothing_else_unless_included(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    # A personal skill in the user's folder is not served beside `roots` unless asked.
+    personal = isolated_home / ".claude" / "skills" / "mine"
+    personal.mkdir(parents=True)
+    (personal / "SKILL.md").write_text(
+        "---\nname: mine\ndescription: A personal skill.\n---\nMine.\n", encoding="utf-8"
+    )
+    root = str(write_skills(tmp_path))
+    only = Skills(roots=[root], cwd=str(tmp_path))
+    try:
+        names = {skill.name for skill in only.session.catalog.skills}
+        assert "pdf-forms" in names and "mine" not in names
+        assert {r.scope for r in only.session.catalog.roots} == {"extra"}
+    finally:
+        only.close()
+    both = Skills(roots=[root], include=("user", "system"), cwd=str(tmp_path))
+    try:
+        names = {skill.name for skill in both.session.catalog.skills}
+        assert {"pdf-forms", "mine"} <= names
+    finally:
+        both.close()
+
+
+def test_a_misspelt_root_is_refused_with_its_name(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match=r"roots=\[\.\.\.\]\) names 'skilz', which does not exist"):
+        Skills(roots=["skilz"], cwd=str(tmp_path))
+
+
 def test_acall_leaves_the_event_loop_free_while_the_host_is_asked(tmp_path: Path) -> None:
     # The permission prompt waits for something only the event loop can do: were the call
     # run on the loop, the loop could not do it and the prompt would time out.

@@ -243,14 +243,14 @@ def test_a_view_of_a_session_that_sets_none_apart_is_the_view_asked_skill_by_ski
     tmp_path: Path,
 ) -> None:
     session = open_session(write(tmp_path / "skills", TREE))
-    assert session.sets_none_apart()
+    assert session.skills.sets_none_apart()
     pages = Pages(session)
     views = [
         build_served(
             session.catalog,
-            model_skills=session.model_skills,
-            is_enabled=session.is_enabled,
-            is_visible=session.is_visible,
+            model_skills=session.skills.model_skills,
+            is_enabled=session.skills.is_enabled,
+            is_visible=session.skills.is_visible,
             reader=pages.reader,
             frontmatter=FrontmatterCache(),
             everyone=everyone,

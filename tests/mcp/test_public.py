@@ -127,8 +127,10 @@ def test_open_server_discovers_with_one_options_value(tmp_path: Path) -> None:
 def test_open_server_refuses_a_keyword_that_differs_from_its_options(tmp_path: Path) -> None:
     options = DiscoveryOptions(extra_roots=[str(tmp_path / "a")], use_cache=False)
     with (
-        pytest.raises(UsageError, match=r"open_server\(\) got roots=.* options\.extra_roots="),
-        open_server(cwd=str(tmp_path), roots=[str(tmp_path / "b")], options=options),
+        pytest.raises(
+            UsageError, match=r"open_server\(\) got extra_roots=.* options\.extra_roots="
+        ),
+        open_server(cwd=str(tmp_path), extra_roots=[str(tmp_path)], options=options),
     ):
         pass
 

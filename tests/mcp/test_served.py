@@ -46,7 +46,7 @@ def views(root: Path, runs: int) -> Iterator[_served.ServedCatalog]:
     for _ in range(runs):
         session = Session.open(
             cwd=str(root.parent),
-            roots=[str(root)],
+            extra_roots=[str(root)],  # beside the user's scope: its config sets skills apart
             include_system=False,
             refresh="manual",
         )

@@ -222,7 +222,7 @@ def test_on_the_real_corpus_skill_load_names_every_skill_as_the_one_allocator_do
     description = load_description(SkillServer(session))
     assert description == f"{bare.description}\n\n{expected.text}"
     report = expected.report
-    assert report.shown == report.total == len(session.model_skills())
+    assert report.shown == report.total == len(session.skills.model_skills())
     assert report.omitted == ()
     # Descriptions are cut evenly, not given to the first skills by the alphabet.
     assert report.description_chars is not None

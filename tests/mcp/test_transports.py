@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 import urllib.error
@@ -161,11 +162,17 @@ def test_a_paths_skill_joins_skill_load_s_catalog_once_a_client_notes_a_matching
     }
 
 
-@pytest.fixture
-def http_server(tree: Path, tmp_path: Path) -> Iterator[tuple[str, str]]:
+@pytest.fixture(params=["--token-file", "--token-file-out"])
+def http_server(
+    tree: Path, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[tuple[str, str]]:
+    """The server over HTTP, its token read from a file (`--token-file`) or generated
+    and written by it (`--token-file-out`, private)."""
+    flag: str = request.param
     token = "s3cret-token"
     token_file = tmp_path / "token"
-    token_file.write_text(token + "\n", encoding="utf-8")
+    if flag == "--token-file":
+        token_file.write_text(token + "\n", encoding="utf-8")
     errors = tmp_path / "server.err"
     with (
         errors.open("w", encoding="utf-8") as stderr,
@@ -177,7 +184,7 @@ def http_server(tree: Path, tmp_path: Path) -> Iterator[tuple[str, str]]:
                 "--port",
                 "0",
                 "--json",
-                "--token-file",
+                flag,
                 str(token_file),
                 "--root",
                 str(tree),
@@ -195,8 +202,14 @@ def http_server(tree: Path, tmp_path: Path) -> Iterator[tuple[str, str]]:
             assert process.stdout is not None
             line = process.stdout.readline()
             assert line, errors.read_text(encoding="utf-8")
-            url = json.loads(line)["url"]
+            info = json.loads(line)
+            url = info["url"]
             assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp")
+            assert info["token_file"] == str(token_file)
+            if flag == "--token-file-out":
+                assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+                token = token_file.read_text(encoding="utf-8").strip()
+                assert len(token) >= 32
             yield url, token
         finally:
             process.terminate()

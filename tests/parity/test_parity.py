@@ -146,7 +146,7 @@ class Library(Surface):
     def listed_enabled(self, name: str) -> bool:
         self.session.refresh()
         (skill,) = self.session.catalog.winners(name)
-        return self.session.is_enabled(skill)
+        return self.session.skills.is_enabled(skill)
 
 
 class Cli(Surface):
@@ -251,7 +251,7 @@ class Mcp(Surface):
         return NOT_THERE
 
     def listed_enabled(self, name: str) -> bool:
-        return name in {s.name for s in self.server.session.model_skills()}
+        return name in {s.name for s in self.server.session.skills.model_skills()}
 
 
 def _open_live(project: Path, home: Path) -> Iterator[Session]:

@@ -1,4 +1,4 @@
-"""`skillpack serve --http` with bearer JWTs (issue 42), a real subprocess on
+"""`skillpack serve --transport http` with bearer JWTs (issue 42), a real subprocess on
 127.0.0.1: bad tokens are 401 with the RFC 9728 pointer, the metadata is served, and
 each group's token sees its own catalog through every method, a hidden skill answering
 as a missing one and a session of one grant unknown to another."""
@@ -53,7 +53,8 @@ def served(issuer: Issuer, tmp_path_factory: pytest.TempPathFactory) -> Iterator
     write_auth_config(project, jwks=str(jwks), grants=GRANTS)
     argv = [
         *SERVE,
-        "--http",
+        "--transport",
+        "http",
         "--port",
         "0",
         "--json",

@@ -1,4 +1,4 @@
-"""`skillpack serve --http` as a replica behind a balancer: `/healthz` and `/readyz`
+"""`skillpack serve --transport http` as a replica behind a balancer: `/healthz` and `/readyz`
 without the token, `--allowed-host` beside loopback, `--stateless`."""
 
 from __future__ import annotations
@@ -42,14 +42,18 @@ class Replica:
             connection.close()
 
 
-@pytest.fixture
-def replica(tmp_path: Path) -> Iterator[Replica]:
+@pytest.fixture(params=[("--transport", "http"), ("--http",)], ids=["transport", "old-alias"])
+def replica(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Replica]:
+    """A stateless replica behind `lb.example`, started with `--transport http` or with
+    serve's deprecated `--http` (the fleet flags work with both spellings)."""
+    transport: tuple[str, ...] = request.param
     project = write_project(tmp_path)
     process = subprocess.Popen(
         [
             *serve_command(),
-            *("--http", "--port", "0", "--json", "--cwd", str(project)),
-            *("--token-file", str(tmp_path / "token")),
+            *transport,
+            *("--port", "0", "--json", "--cwd", str(project)),
+            *("--token-file-out", str(tmp_path / "token")),
             *("--allowed-host", "lb.example", "--stateless", *SERVER_ARGS),
         ],
         stdout=subprocess.PIPE,

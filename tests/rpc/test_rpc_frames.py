@@ -18,11 +18,11 @@ from skillpack.rpc._frame import MAX_MESSAGE_BYTES
 
 
 class RawServer:
-    """`skillpack serve --stdio` driven line by line."""
+    """`skillpack serve --transport stdio` driven line by line."""
 
     def __init__(self, project: Path) -> None:
         self.process = subprocess.Popen(
-            [*serve_command(), "--stdio", "--cwd", str(project), *SERVER_ARGS],
+            [*serve_command(), "--transport", "stdio", "--cwd", str(project), *SERVER_ARGS],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

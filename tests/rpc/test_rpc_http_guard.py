@@ -59,6 +59,44 @@ class Served:
             connection.close()
 
 
+def start(tmp_path: Path, *flags: str, env: dict[str, str] | None = None) -> Served:
+    """`serve` over HTTP on a free port with `flags`, once it has printed its address."""
+    project = write_project(tmp_path)
+    process = subprocess.Popen(
+        [
+            *serve_command(),
+            *flags,
+            "--port",
+            "0",
+            "--json",
+            "--cwd",
+            str(project),
+            "--allow-origin",
+            ALLOWED_ORIGIN,
+            *SERVER_ARGS,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    stdout = cast(IO[bytes], process.stdout)
+    info = json.loads(stdout.readline())
+    token = Path(info["token_file"]).read_text(encoding="utf-8").strip()
+    return Served(process=process, info=info, token=token)
+
+
+def stop(served: Served) -> str:
+    """Stop the server; what it wrote on stderr."""
+    served.process.terminate()
+    served.process.wait(timeout=30)
+    cast(IO[bytes], served.process.stdout).close()
+    stderr = cast(IO[bytes], served.process.stderr)
+    try:
+        return stderr.read().decode("utf-8")
+    finally:
+        stderr.close()
+
+
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """One server for the tests that change nothing it serves (one start, not twenty)."""
@@ -80,40 +118,44 @@ def quick_served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
 
 
 def serve(tmp_path: Path, *, deadlines: str = "", home: Path | None = None) -> Iterator[Served]:
-    """A server of a project under `tmp_path`; in `home` (`conftest.isolated_env`) for a
-    fixture wider than one test, else in the test's own isolated home."""
+    """A server of a project under `tmp_path` writing its token into a private file; in
+    `home` (`conftest.isolated_env`) for a fixture wider than one test, else in the
+    test's own isolated home."""
     env = dict(os.environ) if home is None else isolated_env(home)
     env["SKILLPACK_HTTP_DEADLINES"] = deadlines
-    project = write_project(tmp_path)
     token_file = tmp_path / "private" / "token"
     token_file.parent.mkdir()
-    process = subprocess.Popen(
-        [
-            *serve_command(),
-            "--http",
-            "--port",
-            "0",
-            "--json",
-            "--cwd",
-            str(project),
-            "--token-file",
-            str(token_file),
-            "--allow-origin",
-            ALLOWED_ORIGIN,
-            *SERVER_ARGS,
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-    )
-    stdout = cast(IO[bytes], process.stdout)
-    info = json.loads(stdout.readline())
-    token = Path(info["token_file"]).read_text(encoding="utf-8").strip()
-    yield Served(process=process, info=info, token=token)
-    process.terminate()
-    process.wait(timeout=30)
-    stdout.close()
-    cast(IO[bytes], process.stderr).close()
+    server = start(tmp_path, "--transport", "http", "--token-file-out", str(token_file), env=env)
+    yield server
+    stop(server)
+
+
+def test_a_token_read_from_token_file_is_required_and_the_file_kept(tmp_path: Path) -> None:
+    token_file = tmp_path / "token"
+    token_file.write_text("my-own-token-0123456789\n", encoding="utf-8")
+    server = start(tmp_path, "--transport", "http", "--token-file", str(token_file))
+    try:
+        assert server.token == "my-own-token-0123456789"
+        assert server.info["token_file"] == str(token_file)
+        assert server.request()[0] == 200
+        assert server.request(token="other")[0] == 401
+    finally:
+        stderr = stop(server)
+    assert token_file.read_text(encoding="utf-8") == "my-own-token-0123456789\n"
+    assert "deprecated" not in stderr
+
+
+def test_the_old_spellings_still_serve_and_say_they_are_deprecated(tmp_path: Path) -> None:
+    token_file = tmp_path / "written"  # serve --token-file used to write the token
+    server = start(tmp_path, "--http", "--token-file", str(token_file))
+    try:
+        assert server.request()[0] == 200
+        assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+    finally:
+        stderr = stop(server)
+    assert "deprecated: serve --http; write --transport http" in stderr
+    assert "write --token-file-out for this" in stderr
+    assert not token_file.exists()
 
 
 def test_the_token_file_is_private_printed_at_start_and_removed_at_the_end(

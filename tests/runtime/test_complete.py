@@ -82,7 +82,7 @@ def test_slash_uses_the_slash_and_leaves_host_commands_to_the_host() -> None:
 
 def test_only_skills_a_person_may_invoke_are_offered() -> None:
     s = session(config=Config(permissions=PermissionRules(deny=("secret",))))
-    s.set_enabled(SKILLS[1], False)  # deploy-docs
+    s.skills.set_enabled(SKILLS[1], False)  # deploy-docs
     offered = {r.name for r in complete_mention(s, "$", limit=50)}
     assert offered == {"deploy", "redeploy", "docs", "gh-fix-ci", "help"}
 

@@ -42,7 +42,7 @@ def session() -> Session:
 
 def test_each_entry_costs_what_the_catalog_writes_for_it(session: Session) -> None:
     report = context_report(session, include_skills=True)
-    skills = session.model_skills()
+    skills = session.skills.model_skills()
     full = render_catalog(skills, budget_chars=100_000, preamble=False)
     body = full.text.split("<available_skills>\n", 1)[1].rsplit("</available_skills>", 1)[0]
     assert sum(e.chars for e in report.entries) == len(body)
@@ -55,7 +55,7 @@ def test_each_entry_costs_what_the_catalog_writes_for_it(session: Session) -> No
 
 @pytest.mark.parametrize("fmt", ["xml", "markdown", "json"])
 def test_entry_chars_match_each_format_entry_by_entry(session: Session, fmt: CatalogFormat) -> None:
-    skills = session.model_skills()
+    skills = session.skills.model_skills()
     sizes = entry_chars(skills, format=fmt, include_location=False)
     alone = [
         len(

@@ -147,7 +147,7 @@ def test_a_skill_with_missing_dependencies_still_loads_and_says_so(files: Memory
 
 def test_the_environment_and_the_hosts_servers_satisfy_dependencies(files: MemorySkills) -> None:
     session = session_for(files, env={"API_TOKEN": "t", "REGION": "eu"}, mcp_servers=["github"])
-    report = session.dependencies(session.find(name="deps"))
+    report = session.declared.dependencies(session.find(name="deps"))
     assert report.satisfied
     assert session.load(name="deps").missing_dependencies == ()
     assert report.permissions == CodexPermissions(network=True)
@@ -166,7 +166,7 @@ def test_the_host_prompt_is_asked_once_and_the_answer_stays_in_memory(
     session = session_for(files, env={}, env_prompt=prompt)
     skill = session.find(name="deps")
     first = session.load(name="deps")
-    session.forget(skill)
+    session.skills.forget(skill)
     second = session.load(name="deps")
     assert [(r.name, r.secret, r.description) for r in asked] == [
         ("API_TOKEN", True, "Token for the API"),
@@ -180,9 +180,9 @@ def test_the_host_prompt_is_asked_once_and_the_answer_stays_in_memory(
             {"type": "mcp", "name": "github"},
         )
     )
-    [token, _] = session.dependencies(skill).env_vars
+    [token, _] = session.declared.dependencies(skill).env_vars
     assert (token.state, token.source) == ("present", "session")
-    assert session.dependency_env(skill) == {"API_TOKEN": SECRET}
+    assert session.declared.dependency_env(skill) == {"API_TOKEN": SECRET}
 
 
 def test_a_secret_never_appears_in_any_output(
@@ -207,8 +207,8 @@ def test_a_secret_never_appears_in_any_output(
         json.dumps(tools.skill_load(name="deps")),
         json.dumps(tools.skill_search("deps")),
         json.dumps(session.inspect(include_skills=True)),
-        json.dumps(session.dependencies(skill).to_dict()),
-        repr(session.dependencies(skill)),
+        json.dumps(session.declared.dependencies(skill).to_dict()),
+        repr(session.declared.dependencies(skill)),
         repr(vars(session)),
         session.load(name="deps", args="again").text,
         json.dumps(tools.definitions_for("openai")),
@@ -219,7 +219,9 @@ def test_a_secret_never_appears_in_any_output(
     written = [p for base in (tmp_path, isolated_home) for p in base.rglob("*") if p.is_file()]
     assert written  # the index was written, the skill is on disk
     assert not any(SECRET.encode() in p.read_bytes() for p in written)
-    assert session.dependency_env(skill)["API_TOKEN"] == SECRET  # the host can still get it
+    assert (
+        session.declared.dependency_env(skill)["API_TOKEN"] == SECRET
+    )  # the host can still get it
 
 
 def test_a_prompt_that_returns_a_non_string_is_refused_without_echoing_it(
@@ -241,7 +243,7 @@ def test_the_install_callback_may_add_a_missing_server(files: MemorySkills) -> N
     session = session_for(files, env={"API_TOKEN": "t", "REGION": "r"}, mcp_install=install)
     assert session.load(name="deps").missing_dependencies == ()
     assert offered == [("github", "https://x.example/mcp")]
-    [server] = session.dependencies(session.find(name="deps")).mcp_servers
+    [server] = session.declared.dependencies(session.find(name="deps")).mcp_servers
     assert (server.state, server.source) == ("present", "installed")
 
 
@@ -262,7 +264,7 @@ def test_a_declined_install_is_not_offered_again_in_the_session(files: MemorySki
 
     session = session_for(files, env={"API_TOKEN": "t", "REGION": "r"}, mcp_install=decline)
     for _ in range(3):
-        session.forget(session.find(name="deps"))
+        session.skills.forget(session.find(name="deps"))
         assert session.load(name="deps").missing_dependencies == (
             {"type": "mcp", "name": "github"},
         )
@@ -274,7 +276,7 @@ def test_a_declined_install_is_not_offered_again_in_the_session(files: MemorySki
 
 def test_a_skill_without_a_sidecar_has_an_empty_report(files: MemorySkills) -> None:
     session = session_for(files)
-    report = session.dependencies(session.find(name="plain"))
+    report = session.declared.dependencies(session.find(name="plain"))
     assert report.satisfied and report.permissions is None
     assert report.to_dict()["env_vars"] == [] and report.to_dict()["missing"] == []
 
@@ -291,7 +293,8 @@ def test_prompts_from_several_threads_ask_once(files: MemorySkills) -> None:
     session = session_for(files, env={}, env_prompt=prompt)
     skill = session.find(name="deps")
     threads = [
-        threading.Thread(target=session.resolve_dependencies, args=(skill,)) for _ in range(4)
+        threading.Thread(target=session.declared.resolve_dependencies, args=(skill,))
+        for _ in range(4)
     ]
     for thread in threads:
         thread.start()
@@ -304,14 +307,16 @@ def test_prompts_from_several_threads_ask_once(files: MemorySkills) -> None:
 def test_the_configs_mcp_servers_count_as_present(files: MemorySkills) -> None:
     config = Config(mcp_servers=({"name": "github", "url": "https://x.example/mcp"},))
     session = session_for(files, env={"API_TOKEN": "t", "REGION": "r"}, config=config)
-    [server] = session.dependencies(session.find(name="deps")).mcp_servers
+    [server] = session.declared.dependencies(session.find(name="deps")).mcp_servers
     assert (server.state, server.source) == ("present", "config")
 
 
 def test_leading_skills_offer_their_permission_profiles(files: MemorySkills) -> None:
     session = session_for(files, env={})
-    assert session.requested_permissions() == {}
+    assert session.declared.requested_permissions() == {}
     session.prepare_turn("$deps go")
-    assert session.requested_permissions() == {"extra:deps": CodexPermissions(network=True)}
+    assert session.declared.requested_permissions() == {
+        "extra:deps": CodexPermissions(network=True)
+    }
     session.prepare_turn("$plain next")
-    assert session.requested_permissions() == {}
+    assert session.declared.requested_permissions() == {}

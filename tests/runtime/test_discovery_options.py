@@ -40,7 +40,11 @@ def test_session_open_with_options_equals_session_open_with_keywords(
     with Session.open(cwd=str(project), options=options) as by_options:
         pass
     by_keywords = Session.open(
-        cwd=str(project), roots=[str(extra)], include_user=False, include_system=False, max_dirs=3
+        cwd=str(project),
+        extra_roots=[str(extra)],
+        include_user=False,
+        include_system=False,
+        max_dirs=3,
     )
     by_keywords.close()
     assert by_options.catalog == by_keywords.catalog
@@ -94,17 +98,75 @@ def test_a_keyword_fills_a_field_the_options_leave_at_its_default(
 ) -> None:
     project, extra = _project(tmp_path, write_skill)
     options = DiscoveryOptions(include_user=False, include_system=False)
-    with Session.open(cwd=str(project), roots=[str(extra)], options=options) as session:
+    with Session.open(cwd=str(project), extra_roots=[str(extra)], options=options) as session:
         assert "charts" in names(session)
+
+
+def test_roots_are_the_skills_served_and_nothing_else_unless_included(
+    tmp_path: Path, write_skill: WriteSkill
+) -> None:
+    project, extra = _project(tmp_path, write_skill)
+    with Session.open(cwd=str(project), roots=[str(extra)]) as session:
+        assert names(session) == ["charts"]  # no repo skill, no user or bundled one
+        assert [root.path for root in session.catalog.roots] == [str(extra)]
+    with Session.open(cwd=str(project), roots=[str(extra)], include=("repo",)) as session:
+        assert "charts" in names(session) and "pdf" in names(session)
+        assert {root.scope for root in session.catalog.roots} == {"extra", "repo"}
+    with Session.open(cwd=str(project), extra_roots=[str(extra)], include_user=False) as session:
+        assert "charts" in names(session) and "pdf" in names(session)
+
+
+def test_the_configs_roots_are_not_served_beside_exact_roots(
+    tmp_path: Path, write_skill: WriteSkill
+) -> None:
+    project, extra = _project(tmp_path, write_skill)
+    configured = tmp_path / "configured"
+    write_skill("from-config", base=configured)
+    (project / ".skillpack").mkdir()
+    (project / ".skillpack" / "config.toml").write_text(
+        f"roots = [{str(configured)!r}]\n", encoding="utf-8"
+    )
+    with Session.open(cwd=str(project), roots=[str(extra)]) as session:
+        assert names(session) == ["charts"]
+    with Session.open(cwd=str(project), include_user=False, include_system=False) as session:
+        assert "from-config" in names(session)
+
+
+@pytest.mark.parametrize("keyword", ["roots", "extra_roots"])
+def test_a_root_that_does_not_exist_is_refused_with_its_name_and_the_fix(
+    tmp_path: Path, keyword: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UsageError) as raised:
+        Session.open(cwd=str(tmp_path), **{keyword: ["skilz"]})  # type: ignore[arg-type]
+    message = str(raised.value)
+    assert f"Session.open({keyword}=[...]) names 'skilz', which does not exist" in message
+    assert str(tmp_path / "skilz") in message and "create the folder first" in message
+    (tmp_path / "afile").write_text("x", encoding="utf-8")
+    with pytest.raises(UsageError, match="is a file, not a folder"):
+        Session.open(cwd=str(tmp_path), roots=["afile"])
+
+
+def test_a_missing_root_in_the_options_is_a_problem_not_an_error(tmp_path: Path) -> None:
+    options = DiscoveryOptions(extra_roots=[str(tmp_path / "later")], include_user=False)
+    with Session.open(cwd=str(tmp_path), options=options) as session:
+        assert "root-missing" in [p.code for p in session.catalog.problems]
+
+
+def test_include_names_only_known_scopes(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match=r"include=\('users',\)\) takes a list of scopes"):
+        Session.open(cwd=str(tmp_path), roots=[str(tmp_path)], include=("users",))  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match=r"include='user'"):
+        Session.open(cwd=str(tmp_path), roots=[str(tmp_path)], include="user")  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
     ("keywords", "options", "said"),
     [
         (
-            {"roots": ["/a"]},
+            {"extra_roots": ["/"]},
             DiscoveryOptions(extra_roots=["/b"]),
-            r"Session\.open\(\) got roots=\['/a'\] and options\.extra_roots=\('/b',\)",
+            r"Session\.open\(\) got extra_roots=\['/'\] and options\.extra_roots=\('/b',\)",
         ),
         (
             {"max_dirs": 5},

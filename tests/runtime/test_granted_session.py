@@ -31,9 +31,9 @@ def test_a_granted_session_lists_loads_and_searches_only_what_its_grant_opens(
     whole = root_session(tree, refresh="manual")
     grant = SkillGrant(patterns=("finance-*", "public-*"))
     session = whole.conversation(grant=grant)
-    names = sorted(s.name for s in session.model_skills())
+    names = sorted(s.name for s in session.skills.model_skills())
     assert names == ["finance-audit", "finance-report", "public-help"]
-    assert len(whole.model_skills()) == 4
+    assert len(whole.skills.model_skills()) == 4
     assert not any(p.path.endswith("broken/SKILL.md") for p in session.catalog.problems)
     tools = SkillTools(session)
     found = tools.call("skill_search", {"query": "payroll skill"})
@@ -44,8 +44,8 @@ def test_a_granted_session_lists_loads_and_searches_only_what_its_grant_opens(
     with pytest.raises(SkillNotFoundError):
         session.find(name="hr-payroll", invoker="model")
     payroll = whole.find(name="hr-payroll", invoker="model")
-    assert not session.is_visible(payroll)
-    standing = {"is_enabled": session.is_enabled, "is_visible": session.is_visible}
+    assert not session.skills.is_visible(payroll)
+    standing = {"is_enabled": session.skills.is_enabled, "is_visible": session.skills.is_visible}
     assert all(e.name != "hr-payroll" for e in left_out(session.catalog, **standing))
 
 
@@ -55,25 +55,25 @@ def test_a_conversation_of_a_granted_session_keeps_its_grant_and_follows_reloads
     whole = root_session(tree, refresh="manual")
     session = whole.conversation(grant=SkillGrant(patterns=("finance-*",)))
     child = session.conversation()
-    assert child.grant == session.grant
-    assert child.whole_catalog is whole.catalog
+    assert child.skills.grant == session.skills.grant
+    assert child.skills.whole_catalog is whole.catalog
     write_skill("finance-new", base=tree)
     write_skill("hr-new", base=tree)
     whole.refresh()
-    child.reload(whole.catalog)
+    child.refresh(whole.catalog)
     assert sorted(s.name for s in child.catalog.skills) == [
         "finance-audit",
         "finance-new",
         "finance-report",
     ]
     before = child.catalog
-    child.reload(whole.catalog)  # the same whole catalog: nothing is filtered again
+    child.refresh(whole.catalog)  # the same whole catalog: nothing is filtered again
     assert child.catalog is before
 
 
 def test_a_grant_with_no_pattern_hides_every_skill(tree: Path) -> None:
     session = root_session(tree, refresh="manual").conversation(grant=SkillGrant(patterns=()))
-    assert session.model_skills() == ()
+    assert session.skills.model_skills() == ()
 
 
 def test_values_kept_per_grant_are_bounded_and_follow_the_root(
@@ -85,7 +85,7 @@ def test_values_kept_per_grant_are_bounded_and_follow_the_root(
     built: list[SkillGrant | None] = []
 
     def build(session: Session) -> Session:
-        built.append(session.grant)
+        built.append(session.skills.grant)
         return session
 
     kept = Granted(root, build=build, session_of=lambda session: session, most=2)

@@ -120,44 +120,52 @@ def hooked(tmp_path: Path, write_skill: WriteSkill) -> Path:
 
 def test_hooks_apply_only_while_their_skill_leads(hooked: Path) -> None:
     session = root_session(hooked)
-    assert session.hooks_for("PreToolUse", "Bash") == ()
+    assert session.declared.hooks_for("PreToolUse", "Bash") == ()
     session.prepare_turn("$guard go")
-    hooks = session.hooks_for("PreToolUse", "Bash", consume=False)
+    hooks = session.declared.hooks_for("PreToolUse", "Bash", consume=False)
     assert [(h.skill.name, h.spec.command) for h in hooks] == [
         ("guard", f"{PY} check.py"),
         ("guard", f"{PY} once.py"),
         ("guard", None),
     ]
-    assert [h.spec.type for h in session.hooks_for("PreToolUse", "Read", consume=False)] == [
+    assert [
+        h.spec.type for h in session.declared.hooks_for("PreToolUse", "Read", consume=False)
+    ] == [
         "command",
         "prompt",
     ]
     session.prepare_turn("$plain next")  # a new user turn: guard no longer leads
-    assert session.hooks_for("PreToolUse", "Bash") == ()
+    assert session.declared.hooks_for("PreToolUse", "Bash") == ()
 
 
 def test_a_once_hook_is_returned_once_per_session(hooked: Path) -> None:
     session = root_session(hooked)
     session.prepare_turn("$guard go")
-    assert len(session.hooks_for("PreToolUse", "Read", consume=False)) == 2
-    assert len(session.hooks_for("PreToolUse", "Read")) == 2
-    assert [h.spec.type for h in session.hooks_for("PreToolUse", "Read")] == ["prompt"]
+    assert len(session.declared.hooks_for("PreToolUse", "Read", consume=False)) == 2
+    assert len(session.declared.hooks_for("PreToolUse", "Read")) == 2
+    assert [h.spec.type for h in session.declared.hooks_for("PreToolUse", "Read")] == ["prompt"]
     session.prepare_turn("$guard again")
-    assert [h.spec.type for h in session.hooks_for("PreToolUse", "Read")] == ["prompt"]
-    assert len(root_session(hooked).hooks_for("Stop")) == 0  # another session: nothing leads
+    assert [h.spec.type for h in session.declared.hooks_for("PreToolUse", "Read")] == ["prompt"]
+    assert (
+        len(root_session(hooked).declared.hooks_for("Stop")) == 0
+    )  # another session: nothing leads
 
 
 def test_command_hooks_run_under_the_policy_with_json_on_stdin(hooked: Path) -> None:
     policy = ShellPolicy(allow=(f"{PY} *.py",))
     session = root_session(hooked, shell=policy)
     session.prepare_turn("$guard go")
-    results = session.run_hooks("PreToolUse", "Bash", payload={"tool_input": {"command": "ls"}})
+    results = session.declared.run_hooks(
+        "PreToolUse", "Bash", payload={"tool_input": {"command": "ls"}}
+    )
     assert [(r.run.command, r.run.status, r.blocking) for r in results] == [
         (f"{PY} check.py", "ok", False),
         (f"{PY} once.py", "ok", False),
     ]
     assert results[0].run.output == "PreToolUse Bash ls"
-    again = session.run_hooks("PreToolUse", "Bash", payload={"tool_input": {"command": "rm x"}})
+    again = session.declared.run_hooks(
+        "PreToolUse", "Bash", payload={"tool_input": {"command": "rm x"}}
+    )
     assert [(r.run.command, r.run.exit_code, r.blocking) for r in again] == [
         (f"{PY} check.py", 2, True)
     ]
@@ -168,7 +176,7 @@ def test_command_hooks_run_under_the_policy_with_json_on_stdin(hooked: Path) -> 
 def test_a_failing_hook_does_not_break_the_turn(hooked: Path) -> None:
     session = root_session(hooked, shell=ShellPolicy(allow=(f"{PY} *.py",)))
     session.prepare_turn("$guard go")
-    [result] = session.run_hooks("Stop")
+    [result] = session.declared.run_hooks("Stop")
     assert (result.run.status, result.run.exit_code) == ("failed", 1)
     assert "stop hook broke" in result.run.output
     assert session.prepare_turn("$plain next").injections  # the session goes on
@@ -177,7 +185,9 @@ def test_a_failing_hook_does_not_break_the_turn(hooked: Path) -> None:
 def test_without_a_policy_no_hook_runs(hooked: Path) -> None:
     session = root_session(hooked)
     session.prepare_turn("$guard go")
-    results = session.run_hooks("PreToolUse", "Bash", payload={"tool_input": {"command": "x"}})
+    results = session.declared.run_hooks(
+        "PreToolUse", "Bash", payload={"tool_input": {"command": "x"}}
+    )
     assert {r.run.status for r in results} == {"refused"}
     assert all("no shell policy" in (r.run.reason or "") for r in results)
     assert not (hooked / "guard" / "once.log").exists()
@@ -186,7 +196,7 @@ def test_without_a_policy_no_hook_runs(hooked: Path) -> None:
 def test_a_hook_the_policy_does_not_allow_is_refused(hooked: Path) -> None:
     session = root_session(hooked, shell=ShellPolicy(allow=(f"{PY} check.py",)))
     session.prepare_turn("$guard go")
-    [result] = session.run_hooks("Stop")
+    [result] = session.declared.run_hooks("Stop")
     assert result.run.status == "refused"
     assert "no pattern of the host's shell policy allows it" in (result.run.reason or "")
 
@@ -197,7 +207,7 @@ def test_a_host_callback_that_raises_is_a_result_not_an_exception(hooked: Path) 
 
     session = root_session(hooked, shell=ShellPolicy(allow=(f"{PY} *.py",), approve=approve))
     session.prepare_turn("$guard go")
-    [result] = session.run_hooks("Stop")
+    [result] = session.declared.run_hooks("Stop")
     assert result.run.status == "error"
     assert result.run.reason == "RuntimeError: approval service down"
 
@@ -213,7 +223,7 @@ def test_a_hooks_own_timeout_is_used_below_the_policys(
     )
     session = root_session(tmp_path / "skills", shell=ShellPolicy(allow=(f"{PY} *",), timeout=20))
     session.prepare_turn("$slow go")
-    [result] = session.run_hooks("Stop")
+    [result] = session.declared.run_hooks("Stop")
     assert result.run.status == "timeout"
     assert "timed out after 0.3 s" in result.run.output
 

@@ -23,7 +23,7 @@ from skillpack._model import Catalog
 from skillpack.discovery import _discover
 from skillpack.discovery._memory import MemorySkills
 from skillpack.runtime._live import CatalogChange, diff_catalogs
-from skillpack.runtime._session import Session
+from skillpack.runtime._session import Session, refresh_mode
 from skillpack.runtime._tools import SkillTools
 
 DEADLINE = 15.0
@@ -81,7 +81,7 @@ def test_a_default_session_notices_added_edited_and_removed_skills_on_the_next_c
     session = Session.open(
         cwd=str(project), include_user=False, include_system=False, refresh_interval=0
     )
-    assert session.refresh_mode == "auto"
+    assert refresh_mode(session) == "auto"
     tools = SkillTools(session)
     write_skill("beta", base=base)
     assert tools.skill_load(name="beta")["ok"] is True
@@ -104,7 +104,7 @@ def test_auto_rediscovers_only_when_a_stat_shows_a_change(write_skill: WriteSkil
         return _discover.discover(roots=[str(folder.parent)], use_cache=False)
 
     session = Session(loader(), loader=loader, refresh_interval=0)
-    assert session.refresh_mode == "auto"
+    assert refresh_mode(session) == "auto"
     tools = SkillTools(session)
     for _ in range(5):
         tools.skill_search("alpha")
@@ -116,7 +116,7 @@ def test_auto_rediscovers_only_when_a_stat_shows_a_change(write_skill: WriteSkil
 
 
 def test_a_session_without_a_way_to_rediscover_stays_manual() -> None:
-    assert Session(Catalog()).refresh_mode == "manual"
+    assert refresh_mode(Session(Catalog())) == "manual"
 
 
 # -- on_call ---------------------------------------------------------------------
@@ -211,7 +211,7 @@ def test_a_raising_subscriber_is_logged_and_the_others_still_hear(
     session.subscribe(broken)
     session.subscribe(heard.append)
     files.write("/s/b/SKILL.md", "---\nname: b\ndescription: B. Use for b.\n---\n")
-    session.reload(files.catalog())
+    session.refresh(files.catalog())
     assert [s.name for s in heard[0].added] == ["b"]
     assert "subscriber" in caplog.text
 
@@ -245,13 +245,13 @@ def test_a_config_edit_is_a_change_and_the_new_enable_state_applies(
     write_skill("alpha", base=project / ".agents" / "skills")
     session = Session.open(cwd=str(project), include_user=False, include_system=False)
     [alpha] = session.catalog.skills
-    assert session.is_enabled(alpha)
+    assert session.skills.is_enabled(alpha)
     config = project / ".skillpack" / "config.toml"
     config.parent.mkdir()
     config.write_text('[skills]\ndisabled = ["alpha"]\n', encoding="utf-8")
     change = session.refresh()
     assert change is not None and change.config_changed and not change.skills_changed
-    assert not session.is_enabled(session.catalog.skills[0])
+    assert not session.skills.is_enabled(session.catalog.skills[0])
 
 
 # -- modes and errors ---------------------------------------------------------------
@@ -346,7 +346,7 @@ def test_watch_notices_a_config_edit(project: Path, write_skill: WriteSkill) -> 
         config.parent.mkdir()
         config.write_text('[skills]\ndisabled = ["alpha"]\n', encoding="utf-8")
         wait_for(changes, lambda c: c.config_changed)
-        assert not session.is_enabled(session.catalog.skills[0])
+        assert not session.skills.is_enabled(session.catalog.skills[0])
 
 
 def test_close_stops_the_watcher_and_is_idempotent(project: Path) -> None:
@@ -355,7 +355,7 @@ def test_close_stops_the_watcher_and_is_idempotent(project: Path) -> None:
     session.close()
     session.close()
     assert watcher_threads() == []
-    assert session.refresh_mode == "manual"
+    assert refresh_mode(session) == "manual"
 
 
 def test_a_manual_session_can_start_and_stop_watching_later(
@@ -368,11 +368,11 @@ def test_a_manual_session_can_start_and_stop_watching_later(
         session.set_refresh("watch")
         session.set_refresh("watch")  # already watching: still one watcher
         # One tuple, so mypy does not narrow `refresh_mode` past the next `set_refresh`.
-        assert (session.refresh_mode, len(watcher_threads())) == ("watch", 1)
+        assert (refresh_mode(session), len(watcher_threads())) == ("watch", 1)
         write_skill("gamma", base=project / ".agents" / "skills")
         wait_for(changes, lambda c: any(s.name == "gamma" for s in c.added))
         session.set_refresh("on_call")
-        assert session.refresh_mode == "on_call" and watcher_threads() == []
+        assert refresh_mode(session) == "on_call" and watcher_threads() == []
     with pytest.raises(UsageError, match="closed"):
         session.set_refresh("watch")
     with pytest.raises(UsageError, match="Unknown refresh mode"):

@@ -131,7 +131,7 @@ def gated(tmp_path: Path, write_skill: WriteSkill) -> Path:
 
 
 def model_names(session: Session) -> list[str]:
-    return sorted(s.name for s in session.model_skills())
+    return sorted(s.name for s in session.skills.model_skills())
 
 
 def test_a_paths_skill_joins_the_catalog_only_once_a_matching_file_is_noted(gated: Path) -> None:
@@ -172,7 +172,7 @@ def test_a_session_without_a_source_gates_too_and_a_new_catalog_keeps_the_openin
     assert model_names(session) == ["always", "sql-review"]
 
     write_skill("later", base=gated / ".agents" / "skills")
-    session.reload(
+    session.refresh(
         discover(cwd=str(gated), include_user=False, include_system=False, use_cache=False)
     )
     assert model_names(session) == ["always", "later", "sql-review"]

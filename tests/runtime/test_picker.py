@@ -243,4 +243,4 @@ def test_a_write_matches_what_skillpack_disable_writes(project: Path, scope: str
     assert path.read_text(encoding="utf-8") == ours
     assert 'disabled = ["deploy-app"]' in ours
     write_enabled(session.catalog, ref, True, scope=scope, cwd=str(project))  # type: ignore[arg-type]
-    assert open_session(project).is_enabled(skill)
+    assert open_session(project).skills.is_enabled(skill)

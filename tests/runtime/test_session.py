@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from conftest import REAL_SKILLS
+from conftest import REAL_SKILLS, root_session
 from skillpack._errors import SkillPermissionError, UsageError
 from skillpack._model import Catalog, Skill
 from skillpack.config._schema import Config
 from skillpack.discovery._memory import MemorySkills
-from skillpack.runtime._session import Session
+from skillpack.runtime import _session
+from skillpack.runtime._session import Session, push_invocation
 from skillpack.select._rules import PermissionRules
 
 
@@ -87,7 +89,7 @@ def test_slash_command_runs_a_user_only_skill_but_the_model_cannot(files: Memory
 def test_catalog_lists_only_model_invocable_enabled_permitted_skills(files: MemorySkills) -> None:
     config = Config(disabled=("git-only",), permissions=PermissionRules(deny=("help*",)))
     session = Session(files.catalog(), reader=files, config=config)
-    names = [s.name for s in session.model_skills()]
+    names = [s.name for s in session.skills.model_skills()]
     assert names == ["pdf-forms"]
     text = session.catalog_prompt(budget_chars=10_000)
     assert "<name>pdf-forms</name>" in text
@@ -109,20 +111,20 @@ def test_a_session_sets_skills_apart_only_through_config_rules_or_overrides(
     files: MemorySkills, config: Config | None
 ) -> None:
     plain = Session(files.catalog(), reader=files, config=Config())
-    assert plain.sets_none_apart()
+    assert plain.skills.sets_none_apart()
     session = Session(files.catalog(), reader=files, config=config or Config())
     if config is None:
-        session.set_enabled(session.catalog.skills[0], True)  # even one that changes nothing
-    assert not session.sets_none_apart()
+        session.skills.set_enabled(session.catalog.skills[0], True)  # even one that changes nothing
+    assert not session.skills.sets_none_apart()
     # Either way the skills the model sees are the ones asked one by one.
     for each in (plain, session):
-        assert each.model_skills() == tuple(
+        assert each.skills.model_skills() == tuple(
             s
             for s in each.catalog.skills
             if s.model_invocable
             and s.shadowed_by is None
-            and each.is_enabled(s)
-            and each.is_visible(s)
+            and each.skills.is_enabled(s)
+            and each.skills.is_visible(s)
         )
 
 
@@ -152,7 +154,7 @@ def test_ask_permission_always_is_remembered_for_the_session(files: MemorySkills
         ask=ask,  # type: ignore[arg-type]
     )
     session.load(name="pdf-forms")
-    session.forget(files.catalog().named("pdf-forms")[0])
+    session.skills.forget(files.catalog().named("pdf-forms")[0])
     session.load(name="pdf-forms")
     assert asked == ["pdf-forms"]
 
@@ -170,11 +172,11 @@ def test_budget_comes_from_context_window_and_env(files: MemorySkills) -> None:
 def test_active_tools_narrow_while_a_tool_scoped_skill_leads(files: MemorySkills) -> None:
     session = session_for(files)
     tools = ["Bash", "Read", "Write", "WebFetch", "skill_read_file"]
-    assert session.active_tools(tools) == tools
+    assert session.declared.active_tools(tools) == tools
     session.load(name="git-only")
-    assert session.active_tools(tools) == ["Bash", "Read", "skill_read_file"]
+    assert session.declared.active_tools(tools) == ["Bash", "Read", "skill_read_file"]
     session.prepare_turn("a new request with no skill")
-    assert session.active_tools(tools) == tools
+    assert session.declared.active_tools(tools) == tools
 
 
 def test_disallowed_tools_are_removed_and_dict_tools_are_named(files: MemorySkills) -> None:
@@ -185,15 +187,15 @@ def test_disallowed_tools_are_removed_and_dict_tools_are_named(files: MemorySkil
     session = session_for(files)
     session.load(name="no-web")
     tools = [{"name": "WebFetch"}, {"type": "function", "function": {"name": "Read"}}]
-    assert session.active_tools(tools) == [tools[1]]
+    assert session.declared.active_tools(tools) == [tools[1]]
 
 
 def test_session_enable_override_beats_config(files: MemorySkills) -> None:
     session = Session(files.catalog(), reader=files, config=Config(disabled=("pdf-forms",)))
     skill = files.catalog().named("pdf-forms")[0]
-    assert not session.is_enabled(skill)
+    assert not session.skills.is_enabled(skill)
     assert [d.kind for d in session.prepare_turn("$pdf-forms a").diagnostics] == ["disabled"]
-    session.set_enabled(skill, True)
+    session.skills.set_enabled(skill, True)
     assert session.prepare_turn("$pdf-forms a").lines == ("Using skill: pdf-forms",)
 
 
@@ -201,17 +203,17 @@ def test_invocation_chain_rejects_a_cycle(files: MemorySkills) -> None:
     session = session_for(files)
     [a] = files.catalog().named("pdf-forms")
     [b] = files.catalog().named("git-only")
-    session.push_invocation(a)
-    session.push_invocation(b)
+    push_invocation(session, a)
+    push_invocation(session, b)
     with pytest.raises(UsageError, match="pdf-forms -> git-only -> pdf-forms"):
-        session.push_invocation(a)
+        push_invocation(session, a)
     session.end_turn()
-    session.push_invocation(a)
+    push_invocation(session, a)
 
 
 def test_reload_without_loader_explains_what_to_do(files: MemorySkills) -> None:
     with pytest.raises(Exception, match="pass the new catalog"):
-        session_for(files).reload()
+        session_for(files).refresh()
 
 
 def test_many_threads_prepare_turns_while_the_catalog_reloads(files: MemorySkills) -> None:
@@ -224,7 +226,7 @@ def test_many_threads_prepare_turns_while_the_catalog_reloads(files: MemorySkill
     def reloader() -> None:
         i = 0
         while not stop.is_set():
-            session.reload(catalogs[i % 2])
+            session.refresh(catalogs[i % 2])
             i += 1
 
     def worker() -> None:
@@ -287,3 +289,51 @@ def test_always_answer_is_persisted_to_user_config_when_asked(
     assert problems == ()
     skill = files.catalog().named("pdf-forms")[0]
     assert config.permissions.decide(skill) == "allow"
+
+
+def test_a_session_has_at_most_28_public_members() -> None:
+    # Issue 39: what a host calls; the plumbing lives in `skillpack.runtime._session`'s
+    # functions and the two views (`skills`, `declared`).
+    session = Session(Catalog())
+    public = sorted(name for name in dir(session) if not name.startswith("_"))
+    assert len(public) <= 28, public
+    assert {"skills", "declared", "open", "prepare_turn", "refresh"} <= set(public)
+
+
+@pytest.mark.parametrize("name", sorted(_session._MOVED))
+def test_each_moved_name_still_answers_with_a_deprecation_warning(name: str) -> None:
+    session = Session(Catalog())
+    with pytest.warns(DeprecationWarning, match=rf"Session\.{name} is deprecated; "):
+        old = getattr(session, name)
+    where, get = _session._MOVED[name]
+    new = get(session)
+    if callable(new):
+        assert callable(old)
+    else:
+        assert old == new
+
+
+def test_the_old_names_behave_as_the_new_ones(write_skill: Any, tmp_path: Path) -> None:
+    write_skill("alpha", base=tmp_path)
+    session = root_session(tmp_path)
+    (skill,) = session.catalog.skills
+    with pytest.warns(DeprecationWarning):
+        session.set_enabled(skill, False)  # type: ignore[attr-defined]
+    assert not session.skills.is_enabled(skill)
+    with pytest.warns(DeprecationWarning):
+        assert session.reload() is session.catalog  # type: ignore[attr-defined]
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        session.nope  # type: ignore[attr-defined]  # noqa: B018
+
+
+def test_refresh_with_a_catalog_swaps_it_in_and_answers_the_change(
+    write_skill: Any, tmp_path: Path
+) -> None:
+    write_skill("alpha", base=tmp_path)
+    session = root_session(tmp_path)
+    heard: list[object] = []
+    session.subscribe(heard.append)
+    change = session.refresh(Catalog())
+    assert change is not None and [s.name for s in change.removed] == ["alpha"]
+    assert session.catalog == Catalog() and heard == [change]
+    assert session.refresh(Catalog()) is None, "nothing changed"

@@ -75,7 +75,7 @@ def test_the_deferred_mode_reaches_every_caller(session: Session) -> None:
 
 def corpus_session(tmp_path: Path) -> Session:
     return Session.open(
-        cwd=str(tmp_path), roots=[str(REAL_SKILLS)], include_user=False, use_cache=False
+        cwd=str(tmp_path), extra_roots=[str(REAL_SKILLS)], include_user=False, use_cache=False
     )
 
 
@@ -108,7 +108,7 @@ def test_the_real_corpus_names_every_model_visible_skill_in_the_default_budget(
     tmp_path: Path, fmt: CatalogFormat
 ) -> None:
     session = corpus_session(tmp_path)
-    visible = session.model_skills()
+    visible = session.skills.model_skills()
     assert len(visible) > 350
     rendered = session.render_catalog(format=fmt)
     report = rendered.report
@@ -130,7 +130,7 @@ def test_the_real_corpus_catalog_prefers_project_skills_over_bundled_ones(
 ) -> None:
     session = corpus_session(tmp_path)
     rendered = session.render_catalog(format="markdown")
-    states = list(zip(session.model_skills(), rendered.report.shown_as, strict=True))
+    states = list(zip(session.skills.model_skills(), rendered.report.shown_as, strict=True))
     system = [state for skill, state in states if skill.scope == "system"]
     extra = [state for skill, state in states if skill.scope == "extra"]
     assert system and extra

@@ -48,7 +48,7 @@ def test_eight_threads_search_load_read_and_reload_at_once(
                         {"skill": f"topic-{i:02d}", "path": "references/notes.md"},
                     )
                 elif action == "reload":
-                    session.reload()
+                    session.refresh()
                     continue
                 else:
                     session.prepare_turn(f"${'topic'}-{i:02d} please")

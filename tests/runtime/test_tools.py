@@ -378,7 +378,7 @@ def test_a_failing_freshness_check_is_an_envelope_never_an_exception(
     def broken() -> None:
         raise RuntimeError("disk went away")
 
-    monkeypatch.setattr(session, "ensure_fresh", broken)
+    monkeypatch.setattr(session._parts.live, "ensure_fresh", broken)
     result = tools.call("skill_search", {"query": "anything"})
     assert result["ok"] is False
     assert result["error"]["code"] == "INTERNAL_ERROR"

@@ -13,7 +13,7 @@ from skillpack._errors import SkillIOError, SkillPermissionError
 from skillpack._model import Skill
 from skillpack.config._schema import Config
 from skillpack.discovery._memory import MemorySkills
-from skillpack.runtime._session import Session
+from skillpack.runtime._session import Session, builtin_commands
 from skillpack.select._rules import PermissionRules
 
 
@@ -221,7 +221,7 @@ def test_a_session_has_no_builtin_slash_names_unless_the_host_gives_them() -> No
     plain = Session(memory.catalog(), reader=memory)
     assert [a.name for a in plain.prepare_turn("/review the diff").activations] == ["review"]
     host = Session(memory.catalog(), reader=memory, builtin_commands=("/Review", "help"))
-    assert host.builtin_commands == frozenset({"review", "help"})
+    assert builtin_commands(host) == frozenset({"review", "help"})
     turn = host.prepare_turn("/review the diff")
     assert turn.activations == () and turn.text == "/review the diff"
     [diagnostic] = turn.diagnostics
@@ -243,7 +243,7 @@ def test_a_skill_the_project_config_disables_is_enabled_with_project(
     session = Session.open(cwd=str(project), include_user=False, include_system=False)
     (diagnostic,) = session.resolve("$alpha go").diagnostics
     assert diagnostic.hint == "Enable it with `skillpack enable --project alpha`."
-    session.set_enabled(session.catalog.skills[0], False)
+    session.skills.set_enabled(session.catalog.skills[0], False)
     config.unlink()
     session.refresh()
     (diagnostic,) = session.resolve("$alpha go").diagnostics

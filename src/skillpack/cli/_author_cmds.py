@@ -53,7 +53,7 @@ def triggers_command(target: str | None, catalog: CatalogOptions, as_json: bool)
     from ..select._triggers import check_triggers
 
     session, targets = targets_of(target, catalog, purpose="check")
-    model_skills = session.model_skills()
+    model_skills = session.skills.model_skills()
     listed, problems = _listed(session, targets)
     report = check_triggers(
         targets,

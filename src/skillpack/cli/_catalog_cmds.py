@@ -311,7 +311,7 @@ def show_command(ref: str, catalog: CatalogOptions, as_json: bool) -> None:
         skill = lookup_skill(session.catalog, ref)
         files, truncated = session.reader.list_files(skill)
         body = session.reader.read_body(skill)
-        enabled = session.is_enabled(skill)
+        enabled = session.skills.is_enabled(skill)
         config, problems_of = session.config, session.catalog.problems
     problems = [p for p in problems_of if p.path in (skill.path, skill.real_path)]
     tokens = (skill.body_chars + 3) // 4

@@ -120,7 +120,7 @@ def deps_command(ref: str, catalog: CatalogOptions, as_json: bool) -> None:
 
     session = catalog.session()
     skill = lookup_skill(session.catalog, ref)
-    report = session.dependencies(skill)
+    report = session.declared.dependencies(skill)
     if as_json:
         emit_json(report.to_dict())
         return

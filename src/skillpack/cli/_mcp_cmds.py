@@ -12,35 +12,11 @@ from ._auth_opts import auth_options, server_auth
 from ._fleet_opts import fleet_options, server_allowed_hosts
 from ._options import CatalogOptions, catalog_options
 from ._output import emit_json
+from ._server_flags import ServerFlags, server_options
 
 
 @click.command("mcp")
-@click.option(
-    "--transport",
-    type=click.Choice(["stdio", "http"]),
-    default="stdio",
-    show_default=True,
-    help="stdio for a client that starts the server; http for streamable HTTP at /mcp.",
-)
-@click.option(
-    "--host",
-    default="127.0.0.1",
-    show_default=True,
-    help="HTTP: the address to listen on. Anything but loopback needs --token-file or --auth-jwks.",
-)
-@click.option(
-    "--port",
-    type=click.IntRange(0, 65535),
-    default=8765,
-    show_default=True,
-    help="HTTP: the port (0 picks a free one; the URL is printed).",
-)
-@click.option(
-    "--token-file",
-    type=click.Path(dir_okay=False, path_type=str),
-    default=None,
-    help="HTTP: require `Authorization: Bearer <token>`, the token read from this file.",
-)
+@server_options()
 @click.option(
     "--check",
     is_flag=True,
@@ -72,10 +48,7 @@ from ._output import emit_json
 @fleet_options
 @catalog_options
 def mcp_command(
-    transport: str,
-    host: str,
-    port: int,
-    token_file: str | None,
+    server: ServerFlags,
     check: bool,
     catalog_chars: int | None,
     catalog_instructions: bool,
@@ -100,8 +73,10 @@ def mcp_command(
     skills/list, skills/get and resources/directory/read. Needs
     `pip install 'skillpack[mcp]'`.
 
-    HTTP listens on 127.0.0.1 unless --host says otherwise, refuses a foreign Host
-    or Origin (DNS rebinding), and with --token-file a missing or wrong token.
+    HTTP listens on 127.0.0.1:8765 unless --host/--port say otherwise, refuses a
+    foreign Host or Origin (DNS rebinding), and with --token-file (a token read from
+    a file) or --token-file-out (one generated and written there) a missing or wrong
+    token. Anything but loopback needs a token or JWT auth.
     With --auth-jwks (or [auth] in config.toml) it is an OAuth 2.1 resource server:
     bearer JWTs checked against the issuer's keys, RFC 9728 metadata at
     /.well-known/oauth-protected-resource/mcp, [[auth.grant]] deciding which skills
@@ -119,8 +94,8 @@ def mcp_command(
     and handshake-era clients get a log message when it changes.
 
     \b
-    --json (HTTP) prints, once listening:
-      {"transport": "http", "url": "http://127.0.0.1:8765/mcp"}
+    --json (HTTP) prints, once listening (token_file with a token):
+      {"transport": "http", "url": "http://127.0.0.1:8765/mcp", "token_file": "..."}
     --check --json prints, and exits 1 when a root was truncated or a skill invalid:
       {"catalogVersion": "...", "served": 358, "skills": [{"name", "path", "uri"}],
        "leftOut": [{"kind", "code", "path", "name", "message"}], "counts": {kind: n}}
@@ -137,6 +112,7 @@ def mcp_command(
         require_mcp()
         _check(catalog, as_json=as_json)
         return
+    transport, host, port = server.transport, server.host, server.port
     token = None
     auth: Any = None
     forwarded = server_allowed_hosts(
@@ -156,18 +132,17 @@ def mcp_command(
             "--auth-jwks, --auth-issuer and --auth-audience check tokens over HTTP; "
             "add --transport http (a stdio server has one client, its parent)."
         )
-    if transport == "http" or token_file:  # the HTTP modules stay out of a stdio start
+    if transport == "http":  # the HTTP modules stay out of a stdio start
         from .. import _errors
         from .._httpguard import is_loopback
-        from ..mcp._http import MCP_PATH, read_token
+        from ..mcp._http import MCP_PATH
+        from ._server_flags import chosen_token
 
-        token = read_token(token_file) if token_file else None
-        if transport == "http":
-            auth = _mcp_auth(catalog, auth_jwks, auth_issuer, auth_audience, MCP_PATH)
-        if auth is not None and token is not None:
+        auth = _mcp_auth(catalog, auth_jwks, auth_issuer, auth_audience, MCP_PATH)
+        if auth is not None and (server.token_file or server.token_file_out):
             raise _errors.UsageError(
-                "Give either --token-file (one shared token) or JWT auth (--auth-jwks, "
-                "[auth] in config.toml), not both."
+                "Give either --token-file/--token-file-out (one shared token) or JWT auth "
+                "(--auth-jwks, [auth] in config.toml), not both."
             )
         if auth is not None and auth.grants and catalog_instructions:
             raise _errors.UsageError(
@@ -175,10 +150,12 @@ def mcp_command(
                 "instructions are one text for every client, and each token sees its "
                 "own skills (skill_load's description lists them)."
             )
-        if transport == "http" and token is None and auth is None and not is_loopback(host):
+        token = chosen_token(server, command="mcp", always=False)
+        if token is None and auth is None and not is_loopback(host):
             raise _errors.UsageError(
-                f"Listening on {host} reaches other machines; give --token-file or "
-                "--auth-jwks so only clients with a token get in (or keep --host 127.0.0.1)."
+                f"Listening on {host} reaches other machines; give --token-file (or "
+                "--token-file-out) or --auth-jwks so only clients with a token get in "
+                "(or keep --host 127.0.0.1)."
             )
     if transport == "stdio":
         from ..mcp._front import serve_stdio
@@ -200,9 +177,9 @@ def mcp_command(
     from ..mcp._server import SkillServer, run_stdio
 
     session = catalog.session(refresh="watch")
-    server = None
+    skills = None
     try:
-        server = SkillServer(
+        skills = SkillServer(
             session,
             cwd=catalog.cwd,
             catalog_chars=catalog_chars,
@@ -210,24 +187,30 @@ def mcp_command(
             catalog_mode=catalog_mode,
         )
         if transport == "stdio":
-            run_stdio(server)
+            run_stdio(skills)
             return
         from ..mcp._fleet import server_health
         from ..mcp._http import bind, build_app, serve
 
         sock = bind(host, port)
-        health = server_health(server, server.prepare())
+        health = server_health(skills, skills.prepare())
 
         def ready(url: str) -> None:
             if as_json:
-                emit_json({"transport": "http", "url": url})
+                info = {"transport": "http", "url": url}
+                if token is not None:
+                    info["token_file"] = str(token.path)
+                emit_json(info)
             else:
                 sys.stderr.write(f"skillpack: serving MCP at {url}\n")
+                if token is not None and token.written:
+                    sys.stderr.write(f"skillpack: token file: {token.path}\n")
 
+        value = None if token is None else token.value
         app = build_app(
-            server.server,
+            skills.server,
             host=host,
-            token=token,
+            token=value,
             port=sock.getsockname()[1],
             auth=auth,
             allowed_hosts=forwarded,
@@ -236,8 +219,8 @@ def mcp_command(
         )
         serve(app, sock, on_ready=ready)
     finally:
-        if server is not None:
-            server.close()
+        if skills is not None:
+            skills.close()
         session.close()
 
 

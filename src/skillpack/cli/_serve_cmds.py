@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 from typing import Any, Literal
 
 import click
@@ -14,37 +13,11 @@ from ._auth_opts import auth_options, server_auth
 from ._fleet_opts import fleet_options, server_allowed_hosts
 from ._options import CatalogOptions, catalog_options
 from ._output import emit_json, print_table, visible, warn
+from ._server_flags import ServerFlags, server_options
 
 
 @click.command("serve")
-@click.option(
-    "--stdio",
-    "transport",
-    flag_value="stdio",
-    default=True,
-    help="JSON-RPC on stdin/stdout, one message per line (default).",
-)
-@click.option(
-    "--http",
-    "transport",
-    flag_value="http",
-    help="JSON-RPC on POST /rpc, notifications on GET /events.",
-)
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (HTTP).")
-@click.option(
-    "--port",
-    type=click.IntRange(0, 65535),
-    default=0,
-    show_default=True,
-    help="Port to bind (HTTP); 0 picks a free one, printed at start.",
-)
-@click.option(
-    "--token-file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Write the bearer token here (mode 0600) instead of a private file "
-    "under the user config folder.",
-)
+@server_options(legacy_serve=True)
 @click.option(
     "--allow-origin",
     "allow_origins",
@@ -69,10 +42,7 @@ from ._output import emit_json, print_table, visible, warn
 @fleet_options
 @catalog_options
 def serve_command(
-    transport: Literal["stdio", "http"],
-    host: str,
-    port: int,
-    token_file: Path | None,
+    server: ServerFlags,
     allow_origins: tuple[str, ...],
     max_sessions: int,
     session_idle: float,
@@ -86,8 +56,10 @@ def serve_command(
 ) -> None:
     """Serve the catalog to editors and agent UIs over JSON-RPC 2.0 (see docs/rpc.md).
 
-    With --http, the address and the token file's path are printed at start (as one
-    JSON line on stdout with --json); send the token as 'Authorization: Bearer ...'.
+    With --transport http, the address and the token file's path are printed at start
+    (as one JSON line on stdout with --json); send the token as 'Authorization: Bearer
+    ...'. The token is read from --token-file, or generated and written to
+    --token-file-out (default: a private file under the user config folder).
     With --auth-jwks (or [auth] in config.toml) clients send access tokens (JWTs)
     instead, [[auth.grant]] decides which skills each sees, RFC 9728 metadata is at
     /.well-known/oauth-protected-resource/rpc, no token file is written (its field
@@ -101,11 +73,13 @@ def serve_command(
     from ..rpc._live import Discovery, default_refresh
     from ..rpc._server import ServeOptions, serve_http, serve_stdio
     from ._process import settle_for_a_long_run
+    from ._server_flags import chosen_token
 
     settle_for_a_long_run()
     from ._otel import configure_tracing
 
     configure_tracing()
+    transport = server.transport
     forwarded = server_allowed_hosts(
         allowed_hosts, cwd=catalog.cwd, user=not catalog.no_user, transport=transport
     )
@@ -113,8 +87,8 @@ def serve_command(
         from .. import _errors
 
         raise _errors.UsageError(
-            "--stateless is for replicas over HTTP; add --http (over stdio the one "
-            "client is the parent process)."
+            "--stateless is for replicas over HTTP; add --transport http (over stdio the "
+            "one client is the parent process)."
         )
     options = ServeOptions(
         discovery=Discovery(
@@ -137,7 +111,7 @@ def serve_command(
 
             raise _errors.UsageError(
                 "--auth-jwks, --auth-issuer and --auth-audience check tokens over HTTP; "
-                "add --http (over stdio the one client is the parent process)."
+                "add --transport http (over stdio the one client is the parent process)."
             )
         serve_stdio(options, stdin=sys.stdin.buffer, stdout=sys.stdout.buffer)
         return
@@ -149,13 +123,16 @@ def serve_command(
         audience=auth_audience,
         endpoint="/rpc",
     )
-    if bearer is not None and token_file is not None:
+    shared = server.token_file is not None or server.token_file_out is not None
+    if bearer is not None and shared:
         from .. import _errors
 
         raise _errors.UsageError(
-            "--token-file writes a shared token, and JWT auth (--auth-jwks, [auth] in "
-            "config.toml) takes access tokens instead; give one of them."
+            "--token-file and --token-file-out are for one shared token, and JWT auth "
+            "(--auth-jwks, [auth] in config.toml) takes access tokens instead; give one "
+            "of them."
         )
+    host = server.host
     if not is_loopback(host):
         warn(
             f"serving on {host}, which is not a loopback address: other machines can "
@@ -173,11 +150,14 @@ def serve_command(
                 click.echo(f"access tokens of {bearer.settings.issuer} (see {info['metadata']})")
         sys.stdout.flush()
 
+    token = None if bearer is not None else chosen_token(server, command="serve", always=True)
     serve_http(
         options,
         host=host,
-        port=port,
-        token_file=token_file,
+        port=server.port,
+        token=None if token is None else token.value,
+        token_file=None if token is None else token.path,
+        remove_token_file=token is not None and token.written,
         allow_origins=allow_origins,
         announce=announce,
         auth=bearer,

@@ -108,14 +108,14 @@ def ui_command(
                 code="CANCELLED",
                 exit_code=PICK_CANCELLED,
             )
-        mention = mention_for(chosen, session.catalog, is_visible=session.is_visible)
+        mention = mention_for(chosen, session.catalog, is_visible=session.skills.is_visible)
         if as_json:
             from ..runtime._summary import skill_summary
 
             summary = skill_summary(
                 chosen,
-                enabled=session.is_enabled(chosen),
-                missing=session.dependencies(chosen).missing,
+                enabled=session.skills.is_enabled(chosen),
+                missing=session.declared.dependencies(chosen).missing,
                 permission=session.config.permissions.decide(chosen),
             )
             emit_json({**summary, "mention": mention})

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 from .._limits import MAX_DEPTH, MAX_DIRS, MAX_SKILL_FILE_BYTES
 from .._model import SCOPE_RANK, Catalog, Problem, Root, Skill
 from ..select._collisions import resolve_collisions
-from ._options import DEFAULT_OPTIONS, DiscoveryOptions, merge_keywords
+from ._options import DEFAULT_OPTIONS, DiscoveryOptions, merge_keywords, require_folders
 from ._parallel import LoadHelper
 from ._replay import Limits
 from ._roots import chosen_roots
@@ -75,6 +75,7 @@ def discover(
     max_dirs: int = MAX_DIRS,
     max_file_bytes: int = MAX_SKILL_FILE_BYTES,
     note_paths: Sequence[str] = (),
+    load_helper: bool | None = None,
     folders_off: Sequence[str] = (),
     options: DiscoveryOptions | None = None,
 ) -> Catalog:
@@ -99,6 +100,9 @@ def discover(
         max_file_bytes: Larger SKILL.md files are reported, not read.
         note_paths: Paths a host works on: the repo roots of the folders between
             each and the project root join the repo scope (`default_roots`).
+        load_helper: Load many new SKILL.md files on a second core (a helper
+            process): False never, True when the machine has a spare core; None
+            unless `SKILLPACK_LOAD_HELPER=0` is in the environment.
         folders_off: Families of default folders not searched (`copilot`,
             `gemini`, `cursor`, ...: `_paths.FAMILIES`).
         options: All of the above but `cwd` as one value (`DiscoveryOptions`); a
@@ -111,9 +115,12 @@ def discover(
         roots searched in precedence order.
 
     Raises:
-        UsageError: a keyword given differs from what `options` sets, or a value
-            cannot work (one folder where a list belongs, a bound below its least).
+        UsageError: a keyword given differs from what `options` sets, a value
+            cannot work (one folder where a list belongs, a bound below its least),
+            or a folder given in `roots` or `extra_roots` does not exist (one in
+            `options` is reported as a `root-missing` problem instead).
     """
+    require_folders("discover", keywords={"roots": roots or (), "extra_roots": extra_roots})
     options = merge_keywords(
         options,
         where="discover",
@@ -132,6 +139,7 @@ def discover(
             "max_dirs": max_dirs,
             "max_file_bytes": max_file_bytes,
             "note_paths": note_paths,
+            "load_helper": load_helper,
             "folders_off": folders_off,
         },
         defaults=_KEYWORD_DEFAULTS,
@@ -154,6 +162,7 @@ _KEYWORD_DEFAULTS: dict[str, Any] = {
     "max_dirs": MAX_DIRS,
     "max_file_bytes": MAX_SKILL_FILE_BYTES,
     "note_paths": (),
+    "load_helper": None,
     "folders_off": (),
 }
 """`discover`'s keyword defaults: a keyword left at one defers to `options=`."""
@@ -282,7 +291,7 @@ def discover_roots(
     claimed: set[str] = set()
     scans: list[RootScan] = []
     rescanned: list[Root] = []
-    helper = LoadHelper()
+    helper = LoadHelper(enabled=o.load_helper)
     try:
         for root in ordered:
             scan = earlier.get(root)

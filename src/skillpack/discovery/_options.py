@@ -6,6 +6,11 @@ flags, `skillpack serve`, `Session.open`, a program) down to `default_roots` and
 `discover_roots`, unchanged on the way. Where discovery starts (`cwd`) is not in it:
 the same options serve every working directory of a server.
 
+`chosen_options` is what `roots=` means wherever a program opens a session
+(`Session.open`, `skillpack.mcp.open_server`, the framework integrations' `Skills`):
+the roots given are the skills served, and a default scope joins them only when
+`include=` names it; without `roots=`, every default scope `include=` leaves in.
+
 `merge_keywords` is how the public entry points that keep their keywords
 (`discover`, `Session.open`, `skillpack.mcp.open_server`) combine them with an
 `options=` value: a keyword left at its default defers to the options, one given
@@ -18,7 +23,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
-from typing import Any, cast
+from typing import Any, Literal, cast, get_args
 
 from .._errors import UsageError
 from .._limits import MAX_DEPTH, MAX_DIRS, MAX_SKILL_FILE_BYTES
@@ -68,6 +73,10 @@ class DiscoveryOptions:
     note_paths: Sequence[str | os.PathLike[str]] = ()
     """Paths a host works on: the repo roots of the folders between each and the
     project root join the repo scope (nested packages of a monorepo)."""
+    load_helper: bool | None = None
+    """Load a big catalog's new SKILL.md files on a second core, in one helper process
+    per run: False never starts one, True whenever the machine has a spare core. None
+    (the default) is True unless the environment says `SKILLPACK_LOAD_HELPER=0`."""
     folders_off: Sequence[str] | None = None
     """Families of default folders left out (`_paths.FAMILIES`: `agents`, `claude`,
     `opencode`, `codex`, `copilot`, `gemini`, `cursor`), in the repo and user scopes
@@ -91,6 +100,12 @@ class DiscoveryOptions:
         _check_bound("max_depth", self.max_depth, 0)
         _check_bound("max_dirs", self.max_dirs, 1)
         _check_bound("max_file_bytes", self.max_file_bytes, 1)
+        if self.load_helper is not None and not isinstance(self.load_helper, bool):
+            raise _Invalid(
+                "load_helper",
+                f"takes True, False or None, not {type(self.load_helper).__name__} "
+                f"{_quoted(self.load_helper)}.",
+            )
 
     @property
     def limits(self) -> tuple[int, int, int, bool]:
@@ -197,8 +212,110 @@ def _check_bound(name: str, value: int | None, least: int) -> None:
         )
 
 
+IncludeScope = Literal["repo", "user", "admin", "system"]
+"""A default scope `include=` can ask for: the repo chain from cwd up, the user's
+folders (and the user config), the admin root, the skills bundled with skillpack."""
+INCLUDE_SCOPES: tuple[IncludeScope, ...] = get_args(IncludeScope)
+
 DEFAULT_OPTIONS = DiscoveryOptions()
 """Every field at its default: what a call without `options=` discovers with."""
+
+
+def chosen_options(
+    where: str,
+    options: DiscoveryOptions | None,
+    *,
+    roots: Sequence[Root | str | os.PathLike[str]] | None,
+    extra_roots: Sequence[str | os.PathLike[str]],
+    include: Sequence[IncludeScope] | None,
+    include_user: bool,
+    include_system: bool,
+    **fields_given: Any,
+) -> DiscoveryOptions:
+    """The options a session opener's keywords ask for (see the module docstring).
+
+    `roots` given: exactly those folders, then `extra_roots`, then the default roots
+    of each scope in `include` (none by default; the config's `roots` come only with
+    a scope). `roots` None: the default roots of every scope in `include` (default:
+    all), then `extra_roots`. `include_user=False`/`include_system=False` take a scope
+    out either way. `fields_given` are other `DiscoveryOptions` fields (`use_cache`,
+    `max_depth`, ...) at the opener's defaults when not given. Each root named here
+    must be a folder (`require_folders`); `options` merges as `merge_keywords` says.
+
+    Raises:
+        UsageError: an unknown scope in `include`, a root that is not a folder, or a
+            keyword that disagrees with `options`.
+    """
+    if isinstance(include, str) or (
+        include is not None and not set(include) <= set(INCLUDE_SCOPES)
+    ):
+        raise UsageError(
+            f"{where}(include={include!r}) takes a list of scopes among "
+            f"{', '.join(map(repr, INCLUDE_SCOPES))}, e.g. include=('user', 'system')."
+        )
+    require_folders(where, keywords={"roots": roots or (), "extra_roots": extra_roots})
+    scopes = set(INCLUDE_SCOPES if include is None and roots is None else include or ())
+    if not include_user:
+        scopes.discard("user")
+    if not include_system:
+        scopes.discard("system")
+    keywords: dict[str, Any] = {
+        "extra_roots": extra_roots,
+        **{f"include_{scope}": scope in scopes for scope in INCLUDE_SCOPES},
+        **fields_given,
+    }
+    if roots is not None and (not scopes or isinstance(roots, str | os.PathLike)):
+        keywords["roots"] = roots  # exactly these: no default root, no config's root
+    elif roots is not None:
+        try:
+            given = _paths("roots", [r.path if isinstance(r, Root) else r for r in roots])
+            keywords["extra_roots"] = (*given, *_paths("extra_roots", extra_roots))
+        except _Invalid as error:
+            raise error.through(where, error.field) from None
+    defaults = {
+        "roots": None,
+        "extra_roots": (),
+        **{f"include_{scope}": True for scope in INCLUDE_SCOPES},
+        **{name: getattr(DEFAULT_OPTIONS, name) for name in fields_given},
+    }
+    return merge_keywords(options, where=where, keywords=keywords, defaults=defaults)
+
+
+def require_folders(
+    where: str,
+    *,
+    keywords: Mapping[str, Sequence[Root | str | os.PathLike[str]]],
+) -> None:
+    """Refuse a root a program names in a keyword (`roots=["skilz"]`) that is not a
+    folder: a typo would otherwise serve nothing, silently. Roots in an `options=`
+    value (what the CLI's `--root` and the servers pass) are left to discovery, which
+    reports a missing one as a `root-missing` problem and picks it up once it exists.
+
+    Raises:
+        UsageError: a folder that does not exist or is a file, named with the keyword
+            and how to fix it.
+    """
+    for keyword, roots in keywords.items():
+        if isinstance(roots, str | os.PathLike):
+            continue  # one folder where a list belongs: `DiscoveryOptions` says so
+        for root in cast("Sequence[object]", roots):  # anything, at run time
+            if isinstance(root, Root):
+                path = root.path
+            elif isinstance(root, str | os.PathLike):
+                path = os.path.expanduser(os.fspath(root))
+            else:
+                continue  # not a folder at all: `DiscoveryOptions` says so
+            full = os.path.abspath(path)
+            if os.path.isdir(full):
+                continue
+            what = "is a file, not a folder" if os.path.exists(full) else "does not exist"
+            raise UsageError(
+                f"{where}({keyword}=[...]) names {os.fspath(path)!r}, which {what} "
+                f"({full}). Fix the path (a relative one starts at the current "
+                f"directory, {os.getcwd()}), create the folder first, or pass it in "
+                "options=DiscoveryOptions(extra_roots=[...]) to have a missing root "
+                "reported as a problem and discovered once it exists."
+            )
 
 
 def merge_keywords(

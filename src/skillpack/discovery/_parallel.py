@@ -20,7 +20,9 @@ The helper only speeds things up; it never decides anything. If it cannot start,
 dies, falls silent for `REPLY_WAIT_S`, or sends back something that does not
 decode, it is stopped and this process loads the files it held. A result marshal
 cannot hold (a value of a type it has no code for) comes back as "load it yourself".
-Setting `SKILLPACK_LOAD_HELPER=0` in the environment turns the helper off.
+`DiscoveryOptions(load_helper=False)` turns the helper off for a run (True leaves it
+to the machine whatever the environment says); left at None, `SKILLPACK_LOAD_HELPER=0`
+in the environment turns it off.
 """
 
 from __future__ import annotations
@@ -45,7 +47,8 @@ if TYPE_CHECKING:
     from ..index._cache import SkillCache
 
 LOAD_HELPER_ENV: Final = "SKILLPACK_LOAD_HELPER"
-"""`0` turns the helper off (any other value, or none, leaves it to the machine)."""
+"""`0` turns the helper off (any other value, or none, leaves it to the machine): the
+default of `DiscoveryOptions.load_helper`."""
 HELPER_START_FILES: Final = 1000
 """New files a run must meet before a helper is worth its start-up (about 80 ms of the
 other core; this process pays only the spawn)."""
@@ -176,9 +179,14 @@ def _main() -> None:
 
 class LoadHelper:
     """One discovery run's helper process, started when the run has met enough new
-    files (`HELPER_START_FILES`); `close` stops it. Not shared between threads."""
+    files (`HELPER_START_FILES`); `close` stops it. Not shared between threads.
 
-    def __init__(self) -> None:
+    `enabled` is `DiscoveryOptions.load_helper`: False never starts one, True leaves it
+    to the machine (a spare core), None asks the environment first (`LOAD_HELPER_ENV`).
+    """
+
+    def __init__(self, *, enabled: bool | None = None) -> None:
+        self._enabled = enabled
         self._process: subprocess.Popen[bytes] | None = None
         self._met = 0
         self._ready = False
@@ -195,7 +203,7 @@ class LoadHelper:
         self._met += new_files
         if self._met < HELPER_START_FILES:
             return False
-        if os.environ.get(LOAD_HELPER_ENV) == "0" or not _usable():
+        if not helper_wanted(self._enabled) or not _usable():
             self._off = True
             return False
         import subprocess
@@ -324,6 +332,14 @@ class LoadHelper:
             from .._process import reap
 
             reap(process, 1.0)
+
+
+def helper_wanted(enabled: bool | None) -> bool:
+    """Whether a run may start a helper: `enabled` when given, else unless the
+    environment says `SKILLPACK_LOAD_HELPER=0`."""
+    if enabled is not None:
+        return enabled
+    return os.environ.get(LOAD_HELPER_ENV) != "0"
 
 
 def _usable() -> bool:

@@ -12,7 +12,7 @@ from typing import Any
 from .._errors import UsageError
 from ..render._catalog import CatalogMode, check_mode
 from ..runtime._fork import SubagentRunner
-from ..runtime._session import Session
+from ..runtime._session import Session, ensure_fresh
 from ..runtime._tools import SkillTools, ToolFormat
 from ..runtime._turns import Turn
 
@@ -38,9 +38,11 @@ class Skills:
         """Skills over `session`, or over `Session.open(**open_options)` when none is given.
 
         Args:
-            session: The conversation's session; by default one is opened the way the
-                CLI discovers skills (`cwd=`, `roots=`, `ask=`, `refresh=`, ... go to
-                `Session.open`), and closed by `close()`.
+            session: The conversation's session; by default one is opened with
+                `Session.open(**open_options)` (`cwd=`, `roots=`, `include=`, `ask=`,
+                `refresh=`, ...) and closed by `close()`. `roots=["./skills"]` serves
+                those skills alone; `include=("user", "system")` adds the personal
+                and bundled ones; a root that does not exist raises `UsageError`.
             runner: Runs `context: fork` skills, for `use_skill` and for `$name` /
                 `/name` in a message (`prepare`); without one they are refused.
             context_window: The model's context window in tokens: the catalog gets its
@@ -75,7 +77,7 @@ class Skills:
     def catalog(self) -> str:
         """The session's budgeted catalog for the system prompt (`Session.catalog_prompt`),
         current: a live session re-discovers first when its mode says so."""
-        self.session.ensure_fresh()
+        ensure_fresh(self.session)
         return self.session.catalog_prompt(
             context_window=self.context_window,
             budget_chars=self.budget_chars,
@@ -90,7 +92,7 @@ class Skills:
 
     def definitions(self, fmt: ToolFormat) -> list[dict[str, Any]]:
         """The tool definitions in one provider's format, for the current catalog."""
-        self.session.ensure_fresh()
+        ensure_fresh(self.session)
         return self.skill_tools.definitions_for(fmt)
 
     async def adefinitions(self, fmt: ToolFormat) -> list[dict[str, Any]]:

@@ -3,11 +3,12 @@ in-memory client connected to it (for tests, and for hosts that embed the server
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from typing import TYPE_CHECKING, Any
 
-from ..discovery._options import DiscoveryOptions
+from ..discovery._options import DiscoveryOptions, IncludeScope
 from ..runtime._live import RefreshMode
 from ..runtime._session import Session
 
@@ -19,7 +20,9 @@ if TYPE_CHECKING:  # the SDK loads when a server is made, not when this module i
 @contextmanager
 def open_server(
     *,
-    roots: Sequence[str] = (),
+    roots: Sequence[str | os.PathLike[str]] | None = None,
+    extra_roots: Sequence[str | os.PathLike[str]] = (),
+    include: Sequence[IncludeScope] | None = None,
     cwd: str | None = None,
     include_user: bool = True,
     include_system: bool = True,
@@ -39,7 +42,12 @@ def open_server(
     already hold, use `SkillServer(session)` instead.
 
     Args:
-        roots: Extra skill roots (scope `extra`).
+        roots: Serve exactly these folders; a default scope joins them only when
+            `include` names it (as `Session.open(roots=)`). Each must be a folder.
+        extra_roots: Folders of scope `extra` added to what is served (what `roots`
+            meant up to 0.1.0; the CLI's `--root`).
+        include: The default scopes searched (`"repo"`, `"user"`, `"admin"`,
+            `"system"`); with `roots`, none unless named.
         cwd: The project folder (repo skills, config, relative links).
         include_user: Discover the user's skills (`~/.claude/skills`, ...).
         include_system: Include the skills bundled with skillpack.
@@ -50,32 +58,25 @@ def open_server(
         catalog_instructions: Also put the catalog in the server's `instructions`.
         catalog_mode: `auto`, `full` or `deferred`; None is the config's
             `[catalog] mode`.
-        options: All of discovery as one value (`skillpack.DiscoveryOptions`, its
-            `extra_roots` being `roots` here), as `Session.open` takes it: a keyword
-            left at its default defers to it.
+        options: All of discovery as one value (`skillpack.DiscoveryOptions`), as
+            `Session.open` takes it: a keyword left at its default defers to it.
 
     Raises:
-        UsageError: a discovery keyword given differs from what `options` sets.
+        UsageError: a discovery keyword given differs from what `options` sets, a
+            folder in `roots` or `extra_roots` does not exist, or an unknown scope.
     """
-    from ..discovery._options import merge_keywords
+    from ..discovery._options import chosen_options
     from ._server import SkillServer
 
-    chosen = merge_keywords(
+    chosen = chosen_options(
+        "open_server",
         options,
-        where="open_server",
-        keywords={
-            "extra_roots": roots,
-            "include_user": include_user,
-            "include_system": include_system,
-            "use_cache": use_cache,
-        },
-        defaults={
-            "extra_roots": (),
-            "include_user": True,
-            "include_system": True,
-            "use_cache": True,
-        },
-        spelled={"extra_roots": "roots"},
+        roots=roots,
+        extra_roots=extra_roots,
+        include=include,
+        include_user=include_user,
+        include_system=include_system,
+        use_cache=use_cache,
     )
     with Session.open(cwd=cwd, options=chosen, refresh=refresh) as session:
         yield SkillServer(

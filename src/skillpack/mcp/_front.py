@@ -381,7 +381,7 @@ class _Loader:
                 catalog_chars=pages.catalog_chars,
                 catalog_instructions=pages.catalog_instructions,
                 catalog_mode=pages.catalog_mode,
-                pages=pages,
+                _pages=pages,
             )
         except BaseException as exc:  # noqa: BLE001 - raised again on the main thread
             self.failure = exc

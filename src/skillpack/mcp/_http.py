@@ -1,10 +1,10 @@
 """Streamable HTTP for `skillpack mcp --transport http`: `/mcp` behind the shared guard.
 
 Every request passes `_httpguard.HostGuard` (Host 421, Origin 403, bearer token 401,
-the same answers as `skillpack serve --http`); `GET /healthz` and `GET /readyz`
-(`_health`) are answered after its Host and Origin checks, before any token; then,
-with `[auth]`, the bearer JWT check (`_auth.McpAuth`: 401/403 with the RFC 9728
-challenge, the metadata document); a refusal closes the connection. The
+the same answers as `skillpack serve --transport http`); `GET /healthz` and
+`GET /readyz` (`_health`) are answered after its Host and Origin checks, before any
+token; then, with `[auth]`, the bearer JWT check (`_auth.McpAuth`: 401/403 with the
+RFC 9728 challenge, the metadata document); a refusal closes the connection. The
 connections are bounded as `_httpguard` says (a whole head within `HEADER_SECONDS`
 however it is drip-fed, a whole body within `BODY_SECONDS` of it, at most `PENDING_MAX`
 waiting for a head, the oldest closed first; the limit kept under the open-file
@@ -66,25 +66,6 @@ then answers 404."""
 MAX_CONNECTIONS: Final = 256
 """Open connections; more are answered 503 (lowered under a small open-file limit)."""
 KEEP_ALIVE_SECONDS: Final = 5.0
-
-
-def read_token(path: str) -> str:
-    """The bearer token in `path` (surrounding whitespace dropped).
-
-    Raises:
-        UsageError: the file cannot be read, or holds no token.
-    """
-    try:
-        with open(path, encoding="utf-8") as handle:
-            token = handle.read().strip()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"Cannot read the token file {path}: {exc}.") from exc
-    if not token or any(c.isspace() for c in token):
-        raise UsageError(
-            f"The token file {path} must hold one token (no spaces); write e.g. "
-            "`python -c 'import secrets; print(secrets.token_urlsafe(32))' > FILE`."
-        )
-    return token
 
 
 def session_cap() -> int:

@@ -117,24 +117,25 @@ class Pages:
             view = self._view
             if view is not None and view.catalog is catalog and self._view_config is config:
                 return view
+        from ..runtime._session import keep_value, kept_value
         from ._served import KEPT_VIEW, build_served, kept_view
 
         # A view of the session's own choices (enabled, permitted) is not kept: only one
         # of the catalog and the config alone is another process's to reuse.
-        everyone = self.session.sets_none_apart()
-        kept = self.session.kept_value(KEPT_VIEW, catalog) if everyone else None
+        everyone = self.session.skills.sets_none_apart()
+        kept = kept_value(self.session, KEPT_VIEW, catalog) if everyone else None
         view = build_served(
             catalog,
-            model_skills=self.session.model_skills,
+            model_skills=self.session.skills.model_skills,
             everyone=everyone,
-            is_enabled=self.session.is_enabled,
-            is_visible=self.session.is_visible,
+            is_enabled=self.session.skills.is_enabled,
+            is_visible=self.session.skills.is_visible,
             reader=self.reader,
             frontmatter=self._frontmatter,
             kept=kept,
         )
         if everyone and kept is None:
-            self.session.keep_value(KEPT_VIEW, catalog, kept_view(view))
+            keep_value(self.session, KEPT_VIEW, catalog, kept_view(view))
         with self._lock:
             if self.session.catalog is catalog and self.session.config is config:
                 self._view, self._view_config = view, config

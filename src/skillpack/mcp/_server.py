@@ -159,8 +159,8 @@ class SkillServer:
         catalog_chars: int | None = None,
         catalog_instructions: bool = False,
         catalog_mode: CatalogMode | None = None,
-        pages: Pages | None = None,
-        told: Told | None = None,
+        _pages: Pages | None = None,
+        _told: Told | None = None,
     ) -> None:
         """Args:
         session: The live session whose catalog, config and reader are served.
@@ -178,16 +178,17 @@ class SkillServer:
             server's `instructions` (for clients that pass those to the model).
         catalog_mode: `auto`, `full` or `deferred` (`Session.render_catalog`); None
             is the config's `[catalog] mode`.
-        pages: The served view and pages of `session` already built (the stdio
-            front's, `_front`); a new `Pages(session)` when None.
-        told: What the first client connection was already told is left out (by
+        _pages: The served view and pages of `session` already built (the stdio
+            front's, `_front`); a new `Pages(session)` when None. Private: how the
+            front hands its work over, not a host's option.
+        _told: What the first client connection was already told is left out (by
             the front, in its log message): not told again.
 
         Raises:
             UsageError: the session's reader cannot serve bytes, or the catalog's
                 budget is not a number of characters.
         """
-        self.pages = pages if pages is not None else Pages(session)
+        self.pages = _pages if _pages is not None else Pages(session)
         if self.pages.session is not session:
             raise errors.UsageError(
                 "The pages given to SkillServer are of another session; build them with "
@@ -200,8 +201,8 @@ class SkillServer:
         self._reader: SkillContent = self.pages.reader
         self._cwd = cwd
         self.offload = offload
-        self.told_first = told
-        """What the first connection was told is left out (see `told`)."""
+        self.told_first = _told
+        """What the first connection was told is left out (see `_told`)."""
         self._lock = threading.Lock()
         self._granted: Granted[Pages] = Granted(
             session,
@@ -225,9 +226,9 @@ class SkillServer:
     def view(self, grant: SkillGrant | None = None) -> ServedCatalog:
         """The served view of the session's current catalog (`Pages.view`), as `grant`
         may see it."""
-        return self.pages_for(grant).view()
+        return self._pages_for(grant).view()
 
-    def pages_for(self, grant: SkillGrant | None) -> Pages:
+    def _pages_for(self, grant: SkillGrant | None) -> Pages:
         """The pages of the session restricted to `grant` (the server's own: None),
         kept per grant and moved onto the current catalog and config."""
         if grant is None:
@@ -274,7 +275,7 @@ class SkillServer:
                 )
                 state[_CONVERSATION] = found
         if found.session.catalog is not catalog:
-            found.session.reload(catalog)
+            found.session.refresh(catalog)
         return found
 
     def close(self) -> None:
@@ -544,7 +545,7 @@ class SkillServer:
     ) -> Any:
         grant = _grant(ctx)
         if str(params.uri) == PROBLEMS_URI:
-            pages = self.pages_for(grant)
+            pages = self._pages_for(grant)
             report = await self._run(functools.partial(pages.problems_report, check_all=True))
             return types.ReadResourceResult(
                 contents=[
@@ -624,7 +625,7 @@ class SkillServer:
         session = self.conversation(ctx.session, grant).session
 
         def inject() -> str:
-            session.forget(skill)  # a prompt is always inserted whole
+            session.skills.forget(skill)  # a prompt is always inserted whole
             return session.inject(skill, args=args).text
 
         text = await self._run(inject)
@@ -651,7 +652,7 @@ class SkillServer:
     def skills_page(self, start: int, grant: SkillGrant | None = None) -> dict[str, Any]:
         """One `skills/list` page from the served skill at `start` (`Pages.skills_page`),
         as `grant` may see it."""
-        return self.pages_for(grant).skills_page(start)
+        return self._pages_for(grant).skills_page(start)
 
     def problems_report(
         self, *, check_all: bool = True, with_skills: bool = False

@@ -1,8 +1,8 @@
 """`skillpack.rpc.Client`: a typed client of `skillpack serve`, over stdio or HTTP.
 
-    with Client.stdio("--cwd", project) as client:        # spawns `skillpack serve --stdio`
+    with Client.stdio("--cwd", project) as client:        # spawns `skillpack serve` (stdio)
         listing = client.skills_list()
-    with Client.spawn_http("--no-user") as client:        # spawns `serve --http --port 0`
+    with Client.spawn_http("--no-user") as client:        # spawns `serve --transport http --port 0`
         for note in client.notifications(timeout=5): ...
     client = Client.http("http://127.0.0.1:8765", token_file=path)  # a running server
 
@@ -51,7 +51,7 @@ __all__ = ["Client", "RpcConnectionError", "RpcError", "serve_command"]
 
 DEFAULT_TIMEOUT = 60.0
 
-Callback = Callable[[Notification], None]
+Callback = Deliver
 
 
 def serve_command() -> list[str]:
@@ -89,8 +89,8 @@ class Client:
         env: Mapping[str, str] | None = None,
         timeout: float = DEFAULT_TIMEOUT,
     ) -> Self:
-        """Spawn `skillpack serve --stdio ARGS…` and talk to it over its stdin/stdout."""
-        argv = [*(command or serve_command()), "--stdio", *args]
+        """Spawn `skillpack serve --transport stdio ARGS…` and talk to it over its stdin/stdout."""
+        argv = [*(command or serve_command()), "--transport", "stdio", *args]
         return cls(
             lambda deliver: StdioTransport(argv, cwd=cwd, env=env, deliver=deliver), timeout=timeout
         )
@@ -121,8 +121,17 @@ class Client:
         env: Mapping[str, str] | None = None,
         timeout: float = DEFAULT_TIMEOUT,
     ) -> Self:
-        """Spawn `skillpack serve --http --port 0 --json ARGS…`; the client stops it on close."""
-        argv = [*(command or serve_command()), "--http", "--port", "0", "--json", *args]
+        """Spawn `skillpack serve --transport http --port 0 --json ARGS…`; the client
+        stops it on close."""
+        argv = [
+            *(command or serve_command()),
+            "--transport",
+            "http",
+            "--port",
+            "0",
+            "--json",
+            *args,
+        ]
         process = subprocess.Popen(
             argv,
             cwd=cwd,

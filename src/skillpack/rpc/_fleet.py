@@ -1,4 +1,4 @@
-"""`skillpack serve --http` as one replica of a fleet: its `/readyz` checks and
+"""`skillpack serve --transport http` as one replica of a fleet: its `/readyz` checks and
 `--stateless`.
 
 Ready once the server's own workspace is discovered (started on a thread of its own

@@ -33,9 +33,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
-import os
 import queue
-import secrets
 import socket
 import socketserver
 import sys
@@ -43,7 +41,6 @@ import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 from .._auth import AuthRefused, BearerAuth, Caller, audit
@@ -68,25 +65,6 @@ disconnected (it reconnects and calls `skills.list`) rather than grow memory."""
 IDLE_SECONDS = 120.0
 """A connection that sends nothing for this long is closed, and a kept-alive one has
 this long after a reply to send its next whole request head."""
-
-
-def write_token_file(path: Path | None) -> tuple[str, Path]:
-    """A new random token, written to `path` (default: a file in a private folder under
-    the user config dir) with mode 0600. Returns the token and the file."""
-    from .._paths import user_config_dir
-
-    token = secrets.token_urlsafe(32)
-    if path is None:
-        folder = user_config_dir() / "serve"
-        folder.mkdir(parents=True, exist_ok=True)
-        os.chmod(folder, 0o700)
-        path = folder / f"token-{os.getpid()}"
-    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as file:
-        file.write(token + "\n")
-    os.replace(temp, path)
-    return token, path
 
 
 class RpcHTTPServer(ThreadingHTTPServer):

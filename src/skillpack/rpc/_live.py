@@ -3,7 +3,7 @@
 A workspace is a working directory (plus extra roots): its repo chain, the user and
 system roots and the configured ones, discovered once and kept current by the live
 catalog (`Session(refresh="watch")`, which watches the roots and swaps the catalog).
-Its changes go to every session opened over it (`Session.reload(catalog)`) and out as
+Its changes go to every session opened over it (`Session.refresh(catalog)`) and out as
 `skills/changed`. Workspaces and sessions are bounded: the least recently used
 workspace without sessions is closed past `max_workspaces`; `session.open` past
 `max_sessions` is refused after idle sessions (unused for `session_idle` seconds)
@@ -240,7 +240,7 @@ class Live:
                 return  # replaced or closed meanwhile
             sessions = [self._sessions[s] for s in workspace.sessions if s in self._sessions]
         for entry in sessions:
-            entry.session.reload(change.catalog)
+            entry.session.refresh(change.catalog)
         self._notify(
             "skills/changed",
             self.change_summary(workspace, change),
@@ -257,7 +257,7 @@ class Live:
         (those `grant` opens, when given)."""
 
         live = workspace.live
-        summary = summarizer(live.config, live.is_enabled)
+        summary = summarizer(live.config, live.skills.is_enabled)
 
         def listed(skills: Sequence[Skill]) -> list[dict[str, Any]]:
             return [summary(s) for s in skills if grant is None or grant.allows(s)]

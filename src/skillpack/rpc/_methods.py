@@ -104,7 +104,7 @@ class Methods:
         for entry in self.live.all_sessions():
             same = entry.session.catalog.at_path(toggled.skill.key)
             if same is not None:
-                entry.session.set_enabled(same, toggled.enabled)
+                entry.session.skills.set_enabled(same, toggled.enabled)
         return toggled.to_dict()
 
     # -- the tools --------------------------------------------------------------------
@@ -151,7 +151,7 @@ class Methods:
         return {
             "session": entry.id,
             "cwd": entry.workspace.cwd,
-            "skills": len(entry.session.model_skills()),
+            "skills": len(entry.session.skills.model_skills()),
         }
 
     def session_close(self, params: Params) -> Any:
@@ -207,8 +207,8 @@ def _listing(workspace: Workspace | GrantView) -> bytes:
     cached = workspace.listing
     if cached is not None and cached[0] is catalog and cached[1] is config:
         return cached[2]
-    summary = summarizer(config, live.is_enabled)
-    standing = {"is_enabled": live.is_enabled, "is_visible": live.is_visible}
+    summary = summarizer(config, live.skills.is_enabled)
+    standing = {"is_enabled": live.skills.is_enabled, "is_visible": live.skills.is_visible}
     encoded = encode(
         {
             "cwd": workspace.cwd,

@@ -70,7 +70,9 @@ def serve_http(
     *,
     host: str,
     port: int,
+    token: str | None,
     token_file: Path | None,
+    remove_token_file: bool,
     allow_origins: Sequence[str],
     announce: Callable[[dict[str, Any]], None],
     heartbeat: float | None = None,
@@ -81,21 +83,19 @@ def serve_http(
 ) -> None:
     """Serve JSON-RPC over HTTP until SIGTERM or SIGINT.
 
-    `announce` gets the address, the token file and the pid once the port is bound.
-    With `auth` (bearer JWTs, `grants` deciding what each caller sees) no token file
-    is written: its `token_file` is None. `allowed_hosts`: `Host` names a balancer
-    forwards; `stateless`: no session kept between requests (`_fleet`).
+    Clients send `token`, which `token_file` holds (removed at the end when
+    `remove_token_file`: the server wrote it). `announce` gets the address, the token
+    file and the pid once the port is bound. With `auth` (bearer JWTs, `grants`
+    deciding what each caller sees) there is no shared token: `token` and `token_file`
+    are None. `allowed_hosts`: `Host` names a balancer forwards; `stateless`: no
+    session kept between requests (`_fleet`).
     """
     from ._fleet import make_stateless, server_health
-    from ._http import HEARTBEAT_SECONDS, RpcHTTPServer, write_token_file
+    from ._http import HEARTBEAT_SECONDS, RpcHTTPServer
 
     with running(options) as (dispatcher, hub):
         if stateless:
             make_stateless(dispatcher.methods)
-        token: str | None = None
-        token_path: Path | None = None
-        if auth is None:
-            token, token_path = write_token_file(token_file)
         try:
             server = RpcHTTPServer(
                 (host, port),
@@ -125,7 +125,7 @@ def serve_http(
                         "url": server.url,
                         "rpc": f"{server.url}/rpc",
                         "events": f"{server.url}/events",
-                        "token_file": None if token_path is None else str(token_path),
+                        "token_file": None if token_file is None else str(token_file),
                         **(
                             {}
                             if auth is None
@@ -140,9 +140,9 @@ def serve_http(
                 server.server_close()
                 thread.join()
         finally:
-            if token_path is not None:
+            if remove_token_file and token_file is not None:
                 with suppress(OSError):
-                    token_path.unlink()
+                    token_file.unlink()
 
 
 @contextmanager

@@ -1,4 +1,4 @@
-"""The client's transports: a `skillpack serve --stdio` child process, or HTTP
+"""The client's transports: a `skillpack serve --transport stdio` child process, or HTTP
 (`POST /rpc` on pooled keep-alive connections, `GET /events` for notifications)."""
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ class Transport(Protocol):
 
 
 class StdioTransport:
-    """A `skillpack serve --stdio` child process; a reader thread matches replies."""
+    """A `skillpack serve --transport stdio` child process; a reader thread matches replies."""
 
     def __init__(
         self,

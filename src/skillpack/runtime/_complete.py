@@ -27,7 +27,7 @@ from .._errors import UsageError
 from .._model import Catalog, Scope, Skill
 from ..select._narrow import NameTier, SkillNames, typed_id
 from ..select._resolve import shown_ids
-from ._session import Session
+from ._session import Session, builtin_commands
 
 CompletionMatch = Literal["all", "exact", "prefix", "substring", "close"]
 """Why a skill is offered: nothing typed yet (`all`), or how its name matched."""
@@ -84,20 +84,20 @@ def complete_mention(session: Session, typed: str, *, limit: int = 20) -> tuple[
     """
     if not 1 <= limit <= MAX_COMPLETIONS:
         raise UsageError(f"limit must be between 1 and {MAX_COMPLETIONS}, not {limit}.")
-    if not session.skills_enabled:
+    if not session.skills.skills_enabled:
         return ()
     text = typed.strip()
     sigil = "/" if text.startswith("/") else "$"
     catalog = session.catalog
-    builtin = session.builtin_commands if sigil == "/" else frozenset()
+    builtin = builtin_commands(session) if sigil == "/" else frozenset()
 
     def offered(skill: Skill) -> bool:
         return (
             skill.shadowed_by is None
             and skill.user_invocable
             and skill.name.lower() not in builtin
-            and session.is_enabled(skill)
-            and session.is_visible(skill)
+            and session.skills.is_enabled(skill)
+            and session.skills.is_visible(skill)
         )
 
     ranked: Iterable[tuple[Skill, CompletionMatch]]
@@ -110,7 +110,9 @@ def complete_mention(session: Session, typed: str, *, limit: int = 20) -> tuple[
         if not any(offered(skill) for skill, _tier in matched):
             ranked = ((skill, "close") for skill in names.near_misses(text))
     rows = list(islice(((s, m) for s, m in ranked if offered(s)), limit))
-    ids = shown_ids(catalog, [skill for skill, _match in rows], is_visible=session.is_visible)
+    ids = shown_ids(
+        catalog, [skill for skill, _match in rows], is_visible=session.skills.is_visible
+    )
     return tuple(
         Completion(
             mention=(

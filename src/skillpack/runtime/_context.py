@@ -193,7 +193,7 @@ def context_report(
     )
     entries: tuple[EntryCost, ...] = ()
     if include_skills:
-        skills = session.model_skills()
+        skills = session.skills.model_skills()
         sizes = entry_chars(skills, format=format, include_location=include_location)
         entries = tuple(
             _entry_cost(skill, chars, how)
@@ -234,7 +234,7 @@ def context_report(
         loaded=tuple(loaded),
         leading=tuple(s.qualified_name for s in leading),
         declarations=declarations,
-        tools=None if tools is None else tuple(session.active_tools(list(tools))),
+        tools=None if tools is None else tuple(session.declared.active_tools(list(tools))),
         state=state,
     )
 

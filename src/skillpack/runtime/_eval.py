@@ -73,7 +73,7 @@ def skill_id(session: Session, skill: Skill) -> str:
     """The id that picks exactly `skill` (what suggestions and tool enums show)."""
     from ..select._resolve import shown_ids
 
-    return shown_ids(session.catalog, [skill], is_visible=session.is_visible)[0]
+    return shown_ids(session.catalog, [skill], is_visible=session.skills.is_visible)[0]
 
 
 def offline_picks(session: Session, query: str) -> tuple[str, ...]:
@@ -98,7 +98,7 @@ def offline_trigger_run(
         UsageError: skills are off, or `[search] suggestions = 0` turns suggestions off
             (the offline rule has nothing to read).
     """
-    session.require_skills_enabled()
+    session.skills.require_skills_enabled()
     if not session.config.search_suggestions:
         raise UsageError(
             "The offline eval reads the turn's suggestions, and `[search] suggestions = 0` "
@@ -131,7 +131,7 @@ def offline_trigger_run(
         skill_id=skill_id(session, skill),
         skill_path=skill.path,
         description=skill.description,
-        digest=session.digest(skill),
+        digest=session.skills.digest(skill),
         results=tuple(results),
         mode="offline",
     )
@@ -149,7 +149,7 @@ def target_skills(
     """
     from ._workspace import lookup_skill
 
-    model_skills = session.model_skills()
+    model_skills = session.skills.model_skills()
     if folder is not None:
         prefix = folder.rstrip(os.sep) + os.sep
         targets = [s for s in model_skills if (s.real_path or s.path).startswith(prefix)]

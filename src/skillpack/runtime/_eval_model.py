@@ -380,7 +380,7 @@ def model_trigger_runs(
                 skill_id=me,
                 skill_path=skill.path,
                 description=skill.description,
-                digest=session.digest(skill),
+                digest=session.skills.digest(skill),
                 results=tuple(results),
                 mode=spec.label,
                 threshold=spec.threshold,

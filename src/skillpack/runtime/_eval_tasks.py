@@ -3,7 +3,7 @@ skill, graded, and kept in skill-creator's workspace layout.
 
 Each task's prompt (with its `files` attached as text) goes to the executor model
 `runs` times in each configuration: `with_skill` has the skill's body in the system
-prompt, as a turn that loaded it has (`Session.render_body`); `without_skill` has no
+prompt, as a turn that loaded it has (`runtime._session.render_body`); `without_skill` has no
 system prompt. The grader model then judges each output against the task's
 expectations (`select._evals.parse_grading`). Under `OUT/<skill>-workspace/
 iteration-<N>/` (the next free N) each task gets `eval-<id>/eval_metadata.json` and
@@ -35,6 +35,7 @@ from ..select._evals import (
     parse_grading,
 )
 from ._eval_model import EvalProviderError, ModelSpec, ProviderChat, api_key, failure_of
+from ._session import render_body
 
 if TYPE_CHECKING:
     from ._eval import Progress
@@ -112,7 +113,7 @@ def run_task_evals(
     )
     folder = workspace_dir(out_dir, skill)
     prompts = {task.id: _prompt(session, skill, task) for task in tasks.evals}
-    with_skill = session.render_body(skill)
+    with_skill = render_body(session, skill)
     names = {task.id: f"eval-{task.id}" for task in tasks.evals}
     for task in tasks.evals:
         _write(
@@ -217,7 +218,7 @@ def run_task_evals(
         metadata={
             "skill_name": skill.name,
             "skill_path": skill.path,
-            "skill_digest": session.digest(skill),
+            "skill_digest": session.skills.digest(skill),
             "executor_model": executor.label,
             "analyzer_model": grader.label,
             "timestamp": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),

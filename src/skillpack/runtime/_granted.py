@@ -59,7 +59,7 @@ class Granted(Generic[T]):
                 self._kept[grant] = found
                 while len(self._kept) > self.most:
                     self._kept.popitem(last=False)
-        self.session_of(found).reload(root.catalog)  # a no-op unless it changed
+        self.session_of(found).refresh(root.catalog)  # a no-op unless it changed
         return found
 
     def __len__(self) -> int:

@@ -26,13 +26,13 @@ def note_paths(
     Returns `{"opened": [{name, qualified_name, description}], "skills": n}`: the skills
     now in the conversation's model catalog that were not before, and how many it has.
     """
-    before = {skill.key for skill in conversation.model_skills()}
+    before = {skill.key for skill in conversation.skills.model_skills()}
     if opened_from is not None and opened_from is not conversation:
         opened_from.note_paths(*paths)
         if conversation.catalog is not opened_from.catalog:
-            conversation.reload(opened_from.catalog)
+            conversation.refresh(opened_from.catalog)
     conversation.note_paths(*paths)
-    after = conversation.model_skills()
+    after = conversation.skills.model_skills()
     return {
         "opened": [
             {

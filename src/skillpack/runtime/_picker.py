@@ -182,8 +182,8 @@ class SkillFilter:
             for r in results
             if r.skill.model_invocable
             and r.skill.shadowed_by is None
-            and session.is_enabled(r.skill)
-            and session.is_visible(r.skill)
+            and session.skills.is_enabled(r.skill)
+            and session.skills.is_visible(r.skill)
         ]
         picked = pick_suggestions(usable, limit=session.config.search_suggestions)
         return {r.skill.key for r in picked}
@@ -221,7 +221,7 @@ def _owner(catalog: Catalog, path: str) -> Skill | None:
 def missing_dependencies(session: Session, skill: Skill) -> tuple[Mapping[str, str], ...]:
     """`{"type", "name"}` of each dependency `skill` declares that the session lacks
     now (`Session.dependencies`: nobody is asked)."""
-    return tuple(session.dependencies(skill).missing)
+    return tuple(session.declared.dependencies(skill).missing)
 
 
 def skill_flags(
@@ -231,9 +231,9 @@ def skill_flags(
 ) -> tuple[Flag, ...]:
     """The flags of `skill` in `FLAGS` order (`problems` from `problems_by_skill`)."""
     flags: list[Flag] = []
-    if not session.is_enabled(skill):
+    if not session.skills.is_enabled(skill):
         flags.append("disabled")
-    if not session.is_visible(skill):
+    if not session.skills.is_visible(skill):
         flags.append("denied")
     if skill.shadowed_by is not None:
         flags.append("shadowed")
@@ -288,9 +288,9 @@ class CatalogCosts:
 
     def _why_not(self, skill: Skill) -> str:
         session = self._session
-        if not session.is_enabled(skill):
+        if not session.skills.is_enabled(skill):
             return "it is disabled"
-        if not session.is_visible(skill):
+        if not session.skills.is_visible(skill):
             return "a permission rule denies it"
         if skill.shadowed_by is not None:
             return "it is shadowed"

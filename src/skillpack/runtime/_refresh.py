@@ -119,7 +119,7 @@ class LiveCatalog:
         if source is None:
             raise SkillIOError(
                 "This session has no loader to re-discover skills with; "
-                "pass the new catalog to reload(catalog) or open it with Session.open()."
+                "pass the new catalog to refresh(catalog) or open it with Session.open()."
             )
         with self._refreshing:
             known = None
@@ -135,11 +135,12 @@ class LiveCatalog:
             self._notify(change)
         return change
 
-    def reload(self, catalog: Catalog) -> None:
-        """Swap in `catalog` (the config stays) and notify."""
+    def reload(self, catalog: Catalog) -> CatalogChange | None:
+        """Swap in `catalog` (the config stays) and notify; the change, if any."""
         with self._refreshing:
             change = self._swap(catalog, None)
             self._notify(change)
+        return change
 
     def ensure_fresh(self) -> None:
         """`refresh()` in `"on_call"` mode when the last one is `interval` old; in

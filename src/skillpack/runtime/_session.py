@@ -5,10 +5,10 @@ injections (`prepare_turn`), renders the catalog prompt within budget
 (`catalog_prompt`), loads skills for the model's tool calls (`load`), and says which
 tools a leading skill allows (`active_tools`). Every method is safe to call from
 several threads: state changes happen under one lock, and each call works on one
-snapshot of the catalog, so a concurrent `reload` is seen whole or not at all.
+snapshot of the catalog, so a concurrent `refresh` is seen whole or not at all.
 
 A session can keep its catalog live (`refresh=`, see `_live.py`): `"manual"` changes
-it only on `reload()`/`refresh()`, `"auto"` (the default when it can re-discover)
+it only on `refresh()`, `"auto"` (the default when it can re-discover)
 re-discovers before a tool call or a turn when a `stat` of the catalog's files and
 folders shows a change, `"on_call"` re-discovers before a tool call or a
 turn at most every `refresh_interval` seconds, and `"watch"` runs a `watchfiles`
@@ -24,19 +24,19 @@ runs and the invocation chain (`_fork`), dependencies (`_deps`) and hooks (`_hoo
 
 from __future__ import annotations
 
-import dataclasses
+import functools
 import os
 import threading
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+import warnings
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._errors import SkillDisabledError, SkillIOError
-from .._model import Catalog, CodexPermissions, Skill
+from .._model import Catalog, Root, Skill
 from ..config._schema import Config
 from ..render._budget import budget_from_env, catalog_budget
 from ..render._formats import CatalogFormat
-from ._deps import DependencyReport, DependencyResolver, EnvPrompt, McpInstall
+from ._deps import DependencyResolver, EnvPrompt, McpInstall
 from ._fork import ForkRun, InvocationChain, SubagentRunner
 from ._index_search import TurnSearch
 from ._inject import Injection as Injection
@@ -48,31 +48,21 @@ from ._readers import FileSystemReader as FileSystemReader
 from ._readers import SkillContent as SkillContent
 from ._readers import SkillReader as SkillReader
 from ._refresh import LiveCatalog
+from ._session_views import SessionSkills, SkillDeclarations
 from ._suggest import turn_suggestions
 
 if TYPE_CHECKING:
-    from ..discovery._options import DiscoveryOptions
+    from ..discovery._options import DiscoveryOptions, IncludeScope
     from ..index._suggest import Suggestion
     from ..render._catalog import CatalogMode, RenderedCatalog
     from ..select._grants import SkillGrant
     from ..select._resolve import Resolution
-    from ._create import CreatedSkill
-    from ._hooks import Hook, HookResult, HookState
+    from ._hooks import HookState
     from ._shell import ShellPolicy
     from ._turns import Invoker, Turn
     from ._workspace import Workspace
 
 ToolT = TypeVar("ToolT")
-
-_OPEN_DEFAULTS: dict[str, Any] = {
-    "extra_roots": (),
-    "include_user": True,
-    "include_system": True,
-    "use_cache": True,
-    "max_depth": None,
-    "max_dirs": None,
-}
-"""`Session.open`'s discovery keywords at their defaults: one left so defers to `options=`."""
 
 
 class Session:
@@ -109,12 +99,12 @@ class Session:
             session_id: Substituted for `${SESSION_ID}`; a random id by default.
             ask: Host callback for permission rules that say `ask`.
             remember_permissions: Persist "always"/"never" answers to the user config.
-            loader: Re-discovers the catalog for `reload()`.
+            loader: Re-discovers the catalog for `refresh()`.
             cwd: Base directory for relative paths in `[$name](path)` links.
             env: Environment to read `SKILLS_PROMPT_CHAR_BUDGET` (else Claude Code's
                 `SLASH_COMMAND_TOOL_CHAR_BUDGET`) and skills' declared variables
                 from (default os.environ).
-            refresh: How the catalog stays current: `"manual"` (only `reload()` and
+            refresh: How the catalog stays current: `"manual"` (only on
                 `refresh()`), `"auto"` (before each tool call and turn, at most every
                 `refresh_interval` seconds, a `stat` of every SKILL.md and of the
                 folders above them; re-discover only when one changed), `"on_call"`
@@ -154,12 +144,12 @@ class Session:
         if refresh is None:
             refresh = "auto" if source is not None else "manual"
         self._env = env
-        self.builtin_commands: frozenset[str] = frozenset(
+        self._builtin_commands: frozenset[str] = frozenset(
             command.lower().lstrip("/") for command in builtin_commands
         )
         lock = threading.RLock()
         remember = persist_permission if remember_permissions else None
-        self.grant = grant
+        self._grant = grant
         gate = PermissionGate(config.permissions, ask=ask, remember=remember, grant=grant)
         live = LiveCatalog(
             catalog,
@@ -194,6 +184,8 @@ class Session:
             search=TurnSearch(self._reader),
         )
         self._hooks: HookState | None = None
+        self._skills = SessionSkills(self)
+        self._declared = SkillDeclarations(self)
         if refresh == "watch":
             live.start_watching()
 
@@ -202,7 +194,7 @@ class Session:
         config, reader, cwd, environment, shell policy, host MCP servers and host
         built-in commands and grant, with its own state (loads, enable overrides,
         invocation chain). Its catalog is manual: the host moves it on with
-        `reload(catalog)` when this session's catalog changes.
+        `refresh(catalog)` when this session's catalog changes.
 
         This is how every server opens a conversation (`serve`'s `session.open`, each
         `skillpack mcp` client); keywords override `Session(...)`'s arguments.
@@ -214,11 +206,11 @@ class Session:
             "env": self._env,
             "shell": self._shell,
             "mcp_servers": self._host_servers,
-            "builtin_commands": self.builtin_commands,
-            "grant": self.grant,
+            "builtin_commands": self._builtin_commands,
+            "grant": self._grant,
         }
         options.update(kwargs)
-        return Session(self.whole_catalog, **options)
+        return Session(self._parts.live.given, **options)
 
     # -- construction -----------------------------------------------------------
 
@@ -227,61 +219,138 @@ class Session:
         cls,
         *,
         cwd: str | None = None,
-        roots: Sequence[str] = (),
+        roots: Sequence[Root | str | os.PathLike[str]] | None = None,
+        extra_roots: Sequence[str | os.PathLike[str]] = (),
+        include: Sequence[IncludeScope] | None = None,
         include_user: bool = True,
         include_system: bool = True,
         use_cache: bool = True,
         max_depth: int | None = None,
         max_dirs: int | None = None,
+        load_helper: bool | None = None,
         options: DiscoveryOptions | None = None,
-        **kwargs: Any,
+        reader: SkillReader | None = None,
+        session_id: str | None = None,
+        ask: AskCallback | None = None,
+        remember_permissions: bool = False,
+        env: dict[str, str] | None = None,
+        refresh: RefreshMode | None = None,
+        refresh_interval: float = ON_CALL_INTERVAL,
+        shell: ShellPolicy | None = None,
+        env_prompt: EnvPrompt | None = None,
+        mcp_servers: Iterable[str] = (),
+        mcp_install: McpInstall | None = None,
+        builtin_commands: Iterable[str] = (),
+        grant: SkillGrant | None = None,
     ) -> Session:
         """Discover skills the way the CLI does (config + every scope) and open a session.
 
-        Other keywords go to `Session(...)`, e.g. `refresh="watch"`: refreshes then
-        re-read the config files too, and a watcher also notices a new skill root in
-        the repo chain or the home folder. `roots` are extra roots (scope `extra`),
-        ranked before the config's; `max_depth`/`max_dirs` bound the walk of every
-        root (default: the config's `[discovery]` values). `options` gives all of
-        discovery as one value (`DiscoveryOptions`, its `extra_roots` being `roots`
-        here): a keyword left at its default defers to it, one given fills a field
-        it leaves at its default, and one that differs from a field it sets raises
-        `UsageError`.
+        Refreshes re-read the config files too, and a watcher (`refresh="watch"`)
+        also notices a new skill root in the repo chain or the home folder.
+
+        Args:
+            cwd: The project folder: repo skills, the project config, relative links.
+            roots: Serve exactly these folders (or `Root` values), in precedence
+                order: no repo, user, admin or bundled skill, and no root of the
+                config, unless `include` names its scope. Each must be a folder.
+            extra_roots: Folders of scope `extra` added to what is served, ranked
+                before the config's `roots` (what `Session.open(roots=)` meant up
+                to 0.1.0, and what the CLI's `--root` means). Each must be a folder.
+            include: The default scopes searched (`"repo"`, `"user"`, `"admin"`,
+                `"system"`): with `roots`, none unless named here
+                (`include=("user", "system")` adds the personal and bundled
+                skills); without, all of them. The user config is read only with
+                `"user"`.
+            include_user: False leaves out the user scope (and the user config).
+            include_system: False leaves out the skills bundled with skillpack.
+            use_cache: Read and write the index file.
+            max_depth: Folder levels walked below every root (default: the config's
+                `[discovery] max_depth`).
+            max_dirs: Folders walked per root at most (default: the config's).
+            load_helper: Load many new files on a second core (see
+                `DiscoveryOptions.load_helper`).
+            options: All of discovery as one value (`DiscoveryOptions`): a keyword
+                left at its default defers to it, one given fills a field it leaves
+                at its default, and one that differs from a field it sets raises
+                `UsageError`. Roots in it are not checked: a missing one is a
+                `root-missing` problem, discovered once it exists.
+            reader: Where bodies and files are read (default: the workspace's reader,
+                which also reads `[[mcp_servers]]` skills).
+            session_id: As `Session(session_id=)`.
+            ask: As `Session(ask=)`: the host's answer to an `ask` permission rule.
+            remember_permissions: As `Session(remember_permissions=)`.
+            env: As `Session(env=)`.
+            refresh: As `Session(refresh=)`; default `"auto"`.
+            refresh_interval: As `Session(refresh_interval=)`.
+            shell: As `Session(shell=)`.
+            env_prompt: As `Session(env_prompt=)`.
+            mcp_servers: As `Session(mcp_servers=)`.
+            mcp_install: As `Session(mcp_install=)`.
+            builtin_commands: As `Session(builtin_commands=)`.
+            grant: As `Session(grant=)`: the skills the caller may see.
+
+        Raises:
+            UsageError: a folder in `roots` or `extra_roots` that does not exist
+                (the message names it and how to fix it), an unknown scope in
+                `include`, or a keyword that disagrees with `options`.
         """
-        from ..discovery._options import merge_keywords
+        from ..discovery._options import chosen_options
         from ._workspace import WorkspaceSource
 
-        chosen = merge_keywords(
+        chosen = chosen_options(
+            "Session.open",
             options,
-            where="Session.open",
-            keywords={
-                "extra_roots": roots,
-                "include_user": include_user,
-                "include_system": include_system,
-                "use_cache": use_cache,
-                "max_depth": max_depth,
-                "max_dirs": max_dirs,
-            },
-            defaults=_OPEN_DEFAULTS,
-            spelled={"extra_roots": "roots"},
+            roots=roots,
+            extra_roots=extra_roots,
+            include=include,
+            include_user=include_user,
+            include_system=include_system,
+            use_cache=use_cache,
+            max_depth=max_depth,
+            max_dirs=max_dirs,
+            load_helper=load_helper,
         )
         source = WorkspaceSource(options=chosen, cwd=os.path.abspath(cwd or os.getcwd()))
         ws = source.open()
-        kwargs.setdefault("reader", source.reader())
-        return cls(ws.catalog, config=ws.config, source=source, cwd=ws.cwd, **kwargs)
+        return cls(
+            ws.catalog,
+            config=ws.config,
+            source=source,
+            cwd=ws.cwd,
+            reader=reader if reader is not None else source.reader(),
+            session_id=session_id,
+            ask=ask,
+            remember_permissions=remember_permissions,
+            env=env,
+            refresh=refresh,
+            refresh_interval=refresh_interval,
+            shell=shell,
+            env_prompt=env_prompt,
+            mcp_servers=mcp_servers,
+            mcp_install=mcp_install,
+            builtin_commands=builtin_commands,
+            grant=grant,
+        )
 
     # -- catalog and state ------------------------------------------------------
 
     @property
-    def catalog(self) -> Catalog:
-        return self._parts.live.catalog
+    def skills(self) -> SessionSkills:
+        """Each skill's standing in this session: `is_enabled`, `set_enabled`,
+        `is_visible`, `model_skills`, `skills_enabled`, `forget`, `create_skill`,
+        `digest`."""
+        return self._skills
 
     @property
-    def whole_catalog(self) -> Catalog:
-        """The catalog before the session's grant hides anything (`catalog` without a
-        grant). Only for what is keyed on the whole catalog and filters by
-        `is_visible` itself (the shared search index); never for a listing."""
-        return self._parts.live.given
+    def declared(self) -> SkillDeclarations:
+        """What the skills declare, as this session answers it: `active_tools`,
+        `requested_permissions`, `dependencies`, `resolve_dependencies`,
+        `dependency_env`, `hooks_for`, `run_hooks`."""
+        return self._declared
+
+    @property
+    def catalog(self) -> Catalog:
+        return self._parts.live.catalog
 
     @property
     def config(self) -> Config:
@@ -300,42 +369,24 @@ class Session:
         """The folder relative `[$name](path)` links start from (None: the process's)."""
         return self._parts.cwd
 
-    def reload(self, catalog: Catalog | None = None) -> Catalog:
-        """Swap in a new catalog (given, or re-discovered with the session's loader).
-
-        Subscribers hear of the change as with `refresh()`.
-        """
-        if catalog is None:
-            self.refresh()
-            return self._parts.live.catalog
-        self._parts.live.reload(catalog)
-        return catalog
-
     # -- a live catalog (`_refresh.LiveCatalog`) -----------------------------------
 
-    @property
-    def refresh_mode(self) -> RefreshMode:
-        return self._parts.live.mode
+    def refresh(self, catalog: Catalog | None = None) -> CatalogChange | None:
+        """Re-discover now (or swap in `catalog`, the config kept), put the new catalog
+        in place and tell subscribers what changed.
 
-    def refresh(self) -> CatalogChange | None:
-        """Re-discover now, swap the new catalog in and tell subscribers what changed.
-
-        Warm, this costs a `stat` per folder and per SKILL.md of every root (the
-        index replays unchanged roots). Returns None when nothing changed.
+        Warm, a re-discovery costs a `stat` per folder and per SKILL.md of every root
+        (the index replays unchanged roots). A server moves each conversation on with
+        `refresh(catalog)` when the catalog they share changes. Returns None when
+        nothing changed.
 
         Raises:
-            SkillIOError: the session has no loader to re-discover with.
+            SkillIOError: no `catalog` given and the session has no loader to
+                re-discover with.
         """
+        if catalog is not None:
+            return self._parts.live.reload(catalog)
         return self._parts.live.refresh()
-
-    def ensure_fresh(self) -> None:
-        """What `"on_call"` does before each tool call and turn: `refresh()` when the
-        last one is over `refresh_interval` seconds old. A no-op in other modes.
-
-        A failing re-discovery is logged and the current catalog kept: a tool call
-        never fails because of it.
-        """
-        self._parts.live.ensure_fresh()
 
     def note_paths(self, *paths: str | os.PathLike[str]) -> CatalogChange | None:
         """Tell the session which files or folders the host works on.
@@ -358,7 +409,7 @@ class Session:
         """Call `callback(change)` after every catalog swap; returns the unsubscribe.
 
         Callbacks run on the thread that refreshed (the watcher's, or the caller's
-        for `"on_call"`, `refresh()` and `reload()`), after the new catalog is in
+        for `"on_call"` and `refresh()`), after the new catalog is in
         place, in the order of the changes. One that raises is logged and skipped.
         """
         return self._parts.live.subscribe(callback)
@@ -390,49 +441,19 @@ class Session:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    # -- enable state and visibility ----------------------------------------------
+    if not TYPE_CHECKING:  # old names work for one release; a type checker flags them
 
-    def is_enabled(self, skill: Skill) -> bool:
-        return self._parts.is_enabled(skill)
-
-    def set_enabled(self, skill: Skill, enabled: bool) -> None:
-        """Enable or disable a skill for this session only (config is not written)."""
-        with self._parts.lock:
-            self._parts.enabled[skill.key] = enabled
-
-    def is_visible(self, skill: Skill) -> bool:
-        """False when a permission rule denies the skill: it is then absent everywhere."""
-        return self._parts.is_visible(skill)
-
-    def sets_none_apart(self) -> bool:
-        """Whether every skill is enabled and visible: no session override, nothing
-        disabled in the config, no permission rule (a view of thousands of skills then
-        asks no skill one by one)."""
-        return self._parts.sets_none_apart()
-
-    def model_skills(self, catalog: Catalog | None = None) -> tuple[Skill, ...]:
-        """Skills the model may see: enabled, permitted, model-invocable, not shadowed."""
-        return self._parts.model_skills(catalog)
-
-    def kept_value(self, kind: str, catalog: Catalog) -> Any | None:
-        """What a surface kept (`keep_value`) as its `kind` value of this very catalog
-        and config in an earlier process, else None (`runtime._kept`). Only a session
-        opened on a workspace (`Session.open`) keeps anything."""
-        opened = self._opened(catalog)
-        if opened is None:
-            return None
-        from ._kept import kept_value
-
-        return kept_value(kind, *opened)
-
-    def keep_value(self, kind: str, catalog: Catalog, value: Any) -> None:
-        """Keep `value` (plain values), derived from `catalog` and the config alone and
-        nothing the session decides (see `sets_none_apart`), as its `kind` value."""
-        opened = self._opened(catalog)
-        if opened is not None:
-            from ._kept import keep_value
-
-            keep_value(kind, *opened, value)
+        def __getattr__(self, name: str) -> Any:
+            moved = _MOVED.get(name)
+            if moved is None:
+                raise AttributeError(f"'Session' object has no attribute {name!r}")
+            where, get = moved
+            warnings.warn(
+                f"Session.{name} is deprecated; {where}. The old name goes in the next release.",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            return get(self)
 
     def _opened(self, catalog: Catalog) -> tuple[Workspace, DiscoveryOptions] | None:
         """The workspace `catalog` was opened as, with the options it was opened with."""
@@ -486,7 +507,7 @@ class Session:
         from ..render._catalog import render_catalog
 
         rendered = render_catalog(
-            self.model_skills(),
+            self._parts.model_skills(None),
             format=format,
             budget_chars=budget,
             include_location=include_location,
@@ -520,19 +541,6 @@ class Session:
 
     # -- selection (`_turns`) ---------------------------------------------------
 
-    @property
-    def skills_enabled(self) -> bool:
-        """False when the config turns every skill off (`[skills] enabled = false`)."""
-        return self._parts.live.config.skills_enabled
-
-    def require_skills_enabled(self) -> None:
-        """Raise `SkillDisabledError` saying how to turn skills on, when they are off."""
-        config = self._parts.live.config
-        if not config.skills_enabled:
-            from ._turns import skills_off_message
-
-            raise SkillDisabledError(skills_off_message(config))
-
     def resolve(self, text: str, *, invoker: Invoker = "user") -> Resolution:
         """Mentions and slash commands in `text`, resolved without loading anything.
 
@@ -541,7 +549,7 @@ class Session:
         from . import _turns
 
         return _turns.resolve(
-            self._parts, text, invoker=invoker, builtin_commands=self.builtin_commands
+            self._parts, text, invoker=invoker, builtin_commands=self._builtin_commands
         )
 
     def prepare_turn(
@@ -567,7 +575,7 @@ class Session:
             invoker=invoker,
             runner=runner,
             session_id=self.session_id,
-            builtin_commands=self.builtin_commands,
+            builtin_commands=self._builtin_commands,
         )
         record_turn(
             [a.skill.qualified_name for a in turn.activations],
@@ -583,7 +591,7 @@ class Session:
         invoker: Invoker = "model",
     ) -> Skill:
         """One skill by path or name, checked for enable state and invocation control."""
-        self.require_skills_enabled()
+        self.skills.require_skills_enabled()
         from ..select._resolve import find_skill
 
         return find_skill(
@@ -591,8 +599,8 @@ class Session:
             name=name,
             path=path,
             invoker=invoker,
-            is_enabled=self.is_enabled,
-            is_visible=self.is_visible,
+            is_enabled=self._parts.is_enabled,
+            is_visible=self._parts.is_visible,
             base_dir=self._parts.cwd,
         )
 
@@ -614,11 +622,6 @@ class Session:
         )
         self._parts.injections.record((injection,))
         return injection
-
-    def render_body(self, skill: Skill, *, args: str = "") -> str:
-        """The skill's body as the model gets it: commands run (with a shell policy),
-        then arguments substituted around them. No envelope, no file listing."""
-        return self._parts.injections.body(skill, args=args, session_id=self.session_id)
 
     def fork(self, skill: Skill, *, args: str = "", runner: SubagentRunner) -> ForkRun:
         """Run a skill on the host's subagent runner (what `context: fork` means).
@@ -648,10 +651,6 @@ class Session:
         """Find a skill by path or name and inject it (path wins over name)."""
         return self.inject(self.find(name=name, path=path, invoker=invoker), args=args)
 
-    def forget(self, skill: Skill) -> None:
-        """Drop the record that `skill` was injected, so the next load sends it whole."""
-        self._parts.injections.forget(skill)
-
     def compacted(self, *, kept: Sequence[str] = ()) -> None:
         """Tell the session the host compacted its context.
 
@@ -670,144 +669,7 @@ class Session:
             self._parts, session_id=self.session_id, include_skills=include_skills
         )
 
-    # -- what skills declare: dependencies, hooks ------------------------------------
-
-    def dependencies(self, skill: Skill) -> DependencyReport:
-        """Every dependency `skill` declares and its state now (asks nobody)."""
-        return self._deps.report(skill)
-
-    def resolve_dependencies(self, skill: Skill) -> DependencyReport:
-        """`dependencies`, after asking the host for missing ones (`env_prompt`,
-        `mcp_install`); a load does this itself."""
-        return self._deps.resolve(skill)
-
-    def dependency_env(self, skill: Skill) -> dict[str, str]:
-        """Values of `skill`'s declared variables known to the session (typed-in ones,
-        then the environment), for the host to give the tools it runs. Secrets:
-        never log them."""
-        return self._deps.values(skill)
-
-    def requested_permissions(self) -> dict[str, CodexPermissions]:
-        """The Codex `permissions` profiles of the leading skills, by qualified name:
-        what they ask the host for while they lead (as `active_tools` offers their
-        `allowed-tools`). skillpack never applies them; the host decides."""
-        return {
-            skill.qualified_name: skill.codex.permissions
-            for skill in self.leading
-            if skill.codex is not None and skill.codex.permissions is not None
-        }
-
-    def hooks_for(
-        self, event: str, tool_name: str | None = None, *, consume: bool = True
-    ) -> tuple[Hook, ...]:
-        """The hooks of the leading skills that apply to `event` (and `tool_name`).
-
-        A `once: true` hook is returned once per session: returning it spends it,
-        unless `consume=False` (a look that runs nothing).
-        """
-        from ._hooks import HookState
-
-        with self._parts.lock:
-            if self._hooks is None:
-                self._hooks = HookState()
-            state = self._hooks
-        return state.applicable(self.leading, event, tool_name, consume=consume)
-
-    def run_hooks(
-        self,
-        event: str,
-        tool_name: str | None = None,
-        *,
-        payload: Mapping[str, Any] | None = None,
-    ) -> tuple[HookResult, ...]:
-        """Run the `command` hooks `hooks_for` returns, under the shell policy.
-
-        Each gets Claude Code's JSON on stdin (`session_id`, `hook_event_name`,
-        `tool_name`, `cwd` and `payload`'s keys, e.g. `tool_input`). Without a shell
-        policy nothing runs and each result says so. Never raises for a hook.
-        """
-        from ._hooks import run_hooks
-
-        hooks = self.hooks_for(event, tool_name)
-        data: dict[str, Any] = {
-            "session_id": self.session_id,
-            "tool_name": tool_name,
-            "cwd": self._parts.cwd or os.getcwd(),
-            **(payload or {}),
-        }
-        return run_hooks(hooks, policy=self._shell, gate=self._parts.gate, payload=data)
-
-    def create_skill(
-        self,
-        *,
-        name: str,
-        description: str,
-        body: str,
-        scope: Literal["user", "project"] = "user",
-        frontmatter: Mapping[str, Any] | None = None,
-        digest: str | None = None,
-        by_model: bool = True,
-    ) -> CreatedSkill:
-        """Write a new skill (or replace one whose digest matches), then re-discover so
-        it is in the catalog at once. See `runtime._create` for every check; the
-        permission action `create` asks the host unless a rule names the skill."""
-        from ._create import create_skill
-
-        created = create_skill(
-            name=name,
-            description=description,
-            body=body,
-            scope=scope,
-            frontmatter=frontmatter,
-            digest=digest,
-            cwd=self._parts.cwd,
-            catalog=self._parts.live.catalog,
-            gate=self._parts.gate,
-            by_model=by_model,
-        )
-        if self._parts.live.source is not None:
-            self.refresh()  # subscribers hear of the new skill like of any other change
-        in_catalog = self._parts.live.catalog.at_path(created.path) is not None
-        return dataclasses.replace(created, in_catalog=in_catalog)
-
-    def digest(self, skill: Skill) -> str | None:
-        """`sha256:<hex>` of the skill's SKILL.md as it is now (for replacing it with
-        `create_skill`), or None when the reader cannot tell."""
-        read_source = getattr(self._reader, "read_source", None)
-        if read_source is None:
-            return None
-        from .._model import sha256_digest
-
-        try:
-            return sha256_digest(read_source(skill))
-        except (OSError, SkillIOError):
-            return None
-
     # -- skill-invokes-skill (`_fork`) ---------------------------------------------
-
-    def check_not_running(self, skill: Skill) -> None:
-        """Refuse to start `skill` while a forked run of it is still going (a cycle).
-
-        Inline use is not a call stack: using a skill again later in the turn is
-        fine. Only a skill on the invocation chain, i.e. a forked skill whose run is
-        under way, cannot be started again from inside that run.
-
-        Raises:
-            UsageError: `skill` is on the invocation chain.
-        """
-        self._parts.chain.check(skill)
-
-    def push_invocation(self, skill: Skill) -> None:
-        """Record that `skill` runs now (a fork); a skill already running is a cycle.
-
-        Raises:
-            UsageError: `skill` is already on the invocation chain of this turn.
-        """
-        self._parts.chain.push(skill)
-
-    def pop_invocation(self, skill: Skill) -> None:
-        """Take `skill` off the invocation chain (a forked run finished)."""
-        self._parts.chain.pop(skill)
 
     def end_turn(self) -> None:
         """Start a new user turn: no skill leads, the invocation chain is empty."""
@@ -820,18 +682,143 @@ class Session:
         """Skills activated since the last user turn, first one leading."""
         return self._parts.injections.leading()
 
-    def active_tools(
-        self, all_tools: Sequence[ToolT], *, tool_name: Callable[[ToolT], str] | None = None
-    ) -> list[ToolT]:
-        """The tools a host should offer while the current skills lead.
 
-        `allowed-tools` of every leading skill that declares it narrows the set (the
-        intersection); `disallowed-tools` removes tools. Entries such as
-        `Bash(git add:*)` allow the tool `Bash`; with no declarations, all tools stay.
-        """
-        from ..render._tools_filter import filter_tools
+# -- what the runtime and the surfaces use, not a host: functions, not members -------
 
-        return filter_tools(all_tools, self.leading, tool_name=tool_name)
+
+def ensure_fresh(session: Session) -> None:
+    """What `"auto"` and `"on_call"` do before each tool call and turn: `refresh()`
+    when the mode says the catalog may be stale. A no-op in other modes. A failing
+    re-discovery is logged and the current catalog kept: a tool call never fails
+    because of it."""
+    session._parts.live.ensure_fresh()
+
+
+def refresh_mode(session: Session) -> RefreshMode:
+    """How `session`'s catalog stays current now (see `Session.set_refresh`)."""
+    return session._parts.live.mode
+
+
+def builtin_commands(session: Session) -> frozenset[str]:
+    """The host's own slash commands, lowercased, without the `/`."""
+    return session._builtin_commands
+
+
+def render_body(session: Session, skill: Skill, *, args: str = "") -> str:
+    """The skill's body as the model gets it: commands run (with a shell policy),
+    then arguments substituted around them. No envelope, no file listing."""
+    return session._parts.injections.body(skill, args=args, session_id=session.session_id)
+
+
+def check_not_running(session: Session, skill: Skill) -> None:
+    """Refuse to start `skill` while a forked run of it is still going (a cycle).
+
+    Inline use is not a call stack: using a skill again later in the turn is fine.
+    Only a skill on the invocation chain, i.e. a forked skill whose run is under way,
+    cannot be started again from inside that run.
+
+    Raises:
+        UsageError: `skill` is on the invocation chain.
+    """
+    session._parts.chain.check(skill)
+
+
+def push_invocation(session: Session, skill: Skill) -> None:
+    """Record that `skill` runs now (a fork); a skill already running is a cycle.
+
+    Raises:
+        UsageError: `skill` is already on the invocation chain of this turn.
+    """
+    session._parts.chain.push(skill)
+
+
+def pop_invocation(session: Session, skill: Skill) -> None:
+    """Take `skill` off the invocation chain (a forked run finished)."""
+    session._parts.chain.pop(skill)
+
+
+def kept_value(session: Session, kind: str, catalog: Catalog) -> Any | None:
+    """What a surface kept (`keep_value`) as its `kind` value of this very catalog and
+    config in an earlier process, else None (`runtime._kept`). Only a session opened
+    on a workspace (`Session.open`) keeps anything."""
+    opened = session._opened(catalog)
+    if opened is None:
+        return None
+    from ._kept import kept_value as kept
+
+    return kept(kind, *opened)
+
+
+def keep_value(session: Session, kind: str, catalog: Catalog, value: Any) -> None:
+    """Keep `value` (plain values), derived from `catalog` and the config alone and
+    nothing the session decides (see `SessionSkills.sets_none_apart`), as its `kind`
+    value."""
+    opened = session._opened(catalog)
+    if opened is not None:
+        from ._kept import keep_value as keep
+
+        keep(kind, *opened, value)
+
+
+def _reload(session: Session, catalog: Catalog | None = None) -> Catalog:
+    """The old `Session.reload`: `refresh(catalog)`, answering the catalog now in place."""
+    session.refresh(catalog)
+    return session.catalog
+
+
+def _on(view: str, name: str) -> tuple[str, Callable[[Session], Any]]:
+    return f"use session.{view}.{name}", lambda session: getattr(getattr(session, view), name)
+
+
+def _plumbing(
+    func: Callable[..., Any], hint: str = "a host does not need it"
+) -> tuple[str, Callable[[Session], Any]]:
+    return hint, lambda session: functools.partial(func, session)
+
+
+_MOVED: dict[str, tuple[str, Callable[[Session], Any]]] = {
+    **{
+        name: _on("skills", name)
+        for name in (
+            "is_enabled",
+            "set_enabled",
+            "is_visible",
+            "model_skills",
+            "sets_none_apart",
+            "skills_enabled",
+            "require_skills_enabled",
+            "forget",
+            "create_skill",
+            "digest",
+        )
+    },
+    **{
+        name: _on("declared", name)
+        for name in (
+            "active_tools",
+            "requested_permissions",
+            "dependencies",
+            "resolve_dependencies",
+            "dependency_env",
+            "hooks_for",
+            "run_hooks",
+        )
+    },
+    "reload": _plumbing(_reload, "use refresh(catalog), which answers the change"),
+    "ensure_fresh": _plumbing(
+        ensure_fresh, "a live session refreshes itself before tool calls and turns"
+    ),
+    "refresh_mode": ("see inspect()", refresh_mode),
+    "builtin_commands": ("it is what Session(builtin_commands=) was given", builtin_commands),
+    "render_body": _plumbing(render_body),
+    "check_not_running": _plumbing(check_not_running),
+    "push_invocation": _plumbing(push_invocation),
+    "pop_invocation": _plumbing(pop_invocation),
+    "kept_value": _plumbing(kept_value),
+    "keep_value": _plumbing(keep_value),
+}
+"""Each public name `Session` had up to 0.1.0 that moved: where it went, and how to
+reach it from a session (`Session.__getattr__` warns, then answers with it)."""
 
 
 def resolution_suggestions(session: Session, resolution: Resolution) -> tuple[Suggestion, ...]:

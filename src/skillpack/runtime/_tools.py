@@ -23,7 +23,7 @@ from ..select._resolve import shown_ids
 from ._fork import SubagentRunner, no_runner_message
 from ._index_search import new_search
 from ._inject import Injection
-from ._session import Session
+from ._session import Session, check_not_running, ensure_fresh
 from ._tool_args import check_args, strict_schema, tool_schema
 from ._workspace import looks_like_path
 
@@ -176,12 +176,12 @@ class SkillTools:
                 None is the config's `[catalog] mode`.
         """
         session = self.session
-        skills = session.model_skills()
+        skills = session.skills.model_skills()
         enum = None
         # One id per skill (each picks exactly its skill): past the limit there is no
         # enum, and no need to work the ids out (18 ms at 10,000 skills).
         if 0 < len(skills) <= NAME_ENUM_MAX:
-            enum = sorted(shown_ids(session.catalog, skills, is_visible=session.is_visible))
+            enum = sorted(shown_ids(session.catalog, skills, is_visible=session.skills.is_visible))
         limits = self._search_limits()
         descriptions = dict(_DESCRIPTIONS)
         if catalog:
@@ -265,7 +265,7 @@ class SkillTools:
         found = catalog.at_path(path) if isinstance(path, str) else None
         if found is None:
             found = next((s for s in catalog.skills if name in (s.qualified_name, s.name)), None)
-        return name, (None if found is None else self.session.digest(found))
+        return name, (None if found is None else self.session.skills.digest(found))
 
     def _call(self, name: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
         handlers: dict[str, Callable[[Mapping[str, Any]], Any]] = {
@@ -278,8 +278,8 @@ class SkillTools:
             handlers["skill_create"] = self._create_tool
         handler = handlers.get(name)
         try:
-            self.session.ensure_fresh()
-            self.session.require_skills_enabled()
+            ensure_fresh(self.session)
+            self.session.skills.require_skills_enabled()
             if handler is None:
                 raise ToolCallError(
                     "INVALID_PARAM",
@@ -342,11 +342,11 @@ class SkillTools:
             # The whole catalog keeps the shared index warm across grants; the
             # grant hides what it must through `is_visible`.
             results, truncated = searcher.search_page(
-                session.whole_catalog,
+                session.skills.whole_catalog,
                 args["query"],
                 limit=limit,
                 scope=args.get("scope"),
-                is_visible=lambda s: session.is_visible(s) and session.is_enabled(s),
+                is_visible=lambda s: session.skills.is_visible(s) and session.skills.is_enabled(s),
             )
         return {
             "results": [r.to_dict() for r in results],
@@ -367,7 +367,7 @@ class SkillTools:
         skill = self._resolve(path or name)
         data = _injection_data(self.session.inject(skill, args=args.get("args", "")))
         if self.create:
-            data["digest"] = self.session.digest(skill)
+            data["digest"] = self.session.skills.digest(skill)
         return data
 
     def _use_tool(self, args: Mapping[str, Any]) -> Any:
@@ -377,7 +377,7 @@ class SkillTools:
             return self._fork(skill, task)
         # Inline use is no call stack: only a skill whose forked run is under way
         # cannot be used again from inside that run.
-        self.session.check_not_running(skill)
+        check_not_running(self.session, skill)
         data = _injection_data(self.session.inject(skill, args=task))
         data["context"] = "inline"
         return data
@@ -390,7 +390,7 @@ class SkillTools:
         return {"skill": skill.name, "path": relpath, "content": content}
 
     def _create_tool(self, args: Mapping[str, Any]) -> Any:
-        created = self.session.create_skill(
+        created = self.session.skills.create_skill(
             name=args["name"],
             description=args["description"],
             body=args["body"],

@@ -14,19 +14,26 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any
 
 from .._errors import SkillpackError, SkillPermissionError
 from .._model import Skill
 from ..config._schema import Config
 from ..index._suggest import Suggestion, suggestion_note
-from ..select._resolve import Activation, Diagnostic, DiagnosticKind, Resolution, resolve_message
+from ..select._resolve import (
+    Activation,
+    Diagnostic,
+    DiagnosticKind,
+    Resolution,
+    resolve_message,
+)
+from ..select._resolve import (
+    Invoker as Invoker,  # the one alias, re-exported for the session's signatures
+)
 from ._fork import CycleError, ForkRun, SubagentRunner, no_runner_message
 from ._inject import Injection
 from ._parts import SessionParts
 from ._suggest import turn_suggestions
-
-Invoker = Literal["user", "model"]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

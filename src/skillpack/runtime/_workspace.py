@@ -149,14 +149,13 @@ def workspace_inputs(
 
 def with_config(options: DiscoveryOptions, config: Config) -> DiscoveryOptions:
     """`options` with what the config decides: its `roots` after the given extra roots
-    (those made absolute), and its `[discovery]` bounds, `folders_off` and `repo_skills_dir` where
-    `options` leaves them (None)."""
+    (those made absolute) unless `options.roots` names the roots exactly, and its
+    `[discovery]` bounds, `folders_off` and `repo_skills_dir` where `options` leaves
+    them (None)."""
+    configured = () if options.roots is not None else tuple(str(r) for r in config.roots)
     return replace(
         options,
-        extra_roots=(
-            *(os.path.abspath(r) for r in options.extra_roots),
-            *(str(r) for r in config.roots),
-        ),
+        extra_roots=(*(os.path.abspath(r) for r in options.extra_roots), *configured),
         repo_skills_dir=(
             config.repo_skills_dir if options.repo_skills_dir is None else options.repo_skills_dir
         ),

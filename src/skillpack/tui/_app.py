@@ -44,7 +44,7 @@ from ..runtime._picker import (
     skill_flags,
     toggle_scopes,
 )
-from ..runtime._session import Session
+from ..runtime._session import Session, refresh_mode
 from ..runtime._workspace import write_enabled
 from ..select._resolve import mention_for
 from ._list import SkillList
@@ -314,7 +314,7 @@ class PickerApp(App[Skill | None]):
         problems = len(self._catalog.problems)
         if problems:
             text.append(f" · {counted(problems, 'problem')} (ctrl+p)")
-        mode = self.session.refresh_mode
+        mode = refresh_mode(self.session)
         text.append(" · live" if mode == "watch" else f" · {mode} (ctrl+r reloads)")
         self.status.update(text, layout=False)  # one line, always: no re-layout per key
 
@@ -374,7 +374,7 @@ class PickerApp(App[Skill | None]):
         costs = self._costs
         return SkillView(
             skill=skill,
-            mention=mention_for(skill, self._catalog, is_visible=session.is_visible),
+            mention=mention_for(skill, self._catalog, is_visible=session.skills.is_visible),
             flags=self.flags_of(skill),
             problems=self._problems.get(skill.key, ()),
             cost=costs.describe(skill) if costs is not None else "measuring…",
@@ -457,7 +457,7 @@ class PickerApp(App[Skill | None]):
         if skill is None:
             self.bell()
             return
-        enable = not self.session.is_enabled(skill)
+        enable = not self.session.skills.is_enabled(skill)
         scopes = toggle_scopes(skill, self.cwd, user=self.user_config)
         if len(scopes) == 1:
             self.write_choice(skill, enable, scopes[0])
@@ -554,7 +554,7 @@ class PickerApp(App[Skill | None]):
         if skill is None:
             self.bell()
             return
-        mention = mention_for(skill, self._catalog, is_visible=self.session.is_visible)
+        mention = mention_for(skill, self._catalog, is_visible=self.session.skills.is_visible)
         self.copy_to_clipboard(mention)
         self.notify(f"Copied {mention}", timeout=2)
 
