@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from .._errors import SkillDisabledError, SkillIOError
 
@@ -21,18 +21,41 @@ if TYPE_CHECKING:
     from .._model import Catalog, CodexPermissions, Skill
     from ..select._grants import SkillGrant
     from ._create import CreatedSkill
-    from ._deps import DependencyReport
-    from ._hooks import Hook, HookResult
-    from ._session import Session
+    from ._deps import DependencyReport, DependencyResolver
+    from ._hooks import Hook, HookResult, HookState
+    from ._live import CatalogChange
+    from ._parts import SessionParts
+    from ._readers import SkillReader
+    from ._shell import ShellPolicy
 
 ToolT = TypeVar("ToolT")
+
+
+class ViewedSession(Protocol):
+    """What the views read of their `Session` (which imports this module, so the views
+    name the parts they use rather than the class)."""
+
+    session_id: str
+    _parts: SessionParts
+    _grant: SkillGrant | None
+    _deps: DependencyResolver
+    _hooks: HookState | None
+    _shell: ShellPolicy | None
+
+    @property
+    def reader(self) -> SkillReader: ...
+
+    @property
+    def leading(self) -> tuple[Skill, ...]: ...
+
+    def refresh(self, catalog: Catalog | None = None) -> CatalogChange | None: ...
 
 
 class SessionSkills:
     """Each skill's standing in one session (`Session.skills`): its grant, enable
     state, visibility, what the model is offered. Thread-safe."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: ViewedSession) -> None:
         self._session = session
 
     @property
@@ -142,7 +165,7 @@ class SkillDeclarations:
     tools and Codex permissions of the leading skills, their hooks, and each skill's
     dependencies. Thread-safe."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: ViewedSession) -> None:
         self._session = session
 
     def active_tools(
