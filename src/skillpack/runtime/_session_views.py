@@ -55,8 +55,8 @@ class SessionSkills:
     """Each skill's standing in one session (`Session.skills`): its grant, enable
     state, visibility, what the model is offered. Thread-safe."""
 
-    def __init__(self, session: ViewedSession) -> None:
-        self._session = session
+    def __init__(self, _session: ViewedSession) -> None:
+        self._session = _session
 
     @property
     def grant(self) -> SkillGrant | None:
@@ -165,8 +165,8 @@ class SkillDeclarations:
     tools and Codex permissions of the leading skills, their hooks, and each skill's
     dependencies. Thread-safe."""
 
-    def __init__(self, session: ViewedSession) -> None:
-        self._session = session
+    def __init__(self, _session: ViewedSession) -> None:
+        self._session = _session
 
     def active_tools(
         self, all_tools: Sequence[ToolT], *, tool_name: Callable[[ToolT], str] | None = None
