@@ -118,3 +118,14 @@ def test_serve_writes_a_token_into_a_private_file_when_no_flag_names_one(
     assert token is not None and token.written
     assert token.path.parent == isolated_home / ".config" / "skillpack" / "serve"
     assert stat.S_IMODE(token.path.parent.stat().st_mode) == 0o700
+
+
+@pytest.mark.parametrize("command", ["mcp", "serve"])
+def test_both_servers_refuse_stateless_over_stdio_with_the_same_words(
+    command: str, tmp_path: Path
+) -> None:
+    result = CliRunner().invoke(
+        cli, [command, "--stateless", "--json", "--root", str(tmp_path), "--no-user"]
+    )
+    assert result.exit_code != 0
+    assert "--stateless is for replicas over HTTP; add --transport http" in result.output

@@ -36,16 +36,29 @@ def fleet_options(func: F) -> F:
 
 
 def server_allowed_hosts(
-    given: tuple[str, ...], *, cwd: str | None, user: bool, transport: str
+    given: tuple[str, ...],
+    *,
+    cwd: str | None,
+    user: bool,
+    transport: str,
+    stateless: bool = False,
 ) -> tuple[str, ...]:
-    """The config's `[server] allowed_hosts` and then `given`, each checked.
+    """The config's `[server] allowed_hosts` and then `given`, each checked; the one
+    check of a server's fleet flags (`--allowed-host`, `--stateless`) against its
+    transport.
 
     Raises:
-        UsageError: a value is not HOST[:PORT], or `given` on a server without HTTP.
+        UsageError: a value is not HOST[:PORT], or `given` or `stateless` on a server
+            without HTTP.
     """
     from .. import _errors
     from .._httpguard import parse_allowed_host
 
+    if stateless and transport != "http":
+        raise _errors.UsageError(
+            "--stateless is for replicas over HTTP; add --transport http (over stdio the "
+            "one client is the parent process)."
+        )
     if transport != "http":
         if given:
             raise _errors.UsageError(

@@ -116,15 +116,12 @@ def mcp_command(
     token = None
     auth: Any = None
     forwarded = server_allowed_hosts(
-        allowed_hosts, cwd=catalog.cwd, user=not catalog.no_user, transport=transport
+        allowed_hosts,
+        cwd=catalog.cwd,
+        user=not catalog.no_user,
+        transport=transport,
+        stateless=stateless,
     )
-    if stateless and transport != "http":
-        from .. import _errors
-
-        raise _errors.UsageError(
-            "--stateless is for replicas over HTTP; add --transport http (a stdio "
-            "server has one client, its parent)."
-        )
     if transport != "http" and (auth_jwks or auth_issuer or auth_audience):
         from .. import _errors
 

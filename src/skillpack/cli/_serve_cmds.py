@@ -81,15 +81,12 @@ def serve_command(
     configure_tracing()
     transport = server.transport
     forwarded = server_allowed_hosts(
-        allowed_hosts, cwd=catalog.cwd, user=not catalog.no_user, transport=transport
+        allowed_hosts,
+        cwd=catalog.cwd,
+        user=not catalog.no_user,
+        transport=transport,
+        stateless=stateless,
     )
-    if stateless and transport != "http":
-        from .. import _errors
-
-        raise _errors.UsageError(
-            "--stateless is for replicas over HTTP; add --transport http (over stdio the "
-            "one client is the parent process)."
-        )
     options = ServeOptions(
         discovery=Discovery(
             cwd=os.path.abspath(catalog.cwd or os.getcwd()),
