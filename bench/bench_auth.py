@@ -1,4 +1,4 @@
-"""What bearer-JWT checking costs a request, on both HTTP servers (issue 42).
+"""What bearer-JWT checking costs a request, on both HTTP servers.
 
     python bench/bench_auth.py                      # 1,000 skills, 600 requests per server
     python bench/bench_auth.py --requests 2000 --json

@@ -17,7 +17,7 @@ one `--corpus DIR`), in the same run and interleaved repetition by repetition:
 
 then `python -X importtime -c "import skillpack"` (cumulative µs of the `skillpack`
 line). Every number is whole-process wall time (spawn to exit). Targets (docs/design.md
-"Rules: performance", tightened by issue 27):
+"Rules: performance"):
 cold ≤ 1.25× floor, warm ≤ 0.30× floor, import ≤ 60 ms; the two ratios are judged on a
 corpus of 10,000 skills or more (`TARGET_MIN_SKILLS`).
 
@@ -60,7 +60,7 @@ COLD_MAX_RATIO = 1.25
 WARM_MAX_RATIO = 0.30
 IMPORT_MAX_MS = 60.0
 TARGET_MIN_SKILLS = 10_000
-"""The ratio targets are set at 10,000 skills (issue 27). A smaller corpus's rows are
+"""The ratio targets are set at 10,000 skills. A smaller corpus's rows are
 printed, not judged: there the fixed start-up is most of a run (its own line says
 how much), so its ratio says little about the per-skill work."""
 FLOOR_SCRIPT = BENCH_DIR / "floor.py"

@@ -1,5 +1,5 @@
 """Requests per second through HAProxy to one stateless `skillpack mcp` replica and to
-two (issue 43), in one run.
+two, in one run.
 
     python bench/bench_fleet.py                  # 8 clients, 6 s per setup
     python bench/bench_fleet.py --clients 16 --seconds 10 --json

@@ -16,7 +16,7 @@ interleaved, after one untimed run of each:
   artifact digests, unpacking, per-file and skill digests, strict validation, the
   audit, staging, the swap and the lock file.
 
-Target (issue 16): install ≤ 1.5× floor, median wall time.
+Target: install ≤ 1.5× floor, median wall time.
 """
 
 from __future__ import annotations

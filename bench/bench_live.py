@@ -18,7 +18,7 @@
   the event caused. Writes alternate between the incremental path (only the roots the
   events touch are scanned: `discover_roots`) and a full re-discovery of every root (the
   watcher's path before it), in one session, so both see the same machine load; the
-  ratio is full / incremental. Target: every incremental latency < 1 s (issue 10).
+  ratio is full / incremental. Target: every incremental latency < 1 s.
   The load average is printed with the numbers: other work on the machine shows there.
   In-process timings, on corpora from gen_corpus.py (1,000 skills per root).
 """

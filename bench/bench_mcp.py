@@ -5,7 +5,7 @@
     python bench/bench_mcp.py --json
     python bench/bench_mcp.py --check           # exit 1 when the protocol adds > 2 ms p50
     python bench/bench_mcp.py --peers --real DIR --sizes 10000 --check
-                                                # issue 26's first-listing targets
+                                                # the first-listing targets
 
 For each corpus (gen_corpus.py), one `skillpack mcp` subprocess is driven over stdio
 by the official SDK client, and the server's own synchronous calls are timed in this
@@ -20,12 +20,12 @@ blocks of ten, so both sides see the same stretch of machine load.
   against `SkillTools.call`;
 - `resources/read`: p50 over files of random skills, against `ServedCatalog.read`.
 
-Target (issue 15): the protocol adds at most 2 ms p50 per call over stdio (first
+Target: the protocol adds at most 2 ms p50 per call over stdio (first
 page, search, read). Walks are reported as ratios. CPU time per call is reported beside
 (this process's for in-process calls; the client's plus the server's, from /proc, for
 stdio): on a loaded machine wall time also counts waiting for a CPU, CPU time does not.
 
-Targets of `--peers` (issue 26), each printed PASS/FAIL and, with `--check`, the exit
+Targets of `--peers`, each printed PASS/FAIL and, with `--check`, the exit
 status: over stdio with the official client, the first `skills/list` page at most
 30 ms on the real corpus and 0.4 s at 10,000 skills with a warm index, 2 s with a cold
 one; start-up (spawn to the `initialize` result) at most 0.5 s at 10,000 skills.
@@ -328,7 +328,7 @@ PEER_TARGETS_MS: tuple[tuple[str, str, str, float], ...] = (
     ("10,000", "skillpack (cold index)", "start_ms", 500.0),
     ("10,000", "skillpack (warm index)", "start_ms", 500.0),
 )
-"""Issue 26's targets: (corpus label prefix, server row, measure, most ms)."""
+"""The targets: (corpus label prefix, server row, measure, most ms)."""
 _MEASURES = {"first_page_ms": "first page", "start_ms": "start-up"}
 
 

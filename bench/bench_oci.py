@@ -16,7 +16,7 @@ processes are timed, interleaved, after one untimed run of each:
   user scope — digests of every manifest and blob, format recognition, unpacking,
   strict validation, the audit, staging, the swap and the lock file.
 
-Target (issue 24): install ≤ 1.5× floor, median wall time.
+Target: install ≤ 1.5× floor, median wall time.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ sharing its pipe, replies matched by id) and over HTTP (one `skillpack serve --t
 keep-alive connection per client). Latencies are per request, measured by the client.
 The server's RSS is read from /proc after a warm-up pass and again after the run.
 
-Targets (issue 11): zero errors; RSS after the run within 10% of before. The tables also
+Targets: zero errors; RSS after the run within 10% of before. The tables also
 show p50/p99 and the overhead over the in-process call: one client sending the requests
 in a row (the cost a call pays for the transport), and 32 at once (where latency is
 mostly queueing for the CPU, so throughput is the comparison that means something).

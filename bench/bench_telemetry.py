@@ -1,4 +1,4 @@
-"""What the OpenTelemetry hooks cost a tool call when tracing is off (issue 43).
+"""What the OpenTelemetry hooks cost a tool call when tracing is off.
 
     python bench/bench_telemetry.py            # 200,000 calls of each, best of 7
     python bench/bench_telemetry.py --check    # exit 1 past 2 us per call

@@ -4,7 +4,7 @@
     python bench/bench_tui.py --skills 1000 --json
     python bench/bench_tui.py --check          # exit 1 when a target fails
 
-Targets (issue 13): on a warm 10,000-skill index, the first paint under 0.5 s and a
+Targets: on a warm 10,000-skill index, the first paint under 0.5 s and a
 filter keystroke under 50 ms. Beside them, in the same run on the same tree, the
 wall time of `skillpack list --json` (spawn to exit), the peer a person would
 otherwise run.

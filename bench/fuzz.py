@@ -1,4 +1,4 @@
-"""A seeded fuzzer for what strangers write and models send (issue 9).
+"""A seeded fuzzer for what strangers write and models send.
 
 Runs N generated inputs per target and prints, per target: inputs, inputs per
 second, crashes (an exception the target does not promise, or a dead worker: a

@@ -1,5 +1,5 @@
 """The first listing of `skillpack mcp` beside the other Python MCP servers of SKILL.md
-folders, each driven over stdio by the official SDK client in one run (issue 26).
+folders, each driven over stdio by the official SDK client in one run.
 
     python bench/bench_mcp.py --peers --real DIR       # DIR: a folder of real skills
     python bench/bench_mcp.py --peers --sizes 10000 --peers-dir ~/.cache/x

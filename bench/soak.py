@@ -1,7 +1,7 @@
 """Each server under bounded mixed load for a fixed time: does it hold for weeks?
 
     python bench/soak.py                                   # 60 s per server, all four
-    python bench/soak.py --seconds 600                     # the 10-minute soak (issue 21)
+    python bench/soak.py --seconds 600                     # the 10-minute soak
     python bench/soak.py --seconds 20 --servers mcp-http,serve-stdio --json
 
 Each server (`mcp-http`: `skillpack mcp --transport http`, `mcp-stdio`: `skillpack

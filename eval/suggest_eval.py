@@ -17,7 +17,7 @@ gate on `tune` only; `held_out` is the number that counts):
 * recall@1, recall@5 and MRR (within the top 10) of the search ranking the
   suggestions are picked from.
 
-The 40-skill catalog is 40 skills drawn (seed 38) from those the requests expect,
+The 40-skill catalog is 40 skills drawn from those the requests expect,
 so that enough requests have their skill in it; a request counts at a size only
 when one of its expected skills is in that catalog. `--check` exits 1 when a
 held-out number misses its target (visible >= 0.95, quiet >= 0.85).
@@ -47,7 +47,7 @@ LARGE = 4000
 SEED = 38
 TOP = 10
 TARGETS = {"visible": 0.95, "quiet": 0.85}
-"""Held-out targets (issue 38)."""
+"""Held-out targets."""
 
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "bench"))

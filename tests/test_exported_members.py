@@ -39,6 +39,6 @@ def test_import_is_cheap_and_loads_no_heavy_modules() -> None:
 
 
 def test_a_host_completes_mentions_without_private_imports() -> None:
-    # Issue 22, point 3: a `$`/`/` popup needs only the public helper and its row type.
+    # a `$`/`/` popup needs only the public helper and its row type.
     assert {"complete_mention", "Completion"} <= set(skillpack.__all__)
     assert skillpack.complete_mention.__module__ == "skillpack.runtime._complete"

@@ -26,7 +26,7 @@ MAX_DESCRIPTION_CHARS: Final = 1024
 """The spec's limit on `description`: validation warns past it, the trigger lint
 too."""
 
-# --- YAML of strangers (issue 9): bounded before and while it is parsed ---------
+# --- YAML of strangers: bounded before and while it is parsed ---------
 MAX_FRONTMATTER_CHARS: Final = 256 * 1024
 """Longer frontmatter (or Codex sidecar) is refused before any YAML parsing."""
 MAX_YAML_NESTING: Final = 64
@@ -64,7 +64,7 @@ SEARCH_MAX_LIMIT: Final = 50
 NAME_ENUM_MAX: Final = 64
 """Tool `name` parameters list at most this many ids as an enum."""
 
-# --- skills the model writes (issue 12) -------------------------------------------
+# --- skills the model writes -------------------------------------------
 MAX_CREATED_SKILL_BYTES: Final = 64 * 1024
 """Largest SKILL.md that `skill_create` / `skillpack new` writes (strict validation also
 caps the body at 500 lines and about 5,000 tokens)."""
@@ -75,7 +75,7 @@ MCP_SKILL_MAX_FILES: Final = 512
 MCP_SKILL_MAX_BYTES: Final = 16 * 1024 * 1024
 """Most bytes one skill's files may add up to over MCP (and the cap of one read)."""
 
-# --- what a model may send (issue 9): every argument and result is bounded -------
+# --- what a model may send: every argument and result is bounded -------
 MAX_ARG_DEPTH: Final = 32
 """Deepest nesting of arrays and objects in a tool call's arguments (the tools take
 flat values; a model's 1,000-deep array once overflowed the JSON parser's stack)."""
@@ -95,7 +95,7 @@ times in a body would otherwise multiply the arguments a thousandfold."""
 MAX_DIAGNOSTICS: Final = 20
 """Most diagnostics one message gets; one more says how many were left out."""
 
-# --- turn-time suggestions (issue 38) ----------------------------------------------
+# --- turn-time suggestions ----------------------------------------------
 SUGGESTIONS: Final = 3
 """Skills a turn suggests at most unless `[search] suggestions` says otherwise."""
 MAX_SUGGESTIONS: Final = 10

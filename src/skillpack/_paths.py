@@ -213,7 +213,7 @@ def project_dirs(cwd: str) -> tuple[str, ...]:
     an arbitrary folder never picks up skills from unrelated parents. The last
     folder is the project root (`project_root`).
 
-    `$SKILLPACK_PROJECT_ROOT` (seed 002's route override), when set to `cwd` or one of
+    `$SKILLPACK_PROJECT_ROOT`, when set to `cwd` or one of
     its ancestors, is the root instead, whatever the markers say; set to a folder that
     does not hold `cwd`, it is ignored.
     """

@@ -26,7 +26,7 @@ _BLANKS: Final = " " + LINE_BREAKS
 
 
 def single_line(text: str) -> str:
-    """`text` on one line, as a description is shown everywhere (issue 22): line breaks
+    """`text` on one line, as a description is shown everywhere: line breaks
     and tabs split it into pieces, which are trimmed, emptied ones dropped, and joined
     again with single spaces (spaces inside a line are kept)."""
     if not any(char in text for char in LINE_BREAKS):

@@ -285,7 +285,7 @@ def test_search_json_shape(skills: Path) -> None:
 
 
 def test_search_scope_offers_every_scope_the_tool_schema_accepts(skills: Path) -> None:
-    # Issue 22, point 9: `mcp` (skills of `[[mcp_servers]]`) was refused by the CLI.
+    # `mcp` (skills of `[[mcp_servers]]`) was refused by the CLI.
     common = ("--root", str(skills), "--no-user", "--no-system")
     assert run_json("search", "fill pdf forms", "--scope", "mcp", *common)["results"] == []
     extra = run_json("search", "fill pdf forms", "--scope", "extra", *common)

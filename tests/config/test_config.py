@@ -429,7 +429,7 @@ def test_a_bad_mcp_servers_value_is_a_problem(text: str) -> None:
     ("entry", "enabled"),
     [
         pytest.param("pdf", False, id="name"),
-        # `<scope>:<name>` names only skills outside plugins (issue 10, point 1).
+        # `<scope>:<name>` names only skills outside plugins.
         pytest.param("user:pdf", True, id="scope-id-spares-a-plugin-skill"),
         pytest.param("acme:pdf", False, id="plugin-qualified"),
         pytest.param("{dir}", False, id="folder"),

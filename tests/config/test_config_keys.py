@@ -1,4 +1,4 @@
-"""Config keys from seed 002 §9: the skills switch, search limits, the catalog cap, budgets."""
+"""Config keys: the skills switch, search limits, the catalog cap, budgets."""
 
 from __future__ import annotations
 

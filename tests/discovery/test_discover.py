@@ -324,7 +324,7 @@ def test_without_a_project_marker_only_cwd_is_searched(tmp_path: Path) -> None:
 def test_the_environment_overrides_the_project_root(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write_skill: WriteSkill
 ) -> None:
-    # Issue 22, point 9 (seed 002 5.2: an override first, markers as the fallback).
+    # An override first, markers as the fallback.
     outer = tmp_path / "mono"
     (outer / "svc" / ".git").mkdir(parents=True)
     cwd = outer / "svc" / "api"
@@ -848,7 +848,7 @@ def test_plugin_skills_in_a_tie_are_named_by_qualified_id(
 
     catalog = run(tmp_path)
 
-    # Issue 22: each plugin is its own namespace, so neither copy shadows the other and
+    # Each plugin is its own namespace, so neither copy shadows the other and
     # discovery warns of nothing; a bare `$foo` names both by qualified id when used.
     assert catalog.problems == ()
     assert all(s.shadowed_by is None for s in catalog.skills)

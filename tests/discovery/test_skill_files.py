@@ -96,7 +96,7 @@ def test_list_skill_files_is_bounded(tmp_path: Path, write_skill: WriteSkill) ->
 def test_a_crowded_folder_does_not_hide_the_files_beside_it(
     tmp_path: Path, write_skill: WriteSkill
 ) -> None:
-    # Issue 22, point 6: 250 assets must not push out what the body points at.
+    # 250 assets must not push out what the body points at.
     files = {f"assets/a{i:03}.png": "x" for i in range(250)}
     files |= {"references/checklist.md": "x", "scripts/run.sh": "x", "README.md": "x"}
     write_skill("kit", files=files)

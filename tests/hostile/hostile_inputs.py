@@ -1,6 +1,6 @@
 """Hostile inputs, generated: nothing binary or huge is committed.
 
-Each builder returns text (or writes a tree) that broke skillpack once (issue 9);
+Each builder returns text (or writes a tree) that broke skillpack once;
 the tests in this folder feed them to the parser, the walk, the index, the reader,
 the config writer and the tools. `run_isolated` runs code in a child interpreter, so
 a crash (a segfault in libyaml) or a hang fails one test instead of the whole run.

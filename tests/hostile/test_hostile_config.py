@@ -1,4 +1,4 @@
-"""Finding 5 of issue 9: concurrent config writes are never lost; a hostile project
+"""Concurrent config writes are never lost; a hostile project
 config (a FIFO, an endless device) never hangs the reader."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Finding 3 of issue 9: a damaged or shared index never breaks list or search.
+"""A damaged or shared index never breaks list or search.
 
 Any failure to open, read or decode the index file means a rebuild (list and search
 alike); a cached record whose checksum does not match is a miss; two catalogs

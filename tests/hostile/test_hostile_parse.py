@@ -1,4 +1,4 @@
-"""Finding 1 of issue 9: one hostile SKILL.md (or sidecar) never breaks the parser.
+"""One hostile SKILL.md (or sidecar) never breaks the parser.
 
 Huge integers, structures nested past any use, and merge-key chains that double at
 each link are refused or kept as text with a problem; the interpreter survives (deep

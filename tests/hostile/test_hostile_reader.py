@@ -1,4 +1,4 @@
-"""Finding 4 of issue 9: `skill_read_file` never returns a file outside the skill
+"""`skill_read_file` never returns a file outside the skill
 folder, even while a symlink inside it is swapped, and every `OSError` becomes a
 `SkillIOError` (or the not-found / refused errors), never a raw exception."""
 

@@ -1,4 +1,4 @@
-"""Finding 2 of issue 9: terminal escape sequences in skills never reach the terminal.
+"""Terminal escape sequences in skills never reach the terminal.
 
 Every human-facing command shows control, bidi and invisible format characters as
 visible escapes (`\\x1b`, `\\u202e`) and rich markup in skill text as text; `--json`

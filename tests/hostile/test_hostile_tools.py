@@ -1,4 +1,4 @@
-"""Finding 6 of issue 9: what a model sends is bounded before any work.
+"""What a model sends is bounded before any work.
 
 Every argument has a size limit (`INVALID_PARAM` naming the field and the limit),
 substitution adds at most `MAX_EXPANSION_CHARS`, arguments are split only when a

@@ -1,4 +1,4 @@
-"""Findings 1 (plugin manifests) and the walk of issue 9: a hostile tree never hangs or
+"""Plugin manifests and the walk: a hostile tree never hangs or
 breaks discovery; the one bad file is a problem of its own plugin or skill.
 """
 

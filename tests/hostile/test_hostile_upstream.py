@@ -1,4 +1,4 @@
-"""Issue 21, points 2 and 5: an `[[mcp_servers]]` upstream that answers a 5-byte file
+"""An `[[mcp_servers]]` upstream that answers a 5-byte file
 or its listing with 300 MB, and publishes names no folder could have or look-alike
 names; over stdio, and over streamable HTTP answering with JSON bodies or with
 server-sent events. skillpack runs in a child process here, which reports its own

@@ -1,4 +1,4 @@
-"""Search answers under the ids a model uses (issue 38, item 5): scope words are not
+"""Search answers under the ids a model uses: scope words are not
 name prefixes, a shadowed copy is found only by its qualified id or path, and a
 plugin's skill is named `plugin:name`."""
 

@@ -1,4 +1,4 @@
-"""The suggestion gate on the real corpus's held-out requests (issue 38, item 4)."""
+"""The suggestion gate on the real corpus's held-out requests."""
 
 from __future__ import annotations
 

@@ -211,7 +211,7 @@ def test_concurrent_installs_into_one_scope_all_land_in_the_lock(
 def test_concurrent_installs_of_one_skill_all_succeed_and_say_when_they_wait(
     tmp_path: Path, isolated_home: Path
 ) -> None:
-    """Issue 21, point 7: four `install --yes` of the same skill into one scope: each
+    """Four `install --yes` of the same skill into one scope: each
     waits for the scope's lock and finds the skill installed, none fails with a reason
     that did not happen (nothing waited for approval)."""
     write_skill(tmp_path / "src" / "shared", "shared")

@@ -1,4 +1,4 @@
-"""`skillpack mcp --transport http` as an OAuth 2.1 resource server (issue 42), a real
+"""`skillpack mcp --transport http` as an OAuth 2.1 resource server, a real
 subprocess on 127.0.0.1: bad tokens are 401 with the RFC 9728 pointer, the metadata is
 served, the JWKS URL is fetched once, three groups see three catalogs, and a skill a
 token may not see answers exactly like one that does not exist, on every view."""

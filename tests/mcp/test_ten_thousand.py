@@ -1,5 +1,5 @@
 """10,000 skills in one root (bench/gen_corpus.py): every valid skill is served over MCP,
-or the client is told which are not and why (issue 26). The biggest test of the suite:
+or the client is told which are not and why. The biggest test of the suite:
 about 30 s of CPU (writing the tree, then parsing and hashing it once)."""
 
 from __future__ import annotations

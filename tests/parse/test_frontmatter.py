@@ -436,7 +436,7 @@ def test_version_number_is_read_as_the_text_written() -> None:
     assert 'quote it (version: "1.10")' in parsed.problems[0].message
 
 
-# Issue 22, point 1: frontmatter scalars are read by the YAML 1.2 core schema (as Codex
+# Frontmatter scalars are read by the YAML 1.2 core schema (as Codex
 # and Claude Code read them); a string field keeps the text the author wrote.
 @pytest.mark.parametrize("word", ["off", "on", "yes", "no", "y", "n"])
 def test_yaml_1_1_boolean_words_are_names_as_written(word: str) -> None:
@@ -701,7 +701,7 @@ def test_parse_skill_takes_the_skill_dir_from_the_caller() -> None:
 
 
 def test_descriptions_are_one_line_wherever_they_are_shown() -> None:
-    # Issue 22, point 5: `Skill.description` (and so search results and skills.list)
+    # `Skill.description` (and so search results and skills.list)
     # is on one line, as the rendered catalog shows it; spaces inside a line are kept.
     text = "---\nname: my-skill\ndescription: |\n  Does\tthings.\n\n  Use  when:\n    - x\n---\n"
     assert loaded(text).description == "Does things. Use  when: - x"

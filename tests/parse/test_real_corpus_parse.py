@@ -67,7 +67,7 @@ LENIENT_TOTALS = {
     ("body-too-long", "warning"): 37,
     ("description-too-long", "warning"): 1,
     ("frontmatter-missing", "error"): 1,
-    # 14 before issue 22: the 11 unquoted `updated: 2026-03-05` dates are text in YAML 1.2.
+    # 14 before: the 11 unquoted `updated: 2026-03-05` dates are text in YAML 1.2.
     ("metadata-coerced", "warning"): 3,
     ("name-invalid", "warning"): 2,
     ("name-mismatch", "warning"): 14,
@@ -87,7 +87,7 @@ STRICT_TOTALS = {
     ("strict", "loaded", "totals"),
     [
         pytest.param(False, 397, LENIENT_TOTALS, id="lenient"),
-        # 330 before issue 22: the 11 skills whose only strict error was a date.
+        # 330 before: the 11 skills whose only strict error was a date.
         pytest.param(True, 341, STRICT_TOTALS, id="strict"),
     ],
 )
@@ -172,7 +172,7 @@ def test_leading_hyphen_names_load_with_a_rename_suggestion(
 def test_the_1068_character_description_loads_with_a_warning() -> None:
     relpath = "anthropics__skills/skills/claude-api/SKILL.md"
     assert len(skill(relpath).description) == 1068
-    # Its two line breaks read as spaces (issue 22: descriptions are one line).
+    # Its two line breaks read as spaces (descriptions are one line).
     assert skill(relpath).description.count("\n") == 0
     assert codes(relpath) == [("body-too-long", "warning"), ("description-too-long", "warning")]
     assert "1068 characters" in next(
@@ -231,7 +231,7 @@ BLOCK_SCALARS = {
     "alirezarezvani__claude-skills/engineering-team/skills/epic-design/SKILL.md": (">", 875, 0),
     "alirezarezvani__claude-skills/product-team/code-to-prd/skills/code-to-prd/SKILL.md": (
         "|",
-        777,  # 778 with its 9 line breaks, before issue 22 put descriptions on one line
+        777,  # 778 with its 9 line breaks, before descriptions were put on one line
         0,
     ),
     "anthropics__skills/skills/claude-api/SKILL.md": ("|-", 1068, 0),  # 2 line breaks

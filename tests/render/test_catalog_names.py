@@ -1,4 +1,4 @@
-"""Catalog entries name each skill as a model should ask for it (issue 38)."""
+"""Catalog entries name each skill as a model should ask for it."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from skillpack.render._formats import CatalogFormat
 @pytest.mark.parametrize("fmt", ["xml", "markdown", "json"])
 def test_a_plugin_skill_is_listed_under_its_plugin_id(fmt: CatalogFormat) -> None:
     # Two `near` skills: a bare name means the plain one, so the plugin's is listed
-    # as `geo:near` and a model asking for it names it so (issue 38).
+    # as `geo:near` and a model asking for it names it so.
     plain = make_skill("near", "Find nearby places.")
     plugin = replace(make_skill("near", "Nearest neighbours."), plugin="geo")
     text = render_catalog([plain, plugin], format=fmt).text

@@ -1,4 +1,4 @@
-"""`skillpack serve --transport http` with bearer JWTs (issue 42), a real subprocess on
+"""`skillpack serve --transport http` with bearer JWTs, a real subprocess on
 127.0.0.1: bad tokens are 401 with the RFC 9728 pointer, the metadata is served, and
 each group's token sees its own catalog through every method, a hidden skill answering
 as a missing one and a session of one grant unknown to another."""

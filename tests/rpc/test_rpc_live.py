@@ -68,7 +68,7 @@ def test_a_change_found_by_a_refresh_reaches_sessions_and_subscribers(project: P
 def test_skills_list_applies_per_cwd_extra_roots_to_that_cwd_only(
     project: Path, tmp_path: Path
 ) -> None:
-    # Issue 22, point 9: `extra_roots` apply to every cwd; `per_cwd_extra_roots` to one.
+    # `extra_roots` apply to every cwd; `per_cwd_extra_roots` to one.
     live = make_live(project, [])
     methods = Methods(live)
     other = tmp_path / "other"

@@ -1,4 +1,4 @@
-"""`complete_mention`: what a host's `$`/`/` popup shows (issue 22, point 3)."""
+"""`complete_mention`: what a host's `$`/`/` popup shows."""
 
 from __future__ import annotations
 

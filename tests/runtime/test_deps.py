@@ -255,7 +255,7 @@ def test_a_declined_install_leaves_the_server_missing(files: MemorySkills) -> No
 
 
 def test_a_declined_install_is_not_offered_again_in_the_session(files: MemorySkills) -> None:
-    # Issue 22, point 2 (seed 004: remember for the session), as a declined variable is.
+    # (remember for the session) as a declined variable is.
     offered: list[str] = []
 
     def decline(skill: Skill, server: McpDependency) -> bool:

@@ -75,7 +75,7 @@ def wait_for(changes: queue.Queue[CatalogChange], predicate: object) -> CatalogC
 def test_a_default_session_notices_added_edited_and_removed_skills_on_the_next_call(
     project: Path, write_skill: WriteSkill
 ) -> None:
-    # Issue 22, point 4 (seed 003: a stale check on every call).
+    # A stale check on every call.
     base = project / ".agents" / "skills"
     write_skill("alpha", base=base)
     session = Session.open(

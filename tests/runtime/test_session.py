@@ -292,7 +292,7 @@ def test_always_answer_is_persisted_to_user_config_when_asked(
 
 
 def test_a_session_has_at_most_28_public_members() -> None:
-    # Issue 39: what a host calls; the plumbing lives in `skillpack.runtime._session`'s
+    # what a host calls; the plumbing lives in `skillpack.runtime._session`'s
     # functions and the two views (`skills`, `declared`).
     session = Session(Catalog())
     public = sorted(name for name in dir(session) if not name.startswith("_"))

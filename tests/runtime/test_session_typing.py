@@ -1,7 +1,7 @@
 """`Session.open` is typed keyword by keyword: a misspelt keyword fails at run time and
 in `mypy --strict` (the mypy run of CI checks this file: each `type: ignore` below
 must be needed, or `warn_unused_ignores` fails the run). The same holds for the names
-that moved off `Session` (issue 39): typed code is told, old code still runs."""
+that moved off `Session`: typed code is told, old code still runs."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Tool schemas strict providers accept, arguments held to them, and the data the
-tools return (issue 10, points 12 and 13)."""
+tools return (points 12 and 13)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Turn-time suggestions (issue 38, item 3): `prepare_turn` names the skills that may
+"""Turn-time suggestions: `prepare_turn` names the skills that may
 fit a request as hints, and stays quiet for a request no skill fits."""
 
 from __future__ import annotations

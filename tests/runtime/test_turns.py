@@ -1,5 +1,5 @@
 """Turns: each activated skill all or nothing, the load re-check, forks on every path,
-the host's built-in slash names (issue 10, points 2, 3, 5, 6, 7)."""
+the host's built-in slash names (points 2, 3, 5, 6, 7)."""
 
 from __future__ import annotations
 
@@ -232,7 +232,7 @@ def test_a_session_has_no_builtin_slash_names_unless_the_host_gives_them() -> No
 def test_a_skill_the_project_config_disables_is_enabled_with_project(
     tmp_path: Path, write_skill: WriteSkill
 ) -> None:
-    # Issue 22, point 9: `skillpack enable NAME` writes the user file, which cannot undo
+    # `skillpack enable NAME` writes the user file, which cannot undo
     # the project's entry; the hint names `--project`.
     project = tmp_path / "proj"
     (project / ".git").mkdir(parents=True)

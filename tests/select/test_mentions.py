@@ -90,7 +90,7 @@ MENTION_CASES = [
     ("closing-fence-with-text-does-not-close", "```\n$a\n``` x\n$b\n```\n$c", [("c", "mention")]),
     ("backtick-info-with-backtick-is-no-fence", "``` `x\n$foo", [("foo", "mention")]),
     ("crlf-fence", "```\r\n$foo\r\n```\r\n$bar", [("bar", "mention")]),
-    # indented code blocks (issue 22, point 8)
+    # indented code blocks
     ("indented-block-at-start", "    $foo", []),
     (
         "indented-shell-loop",

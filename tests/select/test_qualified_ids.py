@@ -1,5 +1,5 @@
 """Qualified ids always resolve: every id or path a warning or diagnostic offers picks
-exactly the skill it stands for (issue 10, point 1)."""
+exactly the skill it stands for."""
 
 from __future__ import annotations
 
@@ -109,7 +109,7 @@ def test_every_id_or_path_a_collision_warning_offers_picks_a_skill_of_that_name(
             assert picked == {s.key for s in ties}, problem.message
         else:
             assert _by_path(catalog, problem.path).key in picked, problem.message
-    assert offered >= 7  # 8 before issue 22: a plugin skill no longer collides with a bare one
+    assert offered >= 7  # 8 before: a plugin skill no longer collides with a bare one
 
 
 @pytest.mark.parametrize("sigil", ["$", "/"])
@@ -152,7 +152,7 @@ def test_an_exact_config_entry_follows_the_resolver_and_a_glob_covers_the_scope(
 @pytest.mark.parametrize("form", ["$clash", "/clash", "clash"])
 def test_a_bare_name_means_the_skill_outside_plugins(catalog: Catalog, form: str) -> None:
     # `repo:clash` (a plugin named like the scope) and a plain `clash`: the bare name
-    # is the plain one's (issue 38), no longer a tie.
+    # is the plain one's, no longer a tie.
     skill = _picks(catalog, form)
     assert (skill.name, skill.plugin) == ("clash", None)
     assert catalog.winners("clash") == (skill,)

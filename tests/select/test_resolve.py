@@ -130,7 +130,7 @@ def test_seed_exact_hit_activates_with_the_task_text() -> None:
 
 
 def test_seed_yaml_1_2_names_off_and_no_are_two_skills_found_as_written() -> None:
-    # Issue 22, point 1: read by YAML 1.2 rules (as Codex and Claude Code read them),
+    # read by YAML 1.2 rules (as Codex and Claude Code read them),
     # `name: off` and `name: no` are the skills `off` and `no`, not an ambiguous `false`.
     parsed = [
         parse_skill(f"---\nname: {word}\ndescription: d\n---\n", path=f"{REPO}/{word}/SKILL.md")
@@ -144,7 +144,7 @@ def test_seed_yaml_1_2_names_off_and_no_are_two_skills_found_as_written() -> Non
 
 
 def test_seed_a_plugin_skill_keeps_its_namespace_beside_a_bare_skill_of_its_name() -> None:
-    # Issue 22, point 7: Claude Code keeps plugin skills in their own namespace.
+    # Claude Code keeps plugin skills in their own namespace.
     bare = make("p-agents")
     plugin = make("p-agents", scope="user", plugin="myplug")
     problems: list[Problem] = []
@@ -803,7 +803,7 @@ def test_a_builtin_command_shadowing_a_skill_says_how_to_reach_the_skill() -> No
     assert mention.name == "help"
 
 
-# -- issue 22, point 9: the smaller seed gaps ------------------------------------------
+# -- the smaller seed gaps ------------------------------------------
 
 
 def test_seed_a_wildcard_says_wildcards_are_not_supported_and_offers_the_namespace() -> None:
@@ -820,7 +820,7 @@ def test_seed_a_wildcard_says_wildcards_are_not_supported_and_offers_the_namespa
 
 
 def test_seed_a_mention_in_an_indented_code_block_activates_nothing() -> None:
-    # Issue 22, point 8: the same text as in a fenced block.
+    # the same text as in a fenced block.
     loop = 'Deploy each:\n\n    for f in a b; do\n      $deploy "$f"\n    done\n'
     assert resolve(loop).activations == ()
     assert resolve("```\n" + loop + "```\n").activations == ()

@@ -45,7 +45,7 @@ def skill_file_error(skill: Skill, path: str, exc: OSError) -> SkillpackError:
     """The error for an OS failure reading `path` of `skill`, by who can fix it.
 
     A missing SKILL.md is `SkillNotFoundError` (the catalog is stale), a permission
-    refusal `SkillPermissionError` (seed 003: `PERMISSION_DENIED`), the rest
+    refusal `SkillPermissionError` (`PERMISSION_DENIED`), the rest
     `SkillIOError`; each names the file.
     """
     reason = exc.strerror or str(exc)
@@ -232,7 +232,7 @@ def list_skill_files(
 def fair_listing(paths: Sequence[str], limit: int) -> tuple[str, ...]:
     """At most `limit` of `paths`, shared fairly between the top-level entries.
 
-    Issue 22: 250 files under `assets/` must not push `references/checklist.md` and
+    250 files under `assets/` must not push `references/checklist.md` and
     `scripts/run.sh` (what a body points at) out of a 200-file listing. Top-level
     files count as one group and each top-level folder as one; the groups take turns,
     one path at a time in their order, until `limit` are taken. The result keeps the

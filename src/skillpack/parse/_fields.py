@@ -230,7 +230,7 @@ def _description(reader: Reader, raw: Any, value: Any, key: str, out: dict[str, 
         # Kept as is: `check_description` reports it as `description-invalid`.
         out["description"] = value
         return
-    # On one line, as every surface shows it (issue 22): a `|` block's line breaks,
+    # On one line, as every surface shows it: a `|` block's line breaks,
     # tabs and the surrounding blanks are layout, not meaning.
     out["description"] = single_line(reader.text(raw, key) or "")
 

@@ -8,8 +8,8 @@ skillpack` never import `yaml`. When the loader refuses a frontmatter,
 `quote_colon_values` gives the one rewrite worth retrying, and
 `yaml_error_text`/`yaml_fix` say where it failed and how to fix it.
 
-The text is a stranger's, so its structure is bounded before values are built
-(issue 9): nesting past `MAX_NESTING` is refused before libyaml composes it (its
+The text is a stranger's, so its structure is bounded before values are built:
+nesting past `MAX_NESTING` is refused before libyaml composes it (its
 composer recurses in C and overflows the stack near 20,000 levels; its scanner is
 quadratic in the nesting), merge keys may copy at most `MAX_MERGED_KEYS` pairs (a
 chain of `<<: [*a, *a]` doubles at each link), and an integer longer than

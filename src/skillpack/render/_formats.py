@@ -148,7 +148,7 @@ def entry_text(
 ) -> str:
     """One catalog entry from already-escaped pieces; `None` leaves a piece out.
 
-    Only JSON entries carry the scope (seed 002 §6: name, description, path, scope).
+    Only JSON entries carry the scope (name, description, path, scope).
     """
     if fmt == "xml":
         text = f"<skill>\n<name>{name}</name>\n"

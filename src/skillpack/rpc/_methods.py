@@ -66,7 +66,7 @@ class Methods:
     def skills_list(self, params: Params) -> Any:
         cwds = params.get("cwds") or [None]
         extra = list(params.get("extra_roots", ()))
-        # Issue 22: extra roots given for one cwd apply to that cwd only.
+        # Extra roots given for one cwd apply to that cwd only.
         own: dict[str, list[str]] = {}
         named = {_same_cwd(cwd) for cwd in cwds if cwd is not None}
         for index, entry in enumerate(params.get("per_cwd_extra_roots", ())):

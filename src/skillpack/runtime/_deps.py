@@ -279,7 +279,7 @@ class DependencyResolver:
     Values the user typed live here only, in memory; `repr` shows none of them.
     Questions go to the host one at a time (a human answers them); a variable the
     user declined, or an MCP server whose install was declined (or failed), is not
-    asked again in the session (seed 004: remember for the session).
+    asked again in the session (remember for the session).
     """
 
     def __init__(

@@ -8,7 +8,7 @@ publish it as their params (`rpc/_schema.py`), and `check_args` holds each call 
 before a tool runs, whichever surface it came through: a JSON object, no unknown
 keys, the required strings present and not blank, every value of its declared type
 and within its range, enum or length. A model chooses these values, so every string
-has a `maxLength` (`_limits`, issue 9: a 1 MB `args` once made a 1 GB injection, a
+has a `maxLength` (`_limits`; a 1 MB `args` once made a 1 GB injection, a
 1 MB `path` took 33 s). Nesting is bounded before anything recurses into it: values
 nested deeper than `MAX_ARG_DEPTH` are refused by an iterative check, and JSON text
 (`parse_args`, the servers' frames) is cut at `MAX_FRAME_DEPTH` before a parser sees it

@@ -444,7 +444,7 @@ _DESCRIPTIONS: Mapping[str, str] = {
 
 
 def _skill_data(skill: Skill) -> dict[str, Any]:
-    """Which skill, and where it lives (seed 002 §7.2's metadata)."""
+    """Which skill, and where it lives."""
     return {
         "name": skill.name,
         "qualified_name": skill.qualified_name,

@@ -86,7 +86,7 @@ def skills_off_message(config: Config) -> str:
 
 def enable_command(parts: SessionParts, skill: Skill, shown: str) -> str:
     """The command that turns `skill` back on: `--project` when the project's config
-    file is the one that disables it (issue 22: the user file cannot undo it)."""
+    file is the one that disables it (the user file cannot undo it)."""
     from ..config._files import enable_decided_by, project_config_path
 
     cwd = os.path.abspath(parts.cwd or os.getcwd())

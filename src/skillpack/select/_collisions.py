@@ -26,7 +26,7 @@ def _namespace(skill: Skill) -> str:
     """What a skill collides on: its name, or for a plugin skill `plugin:name`.
 
     Claude Code keeps plugin skills in their own namespace: `myplug:p-agents` and a
-    bare `p-agents` are two skills, neither shadowing the other (issue 22). A bare
+    bare `p-agents` are two skills, neither shadowing the other. A bare
     name naming both still resolves by precedence (`Catalog.winners`). Skills of
     `[[mcp_servers]]` (scope `mcp`, namespaced by server) keep colliding by name: a
     local skill shadows a server's copy, and two servers' copies tie.

@@ -24,7 +24,7 @@ Decisions (recorded in docs/design.md):
   inside list items are indented), closed by a fence of the same character at least
   as long; an unclosed fence runs to the end of the text. Inline code spans are
   backtick runs closed by a run of the same length in the same paragraph.
-  Indented code blocks count too (issue 22: `$deploy "$f"` in an indented shell loop
+  Indented code blocks count too (`$deploy "$f"` in an indented shell loop
   is code): lines indented four spaces or a tab that start after a blank line (or
   the text's start), with the blank and indented lines that follow; not after a
   list item (`-`, `*`, `+`, `1.` or `1)`), where indentation continues the item.

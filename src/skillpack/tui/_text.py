@@ -2,7 +2,7 @@
 
 A skill's name, description, body, paths and problem messages may hold terminal
 controls (`ESC[2J`), bidi overrides (U+202E) or invisible format characters:
-everything drawn goes through `safe_text` (issue 9). Paths are shown relative to the
+everything drawn goes through `safe_text`. Paths are shown relative to the
 folder the picker was opened in when they are inside it, else from `~`: shorter,
 and stable in snapshots.
 """
