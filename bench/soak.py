@@ -24,9 +24,14 @@ For `--seconds`, after `--warmup` seconds of the same traffic, it gets:
   HTTP answers must be the JSON-RPC parse error, -32700) and the upstream flood (a
   read of the upstream's `notes.txt`, which must fail with the "over ... bytes" error).
 
+With `--requests N` a server's run ends early, once N well-formed requests were
+answered and every hostile loop sent its traffic at least once (the smallest run that
+still fills every field of the report; `tests/test_bench_soak.py` runs it).
+
 RSS (`VmRSS` of /proc/PID/status) and open files (entries of /proc/PID/fd) are read at
 the start (after the warm-up) and at the end, each time with the traffic paused and the
-hostile connections closed, once the server's open-file count stopped moving. The
+hostile connections closed, once the server's open-file count stopped moving for
+`--settle` seconds (2). The
 warm-up of `mcp-http` first fills its session table (`MAX_SESSIONS`, or `--sessions`)
 with sessions that never close, so the start is the steady state a server left running
 reaches.
@@ -523,18 +528,26 @@ class Hostile:
         self.running, self.gate, self.tally, self.held = running, gate, tally, held
         self.client = running.calls()  # its own session, for the flood and bad bodies
         self.path = "/mcp" if running.name == "mcp-http" else "/rpc"
+        self.rounds: dict[str, int] = {}
+        """Rounds each loop finished, by the loop's name."""
+
+    def each_ran(self) -> bool:
+        """Whether every loop finished at least one round."""
+        return len(self.rounds) == len(self.loops())
 
     def loops(self) -> list[Callable[[], None]]:
         if self.running.raw_line is not None:
             return [self.upstream_flood, self.bad_lines]
         return [self.upstream_flood, self.bad_bodies, self.never_closed, self.slow_clients]
 
-    def _every(self, seconds: float, one: Callable[[], None]) -> None:
+    def _every(self, loop: str, seconds: float, one: Callable[[], None]) -> None:
         while True:
             with self.gate.turn() as go:
                 if not go:
                     return
                 one()
+                with self.tally.lock:
+                    self.rounds[loop] = self.rounds.get(loop, 0) + 1
             self.gate.sleep(seconds)
 
     def upstream_flood(self) -> None:
@@ -555,7 +568,7 @@ class Hostile:
                 wrong = None if "over" in str(exc) else repr(exc)[:200]
             self.tally.sent("upstream-flood", wrong)
 
-        self._every(5, one)
+        self._every("upstream_flood", 5, one)
 
     def bad_lines(self) -> None:
         """stdio: a malformed or 100,000-deep line a second."""
@@ -568,7 +581,7 @@ class Hostile:
             sent[0] += 1
             self.tally.sent("bad-body")
 
-        self._every(1, one)
+        self._every("bad_lines", 1, one)
 
     def _post(self, body: bytes) -> bytes:
         port, token = self.running.port, self.running.token
@@ -603,7 +616,7 @@ class Hostile:
             sent[0] += 1
             self.tally.sent("bad-body", wrong)
 
-        self._every(1, one)
+        self._every("bad_bodies", 1, one)
 
     def never_closed(self) -> None:
         """HTTP: two sessions a second that are never closed (a refusal once full)."""
@@ -620,7 +633,7 @@ class Hostile:
                 wrong = None if "session" in str(exc).lower() else repr(exc)
             self.tally.sent("session-never-closed", wrong)
 
-        self._every(0.5, one)
+        self._every("never_closed", 0.5, one)
 
     def slow_clients(self) -> None:
         """HTTP, every 2 s: a connection that sends nothing, one whose head drips two
@@ -656,7 +669,7 @@ class Hostile:
                 with contextlib.suppress(OSError):
                     self.held.pop(0).close()
 
-        self._every(2, one)
+        self._every("slow_clients", 2, one)
 
 
 def usage(pid: int) -> tuple[int, int]:
@@ -664,9 +677,9 @@ def usage(pid: int) -> tuple[int, int]:
     return rss_kib(pid), len(list(Path(f"/proc/{pid}/fd").iterdir()))
 
 
-def quiet_usage(pid: int, gate: Gate, held: list[socket.socket]) -> tuple[int, int]:
+def quiet_usage(pid: int, gate: Gate, held: list[socket.socket], settle: float) -> tuple[int, int]:
     """`usage` with the traffic paused and the hostile connections closed, once the
-    open-file count has not moved for 2 s (at most 30 s)."""
+    open-file count has not moved for `settle` seconds (at most 30 s)."""
     gate.pause()
     while held:
         with contextlib.suppress(OSError):
@@ -677,9 +690,9 @@ def quiet_usage(pid: int, gate: Gate, held: list[socket.socket]) -> tuple[int, i
         files = usage(pid)[1]
         if files != last:
             last, since = files, time.monotonic()
-        elif time.monotonic() - since >= 2:
+        elif time.monotonic() - since >= settle:
             break
-        time.sleep(0.25)
+        time.sleep(min(0.25, settle / 4))
     return usage(pid)
 
 
@@ -696,7 +709,8 @@ def soak(
     held: list[socket.socket] = []
     try:
         loops = [well_formed(running, i, load, gate, tally) for i in range(options.clients)]
-        loops += Hostile(running, gate, tally, held).loops()
+        hostile = Hostile(running, gate, tally, held)
+        loops += hostile.loops()
         if name == "mcp-http":
             for _ in range(options.sessions):  # the table full of sessions never closed
                 McpHttp(running.port or 0).post(_initialize(1))
@@ -704,13 +718,20 @@ def soak(
         for thread in threads:
             thread.start()
         gate.sleep(options.warmup)
-        rss0, files0 = quiet_usage(running.pid, gate, held)
+        rss0, files0 = quiet_usage(running.pid, gate, held, options.settle)
         tally.counting = True
         tally.errors.clear()
         began = time.monotonic()
         gate.resume()
-        gate.sleep(options.seconds)
-        rss1, files1 = quiet_usage(running.pid, gate, held)
+        if options.requests is None:
+            gate.sleep(options.seconds)
+        else:
+            deadline = began + options.seconds
+            while time.monotonic() < deadline and not (
+                len(tally.latencies) >= options.requests and hostile.each_ran()
+            ):
+                gate.sleep(0.02)
+        rss1, files1 = quiet_usage(running.pid, gate, held, options.settle)
         wall = time.monotonic() - began
         gate.stop.set()
         gate.resume()
@@ -768,9 +789,26 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="Sessions that never close opened first on mcp-http (default: its MAX_SESSIONS).",
     )
+    parser.add_argument(
+        "--requests",
+        type=int,
+        default=None,
+        help="End a server's run early, once this many well-formed requests were answered "
+        "and every kind of hostile traffic was sent (--seconds stays the longest run).",
+    )
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=2.0,
+        help="Seconds the open-file count must stay still before RSS and files are read.",
+    )
     parser.add_argument("--work-dir", type=Path, default=None)
     parser.add_argument("--json", action="store_true")
     options = parser.parse_args(argv)
+    if options.requests is not None and options.requests < 1:
+        parser.error(f"--requests must be 1 or more, not {options.requests}")
+    if options.settle <= 0:
+        parser.error(f"--settle must be over 0 seconds, not {options.settle}")
     servers = [s.strip() for s in options.servers.split(",") if s.strip()]
     unknown = [s for s in servers if s not in SERVERS]
     if unknown:
