@@ -8,12 +8,14 @@ imported first, and file-system calls that need no import to make.
 from __future__ import annotations
 
 import ast
+import json
+import os
 import pkgutil
 import subprocess
 import sys
 import textwrap
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,21 +33,110 @@ def all_modules() -> list[str]:
     )
 
 
+HELPER = Path(__file__).with_name("import_alone.py")
+
+
+def outside_imports(root: Path, package: str) -> list[str]:
+    """What the modules under `root` import from outside `package` when they are
+    imported (not in functions, not for the type checker): a
+    module's name, or `module:name` for `from module import name`."""
+    found: set[str] = set()
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                found.update(f"{node.module}:{alias.name}" for alias in node.names)
+            elif isinstance(node, ast.If) and "TYPE_CHECKING" not in ast.unparse(node.test):
+                visit(node.body)
+                visit(node.orelse)
+            elif isinstance(node, ast.Try):
+                for block in (node.body, node.orelse, node.finalbody):
+                    visit(block)
+                for handler in node.handlers:
+                    visit(handler.body)
+            elif isinstance(node, (ast.With, ast.ClassDef)):
+                visit(node.body)
+
+    for path in sorted(root.rglob("*.py")):
+        visit(ast.parse(path.read_text(encoding="utf-8")).body)
+    return sorted(name for name in found if name.partition(".")[0] not in (package, "__future__"))
+
+
+def import_each_alone(
+    modules: list[str], preload: list[str], *, fork: bool = True, path: Path | None = None
+) -> dict[str, Any]:
+    """Run the helper in a new interpreter (`path` first on its import path)."""
+    env = dict(os.environ)
+    if path is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(path), env.get("PYTHONPATH")]))
+    done = subprocess.run(
+        [sys.executable, str(HELPER), "--preload", ",".join(preload)]
+        + ([] if fork else ["--no-fork"])
+        + modules,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    report: dict[str, Any] = json.loads(done.stdout)
+    return report
+
+
 # Each framework adapter (skillpack.integrations) imports its whole framework: seconds
-# apiece on a loaded machine, beyond the default per-test timeout.
+# apiece on a loaded machine, beyond the default per-test timeout when each module
+# starts its own interpreter (the helper's fallback where there is no fork).
 @pytest.mark.timeout(360)
 def test_every_module_imports_alone_in_a_fresh_interpreter() -> None:
-    def import_alone(module: str) -> tuple[str, int, str]:
-        done = subprocess.run(
-            [sys.executable, "-c", f"import {module}"], capture_output=True, text=True
-        )
-        return module, done.returncode, done.stderr if done.stderr.strip() else ""
-
     modules = all_modules()
     assert len(modules) > 40
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        failed = [(m, err) for m, code, err in pool.map(import_alone, modules) if code != 0]
-    assert failed == []
+    report = import_each_alone(modules, outside_imports(PACKAGE, "skillpack"))
+    assert report["failed"] == {}
+
+
+def write_order_dependent_package(root: Path) -> None:
+    """`orderpkg.first` imports fine alone only after `orderpkg.second` (an import
+    cycle that bites one way round); `orderpkg.needs_yaml` imports a third party."""
+    package = root / "orderpkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "first.py").write_text("import orderpkg.second\nA = 1\n", encoding="utf-8")
+    (package / "second.py").write_text("from orderpkg.first import A\n", encoding="utf-8")
+    (package / "needs_yaml.py").write_text(
+        "import yaml\n\nif yaml.safe_load('a: 1') != {'a': 1}:\n    raise ValueError\n",
+        encoding="utf-8",
+    )
+
+
+@pytest.mark.parametrize("fork", [True, False], ids=["fork", "interpreter"])
+def test_the_import_check_catches_a_module_that_needs_another_imported_first(
+    tmp_path: Path, fork: bool
+) -> None:
+    write_order_dependent_package(tmp_path)
+    assert outside_imports(tmp_path / "orderpkg", "orderpkg") == ["yaml"]
+    # `second` first: in one process `first` would then import; alone it does not.
+    modules = ["orderpkg.second", "orderpkg.first", "orderpkg.needs_yaml"]
+    report = import_each_alone(modules, ["yaml"], fork=fork, path=tmp_path)
+    assert report["forked"] is fork
+    assert list(report["failed"]) == ["orderpkg.first"]
+    assert "cannot import name 'A'" in report["failed"]["orderpkg.first"]
+
+
+def test_the_import_check_refuses_preloads_that_import_a_module_under_test(
+    tmp_path: Path,
+) -> None:
+    write_order_dependent_package(tmp_path)
+    done = subprocess.run(
+        [sys.executable, str(HELPER), "--preload", "orderpkg.second", "orderpkg.first"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "orderpkg.first, orderpkg.second" in done.stderr
 
 
 FS_CALLS = {
