@@ -165,7 +165,13 @@ def _body(rng: random.Random, pools: _Pools, title: str) -> str:
     target = int(1024 * 19 ** rng.random())
     parts = [f"# {title}", rng.choice(pools.paragraphs)]
     step = 0
-    while sum(len(p) + 2 for p in parts) < target:
+    size = 0  # of the parts counted so far, each with its "\n\n"
+    counted = 0
+    while True:
+        size += sum(len(p) + 2 for p in parts[counted:])
+        counted = len(parts)
+        if size >= target:
+            break
         roll = rng.random()
         if roll < 0.18:
             step += 1

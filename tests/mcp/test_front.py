@@ -5,6 +5,11 @@ Every conversation here runs twice through `skillpack mcp` over pipes, with the 
 first line), and the two transcripts must be the same messages in the same order,
 each one line of JSON: the SDK's answers are the reference. (A float may be
 spelt otherwise, `1e+100` for `1e100`: the same number to any JSON reader.)
+
+The front's side always starts a new interpreter: how it paces its start is what it
+is for. The SDK's side is forked from one interpreter that has imported skillpack and
+the SDK already (`forkserver.py`): the same command from its first line, its own
+environment and pipes, without a second of imports each time.
 """
 
 from __future__ import annotations
@@ -21,15 +26,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from forkserver import ForkServer
 from hypothesis import given
 from hypothesis import strategies as st
 
 pytest.importorskip("mcp", reason="the MCP server needs the mcp extra")
 
+from conftest import isolated_env  # noqa: E402
 from skillpack.mcp import _front  # noqa: E402
 from skillpack.mcp._handshake import recorded  # noqa: E402
 
-SERVE = [sys.executable, "-c", "from skillpack.cli import main; main()", "mcp"]
+SERVE = [sys.executable, "-c", "from skillpack.cli import main; main()"]
 DEADLINE_S = 90.0
 """How long a test waits for an answer before it fails (a hang, not a speed check)."""
 
@@ -72,20 +79,41 @@ def tree(tmp_path: Path, write_skill: Any) -> Path:
     return root
 
 
+@pytest.fixture(scope="module")
+def forks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ForkServer]:
+    """Where the SDK's side of a conversation starts (module docstring)."""
+    folder = tmp_path_factory.mktemp("forks")
+    server = ForkServer(folder, isolated_env(folder / "home"))
+    yield server
+    server.close()
+
+
 def spawn(
-    root: Path, *, fast: bool, args: tuple[str, ...] = (), **env_vars: str
-) -> subprocess.Popen[bytes]:
+    root: Path,
+    *,
+    fast: bool,
+    args: tuple[str, ...] = (),
+    forks: ForkServer | None = None,
+    **env_vars: str,
+) -> Any:
+    """`skillpack mcp` over `root`: a new process, or forked from `forks`."""
     env = dict(os.environ, SKILLPACK_MCP_FAST_START="1" if fast else "0", **env_vars)
-    command = [*SERVE, "--no-user", "--no-system", "--cwd", str(root), "--root", str(root), *args]
+    argv = ["mcp", "--no-user", "--no-system", "--cwd", str(root), "--root", str(root), *args]
+    if forks is not None:
+        return forks.spawn(argv, env=env)
     return subprocess.Popen(
-        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+        [*SERVE, *argv],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
     )
 
 
 class Reader:
     """A server's stdout as lines, read with a deadline (no buffering hides a line)."""
 
-    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+    def __init__(self, process: Any) -> None:
         assert process.stdout is not None
         self._process = process
         self._fd = process.stdout.fileno()
@@ -105,7 +133,7 @@ class Reader:
             if not ready:
                 return None
             data = os.read(self._fd, 65536)
-            assert data, f"the server ended: {self._process.stderr.read().decode()}"  # type: ignore[union-attr]
+            assert data, f"the server ended: {self._process.stderr.read().decode()}"
             self._buffer += data
         line, _, self._buffer = self._buffer.partition(b"\n")
         return line + b"\n"
@@ -117,11 +145,17 @@ class Reader:
 
 
 def converse(
-    root: Path, lines: list[Any], *, fast: bool, args: tuple[str, ...] = ()
+    root: Path,
+    lines: list[Any],
+    *,
+    fast: bool,
+    args: tuple[str, ...] = (),
+    forks: ForkServer | None = None,
 ) -> list[bytes]:
     """Write every line at once (a pipelining client), read until each request with an
-    id has its answer, then close stdin; the transcript of what came back, in order."""
-    process = spawn(root, fast=fast, args=args)
+    id has its answer, then close stdin; the transcript of what came back, in order
+    (`forks`: the server forked from there, else a new process)."""
+    process = spawn(root, fast=fast, args=args, forks=forks)
     assert process.stdin is not None
     data = b"".join(
         line if isinstance(line, bytes) else json.dumps(line).encode() + b"\n" for line in lines
@@ -158,12 +192,18 @@ def message(line: bytes) -> str:
 
 
 def same_messages(
-    root: Path, lines: list[Any], args: tuple[str, ...] = (), *, ordered: bool = True
+    root: Path,
+    lines: list[Any],
+    forks: ForkServer,
+    args: tuple[str, ...] = (),
+    *,
+    ordered: bool = True,
 ) -> list[bytes]:
-    """The transcript, the same messages with and without the front (`ordered=False`:
-    for a conversation where the SDK server's own order is not fixed)."""
+    """The transcript, the same messages with the front (a new process) and without
+    (forked from `forks`; `ordered=False`: for a conversation where the SDK server's
+    own order is not fixed)."""
     fast = converse(root, lines, fast=True, args=args)
-    slow = converse(root, lines, fast=False, args=args)
+    slow = converse(root, lines, fast=False, args=args, forks=forks)
     fast_messages, slow_messages = [message(m) for m in fast], [message(m) for m in slow]
     if ordered:
         assert fast_messages == slow_messages
@@ -173,10 +213,12 @@ def same_messages(
 
 
 @pytest.mark.parametrize("version", [*recorded().versions, "1999-01-01"])
-def test_a_pipelined_conversation_gets_the_sdk_servers_messages(tree: Path, version: str) -> None:
+def test_a_pipelined_conversation_gets_the_sdk_servers_messages(
+    tree: Path, forks: ForkServer, version: str
+) -> None:
     first = request(2, "skills/list")
     lines = [initialize(version), INITIALIZED, first, request("p", "ping")]
-    transcript = same_messages(tree, lines)
+    transcript = same_messages(tree, lines, forks)
     answers = [json.loads(line) for line in transcript]
     assert answers[0]["result"]["protocolVersion"] == (
         version if version in recorded().versions else recorded().fallback
@@ -192,7 +234,9 @@ def test_a_pipelined_conversation_gets_the_sdk_servers_messages(tree: Path, vers
     assert len(page["skills"]) == 25 and "nextCursor" in page
 
 
-def test_after_the_first_page_the_sdk_serves_the_rest_in_order(tree: Path) -> None:
+def test_after_the_first_page_the_sdk_serves_the_rest_in_order(
+    tree: Path, forks: ForkServer
+) -> None:
     lines: list[Any] = [
         initialize(),
         INITIALIZED,
@@ -201,15 +245,16 @@ def test_after_the_first_page_the_sdk_serves_the_rest_in_order(tree: Path) -> No
         request(4, "skills/list", {"cursor": "eyJvIjogMjV9"}),
         request(5, "ping"),
     ]
-    transcript = same_messages(tree, lines)
+    transcript = same_messages(tree, lines, forks)
     ids = [json.loads(line).get("id") for line in transcript]
     assert [i for i in ids if i is not None] == [1, 2, 3, 4, 5]
     assert b'"id":"skillpack-front/initialize"' not in b"".join(transcript)
 
 
-def test_the_catalog_in_the_instructions_waits_for_discovery(tree: Path) -> None:
+def test_the_catalog_in_the_instructions_waits_for_discovery(tree: Path, forks: ForkServer) -> None:
     args = ("--catalog-instructions",)
-    transcript = same_messages(tree, [initialize(), INITIALIZED, request(2, "skills/list")], args)
+    lines = [initialize(), INITIALIZED, request(2, "skills/list")]
+    transcript = same_messages(tree, lines, forks, args)
     assert "s00" in json.loads(transcript[0])["result"]["instructions"]
 
 
@@ -237,15 +282,17 @@ def test_the_catalog_in_the_instructions_waits_for_discovery(tree: Path) -> None
         pytest.param([initialize(), request(2.5, "ping"), request(3, "ping")], id="float-id"),
     ],
 )
-def test_what_the_front_does_not_answer_the_sdk_does(tree: Path, lines: list[Any]) -> None:
-    same_messages(tree, lines)
+def test_what_the_front_does_not_answer_the_sdk_does(
+    tree: Path, forks: ForkServer, lines: list[Any]
+) -> None:
+    same_messages(tree, lines, forks)
 
 
-def test_a_line_that_is_not_json_gets_the_sdk_servers_error(tree: Path) -> None:
+def test_a_line_that_is_not_json_gets_the_sdk_servers_error(tree: Path, forks: ForkServer) -> None:
     """The SDK's reader refuses such a line as it reads it, ahead of requests still being
     answered: only the order of the two is not fixed."""
     lines = [initialize(), b"{not json\n", request(2, "ping")]
-    transcript = same_messages(tree, lines, ordered=False)
+    transcript = same_messages(tree, lines, forks, ordered=False)
     assert any(b"-32700" in line for line in transcript)
 
 
@@ -258,12 +305,14 @@ def test_a_line_nested_too_deeply_to_parse_gets_a_parse_error_and_serving_goes_o
     assert json.loads(transcript[-1]) == {"jsonrpc": "2.0", "id": 2, "result": {}}
 
 
-def test_a_last_line_without_a_newline_is_answered_before_exit(tree: Path) -> None:
+def test_a_last_line_without_a_newline_is_answered_before_exit(
+    tree: Path, forks: ForkServer
+) -> None:
     """At the end of input the front answers what it read, where the SDK server ends
     the request it was answering with a "connection closed" error."""
     lines = [initialize(), INITIALIZED, json.dumps(request(2, "skills/list")).encode()]
     fast = converse(tree, lines, fast=True)
-    slow = converse(tree, lines, fast=False)
+    slow = converse(tree, lines, fast=False, forks=forks)
     assert fast[:2] == slow[:2]  # `initialize`, and what is left out on `initialized`
     assert "skills" in json.loads(fast[-1])["result"]
 
@@ -319,12 +368,15 @@ def test_a_catalog_change_after_the_hand_over_reaches_the_client(
             stream.close()
 
 
-def test_a_server_that_cannot_start_stops_with_the_commands_error(tree: Path) -> None:
+def test_a_server_that_cannot_start_stops_with_the_commands_error(
+    tree: Path, forks: ForkServer
+) -> None:
     """A budget that is no number stops `skillpack mcp` with its message and status,
     with the front as without it (the front's client has had its first page)."""
     outcomes = []
     for fast in (True, False):
-        process = spawn(tree, fast=fast, SKILLS_PROMPT_CHAR_BUDGET="lots")
+        sdk = None if fast else forks
+        process = spawn(tree, fast=fast, forks=sdk, SKILLS_PROMPT_CHAR_BUDGET="lots")
         assert process.stdin is not None
         for line in (initialize(), INITIALIZED, request(2, "skills/list")):
             process.stdin.write(json.dumps(line).encode() + b"\n")
