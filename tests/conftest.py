@@ -265,38 +265,44 @@ def rewrite_keeping_mtime_and_size(path: Path, text: str) -> None:
     assert after.st_ctime_ns != before.st_ctime_ns
 
 
-QUICK_DEADLINES = "2,1"
+DRIP_S = 0.4
+"""Seconds between the bytes of a drip-fed request head (`_drip_until_closed`)."""
+QUICK_DEADLINES = "1,0.5"
 """The head and body deadlines (`SKILLPACK_HTTP_DEADLINES`) of the HTTP servers whose
-tests wait for one (tests/mcp, tests/rpc): two seconds for a head (past the one second
-between the bytes of a head fed a byte a second, so the head deadline, not a read
-timeout, closes it) and one for a body, instead of ten each."""
+tests wait for one (tests/mcp, tests/rpc): a second for a head (past the `DRIP_S`
+between the bytes of a drip-fed head, so the head deadline, not a read timeout, closes
+it) and half a second for a body, instead of ten each."""
 QUICKLY_S = 8.0
 """Those tests' sockets give up after this long: well past the quick deadlines, short
 of the defaults, so a server that kept the defaults fails them."""
 
 
-def _drip_until_closed(port: int, path: str) -> int:
-    """Seconds a request head sent a byte a second to 127.0.0.1:`port` lasted before
-    the server closed the connection (each byte comes well within any per-read
+def _drip_until_closed(port: int, path: str) -> float:
+    """Seconds a request head sent a byte every `DRIP_S` to 127.0.0.1:`port` lasted
+    before the server closed the connection (each byte comes well within any per-read
     timeout); 60 when it was still open after a minute."""
     import socket
+    import time
 
     head = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n" + "X-Pad: a\r\n" * 20).encode()
+    began = time.monotonic()
     with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
-        sock.settimeout(1.0)
-        for second in range(min(60, len(head))):
+        sock.settimeout(DRIP_S)
+        for at in range(len(head)):
+            if time.monotonic() - began >= 60:
+                break
             try:
-                sock.sendall(head[second : second + 1])
+                sock.sendall(head[at : at + 1])
                 if sock.recv(1024) == b"":
-                    return second
+                    return time.monotonic() - began
             except TimeoutError:
                 continue  # still open: the next byte
             except OSError:
-                return second  # reset: closed
-    return 60
+                return time.monotonic() - began  # reset: closed
+    return 60.0
 
 
 @pytest.fixture
-def drip_until_closed() -> Callable[[int, str], int]:
+def drip_until_closed() -> Callable[[int, str], float]:
     """Drip-feed a request head to a local server (`_drip_until_closed`)."""
     return _drip_until_closed

@@ -410,8 +410,8 @@ def test_a_request_whose_body_never_comes_is_closed(quick_server: Server) -> Non
     assert server.search(server.open_session())
 
 
-def test_a_request_head_drip_fed_a_byte_a_second_is_closed(
-    quick_server: Server, drip_until_closed: Callable[[int, str], int]
+def test_a_request_head_drip_fed_byte_by_byte_is_closed(
+    quick_server: Server, drip_until_closed: Callable[[int, str], float]
 ) -> None:
     # The head's own deadline (from the connection's start) closes it.
     assert drip_until_closed(quick_server.port, "/mcp") < QUICKLY_S

@@ -327,8 +327,8 @@ def test_a_request_whose_body_never_comes_is_closed(quick_served: Served) -> Non
     assert served.request()[0] == 200
 
 
-def test_a_request_head_drip_fed_a_byte_a_second_is_closed(
-    quick_served: Served, drip_until_closed: Callable[[int, str], int]
+def test_a_request_head_drip_fed_byte_by_byte_is_closed(
+    quick_served: Served, drip_until_closed: Callable[[int, str], float]
 ) -> None:
     # Each byte comes within the server's per-read timeout; the head's own deadline
     # closes it.
