@@ -84,6 +84,7 @@ async def bounded_stdio(
         stderr=errlog,
     )
     read_send, read_stream = anyio.create_memory_object_stream[Any](0)
+    flooded = anyio.Event()  # the server sent a line over `limit`: nothing more is read
     write_stream, write_receive = anyio.create_memory_object_stream[Any](0)
 
     async def deliver(line: bytes) -> None:
@@ -126,6 +127,7 @@ async def bounded_stdio(
                     else:
                         buffer += chunk[start:]
                     if len(buffer) > limit:
+                        flooded.set()
                         await refuse(bytes(buffer[:_ID_WINDOW]))
                         return
 
@@ -144,17 +146,21 @@ async def bounded_stdio(
             yield read_stream, write_stream
         finally:
             with anyio.CancelScope(shield=True):
-                await _stop(process)
+                await _stop(process, wait_first=not flooded.is_set())
             tasks.cancel_scope.cancel()
 
 
-async def _stop(process: Any) -> None:
-    """Close stdin, give the server `STOP_SECONDS` to exit, then terminate, then kill."""
+async def _stop(process: Any, *, wait_first: bool = True) -> None:
+    """Close stdin, give the server `STOP_SECONDS` to exit, then terminate, then kill.
+
+    Without `wait_first` (a server whose too-large line was left unread, so it sits
+    blocked writing the rest and cannot exit), terminate it at once."""
     import anyio
 
     with contextlib.suppress(Exception):
         await process.stdin.aclose()
-    for signal in (None, process.terminate, process.kill):
+    steps: tuple[Any, ...] = (process.terminate, process.kill)
+    for signal in (None, *steps) if wait_first else steps:
         if signal is not None:
             with contextlib.suppress(ProcessLookupError):
                 signal()
