@@ -35,3 +35,18 @@ def test_loopback_still_resolves_and_connects() -> None:
         server.listen(1)
         with socket.create_connection(server.getsockname(), timeout=5):
             pass
+
+
+def test_temporary_folders_go_to_a_memory_file_system_unless_a_temp_folder_is_named(
+    tmp_path: Path,
+) -> None:
+    import tempfile
+
+    from conftest import memory_temp_root
+
+    assert memory_temp_root({"TMPDIR": str(tmp_path)}) is None
+    assert memory_temp_root({"TMP": str(tmp_path)}) is None
+    chosen = memory_temp_root(os.environ)
+    temp = Path(tempfile.gettempdir())
+    assert chosen is None or temp == chosen
+    assert tmp_path.resolve().is_relative_to(temp.resolve())
