@@ -47,6 +47,10 @@ def in_child(module: str) -> str | None:
         code = 0
         try:
             importlib.import_module(module)
+        except SystemExit as exit_:  # as the interpreter ends on it
+            code = exit_.code if isinstance(exit_.code, int) else 1
+            if code:
+                os.write(write, f"the import exited with {exit_.code!r}".encode())
         except BaseException:  # noqa: BLE001 - every failure is the report
             os.write(write, traceback.format_exc().encode("utf-8", "replace"))
             code = 1

@@ -98,12 +98,14 @@ def test_every_module_imports_alone_in_a_fresh_interpreter() -> None:
 
 def write_order_dependent_package(root: Path) -> None:
     """`orderpkg.first` imports fine alone only after `orderpkg.second` (an import
-    cycle that bites one way round); `orderpkg.needs_yaml` imports a third party."""
+    cycle that bites one way round); `orderpkg.quits` ends the interpreter with status 3;
+    `orderpkg.needs_yaml` imports a third party."""
     package = root / "orderpkg"
     package.mkdir()
     (package / "__init__.py").write_text("", encoding="utf-8")
     (package / "first.py").write_text("import orderpkg.second\nA = 1\n", encoding="utf-8")
     (package / "second.py").write_text("from orderpkg.first import A\n", encoding="utf-8")
+    (package / "quits.py").write_text("raise SystemExit(3)\n", encoding="utf-8")
     (package / "needs_yaml.py").write_text(
         "import yaml\n\nif yaml.safe_load('a: 1') != {'a': 1}:\n    raise ValueError\n",
         encoding="utf-8",
@@ -117,11 +119,12 @@ def test_the_import_check_catches_a_module_that_needs_another_imported_first(
     write_order_dependent_package(tmp_path)
     assert outside_imports(tmp_path / "orderpkg", "orderpkg") == ["yaml"]
     # `second` first: in one process `first` would then import; alone it does not.
-    modules = ["orderpkg.second", "orderpkg.first", "orderpkg.needs_yaml"]
+    modules = ["orderpkg.second", "orderpkg.first", "orderpkg.quits", "orderpkg.needs_yaml"]
     report = import_each_alone(modules, ["yaml"], fork=fork, path=tmp_path)
     assert report["forked"] is fork
-    assert list(report["failed"]) == ["orderpkg.first"]
+    assert list(report["failed"]) == ["orderpkg.first", "orderpkg.quits"]
     assert "cannot import name 'A'" in report["failed"]["orderpkg.first"]
+    assert "3" in report["failed"]["orderpkg.quits"]
 
 
 def test_the_import_check_refuses_preloads_that_import_a_module_under_test(
