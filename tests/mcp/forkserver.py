@@ -22,9 +22,11 @@ import importlib
 import json
 import os
 import select
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -114,10 +116,13 @@ class ForkServer:
     it imports; each command gets its own)."""
 
     def __init__(self, folder: Path, env: dict[str, str]) -> None:
-        self.path = folder / "fork.sock"
+        # In a folder of /tmp's: a socket's path has at most 107 bytes, wherever the
+        # tests' own temporary folders are.
+        self._folder = tempfile.mkdtemp(prefix="forks-", dir="/tmp")
+        self.path = os.path.join(self._folder, "sock")
         self._log = (folder / "forkserver.err").open("wb")
         self.process = subprocess.Popen(
-            [sys.executable, __file__, str(self.path)],
+            [sys.executable, __file__, self.path],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=self._log,
@@ -133,7 +138,7 @@ class ForkServer:
         child_ends = [pipes[0][0], pipes[1][1], pipes[2][1]]
         connection = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
-            connection.connect(str(self.path))
+            connection.connect(self.path)
             request = {"argv": argv, "env": env, "cwd": cwd or os.getcwd()}
             socket.send_fds(connection, [json.dumps(request).encode()], child_ends)
         finally:
@@ -147,6 +152,7 @@ class ForkServer:
         assert self.process.stdout is not None
         self.process.stdout.close()
         self._log.close()
+        shutil.rmtree(self._folder, ignore_errors=True)
 
 
 def _child(request: dict[str, Any], fds: list[int]) -> None:
@@ -166,6 +172,12 @@ def _child(request: dict[str, Any], fds: list[int]) -> None:
         traceback.print_exc()
         sys.stderr.flush()
     os._exit(1)
+
+
+def available() -> bool:
+    """Whether this platform can run a fork server (fork, and descriptors passed over
+    a Unix socket of packets: Linux)."""
+    return sys.platform == "linux" and hasattr(os, "fork") and hasattr(socket, "send_fds")
 
 
 def serve(path: str) -> None:
