@@ -9,7 +9,7 @@ from typing import Any, Literal
 import click
 
 from ._auth_opts import auth_options, server_auth
-from ._fleet_opts import fleet_options, server_allowed_hosts
+from ._fleet_opts import FromFlags, fleet_options, from_options, serve_from, server_allowed_hosts
 from ._options import CatalogOptions, catalog_options
 from ._output import emit_json
 from ._server_flags import ServerFlags, server_options
@@ -46,6 +46,7 @@ from ._server_flags import ServerFlags, server_options
 )
 @auth_options
 @fleet_options
+@from_options
 @catalog_options
 def mcp_command(
     server: ServerFlags,
@@ -58,6 +59,7 @@ def mcp_command(
     auth_audience: str | None,
     allowed_hosts: tuple[str, ...],
     stateless: bool,
+    skills_from: FromFlags,
     catalog: CatalogOptions,
     as_json: bool,
 ) -> None:
@@ -85,7 +87,10 @@ def mcp_command(
     Behind a load balancer: GET /healthz (the process answers) and GET /readyz (the
     catalog is built and the index readable; 503 with a JSON reason until then) need
     no token; --allowed-host names the Host the balancer forwards; --stateless keeps
-    no session, so any replica answers any request.
+    no session, so any replica answers any request. --from oci://REGISTRY/REPO:TAG
+    serves a published collection (pulled and verified as `install` does, then
+    checked every --poll seconds and swapped whole when the tag moves; /readyz
+    says "stale" while checks fail and the last good one is served).
 
     What is left out (a root cut short by --max-dirs/--max-depth, an invalid
     SKILL.md, a shadowed name, a prompt-only skill, one the skills extension cannot
@@ -173,7 +178,17 @@ def mcp_command(
     require_mcp()
     from ..mcp._server import SkillServer, run_stdio
 
-    session = catalog.session(refresh="watch")
+    oci = serve_from(skills_from, cwd=catalog.cwd, user=not catalog.no_user, transport=transport)
+    try:
+        session = catalog.session(
+            refresh="watch", extra_roots_from=None if oci is None else oci.roots
+        )
+    except BaseException:
+        if oci is not None:
+            oci.close()
+        raise
+    if oci is not None:
+        oci.subscribe(session.refresh)  # a new digest: the catalog moves now
     skills = None
     try:
         skills = SkillServer(
@@ -191,6 +206,8 @@ def mcp_command(
 
         sock = bind(host, port)
         health = server_health(skills, skills.prepare())
+        if oci is not None:
+            health = health.with_details({"source": lambda: oci.state().to_dict()})
 
         def ready(url: str) -> None:
             if as_json:
@@ -216,6 +233,8 @@ def mcp_command(
         )
         serve(app, sock, on_ready=ready)
     finally:
+        if oci is not None:
+            oci.close()
         if skills is not None:
             skills.close()
         session.close()

@@ -10,7 +10,7 @@ from typing import Any, Literal
 import click
 
 from ._auth_opts import auth_options, server_auth
-from ._fleet_opts import fleet_options, server_allowed_hosts
+from ._fleet_opts import FromFlags, fleet_options, from_options, serve_from, server_allowed_hosts
 from ._options import CatalogOptions, catalog_options
 from ._output import emit_json, print_table, visible, warn
 from ._server_flags import ServerFlags, server_options
@@ -40,6 +40,7 @@ from ._server_flags import ServerFlags, server_options
 )
 @auth_options
 @fleet_options
+@from_options
 @catalog_options
 def serve_command(
     server: ServerFlags,
@@ -51,6 +52,7 @@ def serve_command(
     auth_audience: str | None,
     allowed_hosts: tuple[str, ...],
     stateless: bool,
+    skills_from: FromFlags,
     catalog: CatalogOptions,
     as_json: bool,
 ) -> None:
@@ -67,13 +69,11 @@ def serve_command(
 
     Behind a load balancer: GET /healthz and GET /readyz need no token;
     --allowed-host names the Host the balancer forwards; --stateless keeps no
-    session (session.open, session.close and turn.prepare answer -32015).
+    session (session.open, session.close and turn.prepare answer -32015);
+    --from oci://REGISTRY/REPO:TAG serves a published collection, checked every
+    --poll seconds and swapped whole when the tag moves (/readyz shows it).
     """
-    from .._httpguard import is_loopback
-    from ..rpc._live import Discovery, default_refresh
-    from ..rpc._server import ServeOptions, serve_http, serve_stdio
     from ._process import settle_for_a_long_run
-    from ._server_flags import chosen_token
 
     settle_for_a_long_run()
     from ._otel import configure_tracing
@@ -87,14 +87,56 @@ def serve_command(
         transport=transport,
         stateless=stateless,
     )
+    oci = serve_from(skills_from, cwd=catalog.cwd, user=not catalog.no_user, transport=transport)
+    try:
+        _serve(
+            server,
+            oci,
+            allow_origins=allow_origins,
+            max_sessions=max_sessions,
+            session_idle=session_idle,
+            auth=(auth_jwks, auth_issuer, auth_audience),
+            forwarded=forwarded,
+            stateless=stateless,
+            catalog=catalog,
+            as_json=as_json,
+        )
+    finally:
+        if oci is not None:
+            oci.close()
+
+
+def _serve(
+    server: ServerFlags,
+    oci: Any,
+    *,
+    allow_origins: tuple[str, ...],
+    max_sessions: int,
+    session_idle: float,
+    auth: tuple[str | None, str | None, str | None],
+    forwarded: tuple[str, ...],
+    stateless: bool,
+    catalog: CatalogOptions,
+    as_json: bool,
+) -> None:
+    """`serve` once its flags are checked and its OCI collection (if any) pulled."""
+    from .._httpguard import is_loopback
+    from ..rpc._live import Discovery, default_refresh
+    from ..rpc._server import ServeOptions, serve_http, serve_stdio
+    from ._server_flags import chosen_token
+
+    auth_jwks, auth_issuer, auth_audience = auth
+    transport = server.transport
     options = ServeOptions(
         discovery=Discovery(
             cwd=os.path.abspath(catalog.cwd or os.getcwd()),
             options=catalog.discovery(),
             refresh=default_refresh(),
+            extra_roots_from=None if oci is None else oci.roots,
         ),
         max_sessions=max_sessions,
         session_idle=session_idle,
+        details={} if oci is None else {"source": lambda: oci.state().to_dict()},
     )
     if options.discovery.refresh != "watch":
         warn(

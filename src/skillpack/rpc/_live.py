@@ -62,6 +62,9 @@ class Discovery:
     workspace's own extra roots are added after its `extra_roots`."""
     refresh: RefreshMode = "watch"
     """How workspaces stay current: `watch` (files watched), else `on_call`."""
+    extra_roots_from: Callable[[], Sequence[str]] | None = None
+    """More `extra` roots asked at each discovery of every workspace (`--from`: the
+    folder of the OCI collection served; `Session.open(extra_roots_from=)`)."""
 
 
 @dataclass(kw_only=True, eq=False)
@@ -210,7 +213,9 @@ class Live:
         options = d.options
         if extra_roots:
             options = replace(options, extra_roots=(*options.extra_roots, *extra_roots))
-        live = Session.open(cwd=cwd, options=options, refresh=d.refresh)
+        live = Session.open(
+            cwd=cwd, options=options, refresh=d.refresh, extra_roots_from=d.extra_roots_from
+        )
         workspace = Workspace(
             cwd=cwd,
             extra_roots=extra_roots,
