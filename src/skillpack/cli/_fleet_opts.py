@@ -143,6 +143,21 @@ def from_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return decorated
 
 
+def check_from(flags: FromFlags, *, transport: str) -> None:
+    """Refuse `--from`/`--poll` on a server without HTTP (checked before it starts).
+
+    Raises:
+        UsageError: `--from` or `--poll` without `--transport http`.
+    """
+    from .. import _errors
+
+    if transport != "http" and (flags.reference is not None or flags.poll is not None):
+        raise _errors.UsageError(
+            "--from and --poll serve a collection to a fleet over HTTP; add "
+            "--transport http (or serve a folder with --root)."
+        )
+
+
 def serve_from(
     flags: FromFlags, *, cwd: str | None, user: bool, transport: str
 ) -> OciSource | None:
@@ -156,13 +171,8 @@ def serve_from(
     """
     from .. import _errors
 
-    given = flags.reference is not None or flags.poll is not None
+    check_from(flags, transport=transport)
     if transport != "http":
-        if given:
-            raise _errors.UsageError(
-                "--from and --poll serve a collection to a fleet over HTTP; add "
-                "--transport http (or serve a folder with --root)."
-            )
         return None
     from ..config._files import load_config
 

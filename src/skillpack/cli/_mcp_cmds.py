@@ -9,7 +9,14 @@ from typing import Any, Literal
 import click
 
 from ._auth_opts import auth_options, server_auth
-from ._fleet_opts import FromFlags, fleet_options, from_options, serve_from, server_allowed_hosts
+from ._fleet_opts import (
+    FromFlags,
+    check_from,
+    fleet_options,
+    from_options,
+    serve_from,
+    server_allowed_hosts,
+)
 from ._options import CatalogOptions, catalog_options
 from ._output import emit_json
 from ._server_flags import ServerFlags, server_options
@@ -127,6 +134,7 @@ def mcp_command(
         transport=transport,
         stateless=stateless,
     )
+    check_from(skills_from, transport=transport)
     if transport != "http" and (auth_jwks or auth_issuer or auth_audience):
         from .. import _errors
 
