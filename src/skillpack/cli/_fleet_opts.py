@@ -121,10 +121,11 @@ def from_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--from",
             "from_reference",
-            metavar="oci://REGISTRY/REPO:TAG",
+            metavar="oci://REF",
             default=None,
-            help="HTTP: also serve the skills of this OCI collection (a tag or @sha256:"
-            "digest), pulled and verified at start ([server] from in config.toml).",
+            help="HTTP: also serve the skills of this OCI collection, oci://REGISTRY/REPO:TAG "
+            "(or @sha256:DIGEST), pulled and verified at start ([server] from in "
+            "config.toml).",
         ),
         click.option(
             "--poll",
