@@ -69,3 +69,9 @@ def test_the_config_names_the_collection_when_no_flag_does(tmp_path: Path) -> No
     result = CliRunner().invoke(cli, args)
     assert result.exit_code != 0
     assert f"Cannot serve skills from {reference}" in result.output
+
+
+def test_mcp_check_pulls_nothing_and_says_where_to_look_instead(tmp_path: Path) -> None:
+    result = run("mcp", tmp_path, "--check", "--from", "oci://127.0.0.1:9/team/skills:1")
+    assert result.exit_code != 0
+    assert "--check builds the server from its folders" in result.output

@@ -11,8 +11,12 @@ from pathlib import Path
 import pytest
 
 from skillpack._errors import SkillIOError, UsageError
-from skillpack.runtime._oci_source import OciSource, SourceState, check_poll
+from skillpack.runtime._oci_source import OciSource, SourceState, check_poll, open_oci_source
 from skillpack.runtime._session import Session
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "install"))
+from install_support import write_skill  # noqa: E402
+from oci_support import needs_registry, run_registry  # noqa: E402
 
 REFERENCE = "oci://registry.example/team/skills:stable"
 ONE = "sha256:" + "1" * 64
@@ -260,3 +264,36 @@ def test_a_pinned_reference_without_a_poll_is_fine() -> None:
         ]
         is None
     )
+
+
+@needs_registry
+def test_a_source_over_a_real_registry_pulls_into_the_cache_and_follows_the_tag(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    from skillpack._paths import oci_skills_dir
+    from skillpack.install._oci_publish import publish_oci
+    from skillpack.install._oci_resolve import OciOptions
+
+    source = tmp_path / "src"
+    write_skill(source, "alpha")
+    write_skill(source, "beta")
+    with run_registry(tmp_path / "registry") as registry:
+        repo = f"{registry.host}/team/skills"
+        first = publish_oci(str(source), repo, tags=["stable"]).artifacts[-1].digest
+        served = open_oci_source(f"{repo}:stable", poll=None, options=OciOptions())
+        try:
+            assert served.reference == f"oci://{repo}:stable"
+            assert served.state().digest == first and served.poll is None
+            (root,) = served.roots()
+            assert Path(root).parent == oci_skills_dir()
+            assert sorted(p.name for p in Path(root).iterdir()) == ["alpha", "beta"]
+            write_skill(source, "gamma")
+            second = publish_oci(str(source), repo, tags=["stable"]).artifacts[-1].digest
+            assert served.check() == "swapped" and served.state().digest == second
+            assert sorted(p.name for p in Path(served.roots()[0]).iterdir()) == [
+                "alpha",
+                "beta",
+                "gamma",
+            ]
+        finally:
+            served.close()

@@ -121,6 +121,13 @@ def mcp_command(
 
         configure_tracing()
     if check:
+        if skills_from.reference is not None or skills_from.poll is not None:
+            from .. import _errors
+
+            raise _errors.UsageError(
+                "--check builds the server from its folders and pulls nothing; run the "
+                "server with --from and read GET /readyz (its `source`) instead."
+            )
         require_mcp()
         _check(catalog, as_json=as_json)
         return

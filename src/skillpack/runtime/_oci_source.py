@@ -324,6 +324,8 @@ class OciSource:
             for folder in dropped:
                 _release(self._held.pop(folder))
             kept = set(self._held)
+        if not self._base.is_dir():
+            return
         for folder in sorted(self._base.iterdir()):
             if folder.is_dir() and not folder.name.startswith(".") and folder not in kept:
                 _remove_unused(folder)
@@ -338,7 +340,10 @@ class OciSource:
 
         def run() -> None:
             while not self._stop.wait(interval):
-                self.check()
+                try:
+                    self.check()
+                except Exception:  # noqa: BLE001 - the thread outlives a broken cache folder
+                    log.exception("skillpack: checking %s failed unexpectedly", self.reference)
 
         self._thread = threading.Thread(target=run, name="skillpack-oci-poll", daemon=True)
         self._thread.start()
