@@ -92,6 +92,7 @@ def test_the_first_pull_is_served_from_a_folder_named_by_its_digest(
     state = source.state()
     assert state.digest == ONE and not state.stale
     assert state.to_dict()["state"] == "fresh"
+    assert source.detail() == state.to_dict()  # what /readyz shows under `source`
     source.close()
 
 

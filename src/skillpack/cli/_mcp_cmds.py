@@ -222,7 +222,7 @@ def mcp_command(
         sock = bind(host, port)
         health = server_health(skills, skills.prepare())
         if oci is not None:
-            health = health.with_details({"source": lambda: oci.state().to_dict()})
+            health = health.with_details({"source": oci.detail})
 
         def ready(url: str) -> None:
             if as_json:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
@@ -14,6 +14,9 @@ from ._fleet_opts import FromFlags, fleet_options, from_options, serve_from, ser
 from ._options import CatalogOptions, catalog_options
 from ._output import emit_json, print_table, visible, warn
 from ._server_flags import ServerFlags, server_options
+
+if TYPE_CHECKING:
+    from ..runtime._oci_source import OciSource
 
 
 @click.command("serve")
@@ -108,7 +111,7 @@ def serve_command(
 
 def _serve(
     server: ServerFlags,
-    oci: Any,
+    oci: OciSource | None,
     *,
     allow_origins: tuple[str, ...],
     max_sessions: int,
@@ -136,7 +139,7 @@ def _serve(
         ),
         max_sessions=max_sessions,
         session_idle=session_idle,
-        details={} if oci is None else {"source": lambda: oci.state().to_dict()},
+        details={} if oci is None else {"source": oci.detail},
     )
     if options.discovery.refresh != "watch":
         warn(

@@ -201,6 +201,10 @@ class OciSource:
             raise UsageError(f"{self.reference} has not been pulled yet; call start() first.")
         return state
 
+    def detail(self) -> dict[str, Any]:
+        """`state()` as `/readyz` shows it under `source`."""
+        return self.state().to_dict()
+
     def subscribe(self, callback: Callable[[], object]) -> None:
         """Call `callback` (on the polling thread) after each swap (what it returns
         is ignored: a session's `refresh`, for one)."""
