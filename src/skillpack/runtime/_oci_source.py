@@ -225,10 +225,9 @@ class OciSource:
             folder = self._take(digest)
         except Exception as exc:  # the server cannot start without its skills
             raise SkillIOError(
-                f"Cannot serve skills from {self.reference}: {exc} The server needs this "
-                "first pull; check the reference, the registry (is it up? `skopeo inspect "
-                "docker://…` or `curl https://REGISTRY/v2/` shows it) and, for a signed "
-                "artifact, --verify-key, then start it again."
+                f"Cannot serve skills from {self.reference}: {exc} A server starts only "
+                "with its first pull: fix the reference or the registry (or --verify-key, "
+                "for a signed collection), then start it again."
             ) from exc
         with self._lock:
             self._state = SourceState(
