@@ -29,7 +29,10 @@ from ._server_flags import ServerFlags, server_options
     type=click.IntRange(min=1),
     default=256,
     show_default=True,
-    help="Sessions open at once.",
+    help=(
+        "Sessions open at once; past it, session.open takes the place of the least "
+        "recently used session with no request in flight."
+    ),
 )
 @click.option(
     "--session-idle",
