@@ -70,12 +70,14 @@ def test_more_words_in_the_frontmatter_let_a_lower_fit_through() -> None:
 
 def test_distinctive_words_the_frontmatter_claims_let_a_low_fit_through() -> None:
     # a long request dilutes coverage; two rare words the skill says it is for do not
-    low = {"relevance": 1.0, "coverage": 0.2}
-    assert not fits(result("a", held=2, **low))
-    assert fits(result("a", held=2, claim=MIN_CLAIM, **low))
-    assert not fits(result("a", held=2, claim=MIN_CLAIM - 0.01, **low))
+    def low(held: int, claim: float) -> SearchResult:
+        return result("a", relevance=1.0, coverage=0.2, held=held, claim=claim)
+
+    assert not fits(low(2, 0.0))
+    assert fits(low(2, MIN_CLAIM))
+    assert not fits(low(2, MIN_CLAIM - 0.01))
     # one word, however rare, is not enough
-    assert not fits(result("a", held=1, claim=5.0, **low))
+    assert not fits(low(1, 5.0))
 
 
 def test_claim_counts_rare_words_and_a_name_word_twice() -> None:
