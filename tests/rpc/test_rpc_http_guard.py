@@ -1,5 +1,6 @@
 """The HTTP transport's guards: the token, Host and Origin checks, the size limit read
-from Content-Length, clients that leave mid-request, the token file's mode."""
+from Content-Length, clients that leave mid-request, the token file's mode, a full
+session table."""
 
 from __future__ import annotations
 
