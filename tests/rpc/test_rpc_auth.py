@@ -269,5 +269,10 @@ def test_in_process_a_session_of_one_grant_is_missing_for_another(
     assert call(info, hr, "skills.load", name="hr-payroll", session=session)["ok"] is True
     hidden = call(info, finance, "skills.search", query="payroll", session=session)
     assert hidden["data"]["field"] == "session"
+    # Noting paths works on the caller's own session only, like every session method.
+    noted = call(info, hr, "session.note_paths", session=session, paths=["src/app.py"])
+    assert "opened" in noted, noted
+    refused = call(info, finance, "session.note_paths", session=session, paths=["src/app.py"])
+    assert refused["data"]["field"] == "session"
     assert call(info, finance, "session.close", session=session) == {"closed": False}
     assert call(info, hr, "session.close", session=session) == {"closed": True}

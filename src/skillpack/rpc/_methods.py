@@ -171,7 +171,7 @@ class Methods:
         return {"closed": self.live.close_session(params["session"], _grant())}
 
     def session_note_paths(self, params: Params) -> Any:
-        entry = self.live.session(params["session"])
+        entry = self._session(params["session"])
         return note_paths(entry.session, params["paths"], opened_from=entry.workspace.live)
 
     def turn_prepare(self, params: Params) -> Any:
