@@ -32,7 +32,10 @@ if TYPE_CHECKING:
     type=click.IntRange(min=1),
     default=256,
     show_default=True,
-    help="Sessions open at once.",
+    help=(
+        "Sessions open at once; past it, session.open takes the place of the least "
+        "recently used session with no request in flight."
+    ),
 )
 @click.option(
     "--session-idle",

@@ -31,7 +31,8 @@ class ServeOptions:
 
     discovery: Discovery
     max_sessions: int = 256
-    """Sessions open at once; `session.open` past it is refused."""
+    """Sessions open at once; `session.open` past it takes the place of the least
+    recently used one with no request in flight (refused only when all are busy)."""
     session_idle: float = 3600.0
     """Seconds after which an unused session may be closed."""
     max_workspaces: int = 32
