@@ -114,6 +114,36 @@ def test_a_new_digest_is_swapped_in_whole_and_subscribers_hear_of_it(
     source.close()
 
 
+def test_readers_during_swaps_see_one_digest_whole_never_a_mix(
+    registry: FakeRegistry, tmp_path: Path
+) -> None:
+    import threading
+
+    source = started(registry, tmp_path / "oci")
+    with Session.open(roots=[], extra_roots_from=source.roots, refresh="manual") as session:
+        source.subscribe(session.refresh)
+        seen: list[frozenset[str]] = []
+        done = threading.Event()
+
+        def read() -> None:
+            while not done.is_set():
+                catalog = session.catalog
+                seen.append(frozenset(Path(s.path).parents[1].name for s in catalog.skills))
+
+        reader = threading.Thread(target=read)
+        reader.start()
+        try:
+            for turn in range(10):
+                registry.tag = TWO if turn % 2 == 0 else ONE
+                assert source.check() == "swapped"
+        finally:
+            done.set()
+            reader.join()
+    assert seen and all(len(folders) == 1 for folders in seen)
+    assert {next(iter(f)) for f in seen} <= {f"sha256-{'1' * 64}", f"sha256-{'2' * 64}"}
+    source.close()
+
+
 def test_the_folder_a_swap_replaced_is_removed_at_the_next_check(
     registry: FakeRegistry, tmp_path: Path
 ) -> None:
