@@ -75,3 +75,17 @@ def test_mcp_check_pulls_nothing_and_says_where_to_look_instead(tmp_path: Path) 
     result = run("mcp", tmp_path, "--check", "--from", "oci://127.0.0.1:9/team/skills:1")
     assert result.exit_code != 0
     assert "--check builds the server from its folders" in result.output
+
+
+@pytest.mark.parametrize("command", SERVERS)
+def test_an_unusable_auth_flag_is_refused_before_the_first_pull(
+    command: str, tmp_path: Path
+) -> None:
+    reference = f"oci://127.0.0.1:{closed_port()}/team/skills:stable"
+    result = run(
+        command, tmp_path, "--transport", "http", "--port", "0", "--from", reference,
+        "--auth-issuer", "https://id.example",
+    )  # fmt: skip
+    assert result.exit_code != 0
+    assert "--auth-issuer and --auth-audience need the issuer's keys" in result.output
+    assert "Cannot serve skills from" not in result.output

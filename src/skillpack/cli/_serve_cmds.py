@@ -16,7 +16,11 @@ from ._output import emit_json, print_table, visible, warn
 from ._server_flags import ServerFlags, server_options
 
 if TYPE_CHECKING:
+    from .._auth import BearerAuth
     from ..runtime._oci_source import OciSource
+    from ..select._grants import Grant
+
+    ServeAuth = tuple[BearerAuth | None, tuple[Grant, ...]]
 
 
 @click.command("serve")
@@ -93,6 +97,8 @@ def serve_command(
         transport=transport,
         stateless=stateless,
     )
+    # Every flag is checked before the first pull, which may take a while.
+    auth = _serve_auth(server, catalog, jwks=auth_jwks, issuer=auth_issuer, audience=auth_audience)
     oci = serve_from(skills_from, cwd=catalog.cwd, user=not catalog.no_user, transport=transport)
     try:
         _serve(
@@ -101,7 +107,7 @@ def serve_command(
             allow_origins=allow_origins,
             max_sessions=max_sessions,
             session_idle=session_idle,
-            auth=(auth_jwks, auth_issuer, auth_audience),
+            auth=auth,
             forwarded=forwarded,
             stateless=stateless,
             catalog=catalog,
@@ -119,19 +125,20 @@ def _serve(
     allow_origins: tuple[str, ...],
     max_sessions: int,
     session_idle: float,
-    auth: tuple[str | None, str | None, str | None],
+    auth: ServeAuth,
     forwarded: tuple[str, ...],
     stateless: bool,
     catalog: CatalogOptions,
     as_json: bool,
 ) -> None:
-    """`serve` once its flags are checked and its OCI collection (if any) pulled."""
+    """`serve` once its flags are checked and its OCI collection (if any) pulled;
+    `auth` is what `_serve_auth` made of the auth flags."""
     from .._httpguard import is_loopback
     from ..rpc._live import Discovery, default_refresh
     from ..rpc._server import ServeOptions, serve_http, serve_stdio
     from ._server_flags import chosen_token
 
-    auth_jwks, auth_issuer, auth_audience = auth
+    bearer, grants = auth
     transport = server.transport
     options = ServeOptions(
         discovery=Discovery(
@@ -151,32 +158,8 @@ def _serve(
             "pip install 'skillpack[rpc]' to watch the roots."
         )
     if transport == "stdio":
-        if auth_jwks or auth_issuer or auth_audience:
-            from .. import _errors
-
-            raise _errors.UsageError(
-                "--auth-jwks, --auth-issuer and --auth-audience check tokens over HTTP; "
-                "add --transport http (over stdio the one client is the parent process)."
-            )
         serve_stdio(options, stdin=sys.stdin.buffer, stdout=sys.stdout.buffer)
         return
-    bearer, grants = server_auth(
-        cwd=catalog.cwd,
-        user=not catalog.no_user,
-        jwks=auth_jwks,
-        issuer=auth_issuer,
-        audience=auth_audience,
-        endpoint="/rpc",
-    )
-    shared = server.token_file is not None or server.token_file_out is not None
-    if bearer is not None and shared:
-        from .. import _errors
-
-        raise _errors.UsageError(
-            "--token-file and --token-file-out are for one shared token, and JWT auth "
-            "(--auth-jwks, [auth] in config.toml) takes access tokens instead; give one "
-            "of them."
-        )
     host = server.host
     if not is_loopback(host):
         warn(
@@ -210,6 +193,47 @@ def _serve(
         allowed_hosts=forwarded,
         stateless=stateless,
     )
+
+
+def _serve_auth(
+    server: ServerFlags,
+    catalog: CatalogOptions,
+    *,
+    jwks: str | None,
+    issuer: str | None,
+    audience: str | None,
+) -> ServeAuth:
+    """The bearer-JWT check and grants `serve` applies (None and no grants without
+    JWT auth, and over stdio).
+
+    Raises:
+        UsageError: JWT flags over stdio, or JWT auth beside a shared token file.
+    """
+    from .. import _errors
+
+    if server.transport == "stdio":
+        if jwks or issuer or audience:
+            raise _errors.UsageError(
+                "--auth-jwks, --auth-issuer and --auth-audience check tokens over HTTP; "
+                "add --transport http (over stdio the one client is the parent process)."
+            )
+        return None, ()
+    bearer, grants = server_auth(
+        cwd=catalog.cwd,
+        user=not catalog.no_user,
+        jwks=jwks,
+        issuer=issuer,
+        audience=audience,
+        endpoint="/rpc",
+    )
+    shared = server.token_file is not None or server.token_file_out is not None
+    if bearer is not None and shared:
+        raise _errors.UsageError(
+            "--token-file and --token-file-out are for one shared token, and JWT auth "
+            "(--auth-jwks, [auth] in config.toml) takes access tokens instead; give one "
+            "of them."
+        )
+    return bearer, grants
 
 
 @click.command("context")
