@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 import click
 
-from ._auth_opts import auth_options, server_auth
+from ._auth_opts import auth_options, checked_server_auth
 from ._fleet_opts import (
     FromFlags,
     check_from,
@@ -142,25 +142,23 @@ def mcp_command(
         stateless=stateless,
     )
     check_from(skills_from, transport=transport)
-    if transport != "http" and (auth_jwks or auth_issuer or auth_audience):
-        from .. import _errors
-
-        raise _errors.UsageError(
-            "--auth-jwks, --auth-issuer and --auth-audience check tokens over HTTP; "
-            "add --transport http (a stdio server has one client, its parent)."
-        )
+    bearer, grants = checked_server_auth(
+        server,
+        catalog,
+        jwks=auth_jwks,
+        issuer=auth_issuer,
+        audience=auth_audience,
+        endpoint=_auth_endpoint(transport),
+    )
     if transport == "http":  # the HTTP modules stay out of a stdio start
         from .. import _errors
         from .._httpguard import is_loopback
-        from ..mcp._http import MCP_PATH
         from ._server_flags import chosen_token
 
-        auth = _mcp_auth(catalog, auth_jwks, auth_issuer, auth_audience, MCP_PATH)
-        if auth is not None and (server.token_file or server.token_file_out):
-            raise _errors.UsageError(
-                "Give either --token-file/--token-file-out (one shared token) or JWT auth "
-                "(--auth-jwks, [auth] in config.toml), not both."
-            )
+        if bearer is not None:
+            from ..mcp._auth import McpAuth
+
+            auth = McpAuth(bearer, grants)
         if auth is not None and auth.grants and catalog_instructions:
             raise _errors.UsageError(
                 "--catalog-instructions cannot be used with [[auth.grant]]: the "
@@ -255,29 +253,6 @@ def mcp_command(
         session.close()
 
 
-def _mcp_auth(
-    catalog: CatalogOptions,
-    jwks: str | None,
-    issuer: str | None,
-    audience: str | None,
-    endpoint: str,
-) -> Any:
-    """The server's `McpAuth`, or None without JWT auth."""
-    bearer, grants = server_auth(
-        cwd=catalog.cwd,
-        user=not catalog.no_user,
-        jwks=jwks,
-        issuer=issuer,
-        audience=audience,
-        endpoint=endpoint,
-    )
-    if bearer is None:
-        return None
-    from ..mcp._auth import McpAuth
-
-    return McpAuth(bearer, grants)
-
-
 def _check(catalog: CatalogOptions, *, as_json: bool) -> None:
     """`mcp --check`: the server's view of the catalog, printed; exit 1 on a blocking kind."""
     from ..mcp._server import SkillServer
@@ -313,3 +288,13 @@ def _print_check(report: dict[str, Any]) -> None:
     )
     kinds = ", ".join(f"{n} {kind}" for kind, n in report["counts"].items())
     echo(f"Left out: {kinds}.")
+
+
+def _auth_endpoint(transport: str) -> str:
+    """The path JWT auth guards (its RFC 9728 metadata names it); none over stdio,
+    whose start never imports the HTTP modules."""
+    if transport != "http":
+        return ""
+    from ..mcp._http import MCP_PATH
+
+    return MCP_PATH

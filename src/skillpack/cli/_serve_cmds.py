@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
-from ._auth_opts import auth_options, server_auth
+from ._auth_opts import auth_options, checked_server_auth
 from ._fleet_opts import FromFlags, fleet_options, from_options, serve_from, server_allowed_hosts
 from ._options import CatalogOptions, catalog_options
 from ._output import emit_json, print_table, visible, warn
@@ -98,7 +98,14 @@ def serve_command(
         stateless=stateless,
     )
     # Every flag is checked before the first pull, which may take a while.
-    auth = _serve_auth(server, catalog, jwks=auth_jwks, issuer=auth_issuer, audience=auth_audience)
+    auth = checked_server_auth(
+        server,
+        catalog,
+        jwks=auth_jwks,
+        issuer=auth_issuer,
+        audience=auth_audience,
+        endpoint="/rpc",
+    )
     oci = serve_from(skills_from, cwd=catalog.cwd, user=not catalog.no_user, transport=transport)
     try:
         _serve(
@@ -132,7 +139,7 @@ def _serve(
     as_json: bool,
 ) -> None:
     """`serve` once its flags are checked and its OCI collection (if any) pulled;
-    `auth` is what `_serve_auth` made of the auth flags."""
+    `auth` is what `checked_server_auth` made of the auth flags."""
     from .._httpguard import is_loopback
     from ..rpc._live import Discovery, default_refresh
     from ..rpc._server import ServeOptions, serve_http, serve_stdio
@@ -193,47 +200,6 @@ def _serve(
         allowed_hosts=forwarded,
         stateless=stateless,
     )
-
-
-def _serve_auth(
-    server: ServerFlags,
-    catalog: CatalogOptions,
-    *,
-    jwks: str | None,
-    issuer: str | None,
-    audience: str | None,
-) -> ServeAuth:
-    """The bearer-JWT check and grants `serve` applies (None and no grants without
-    JWT auth, and over stdio).
-
-    Raises:
-        UsageError: JWT flags over stdio, or JWT auth beside a shared token file.
-    """
-    from .. import _errors
-
-    if server.transport == "stdio":
-        if jwks or issuer or audience:
-            raise _errors.UsageError(
-                "--auth-jwks, --auth-issuer and --auth-audience check tokens over HTTP; "
-                "add --transport http (over stdio the one client is the parent process)."
-            )
-        return None, ()
-    bearer, grants = server_auth(
-        cwd=catalog.cwd,
-        user=not catalog.no_user,
-        jwks=jwks,
-        issuer=issuer,
-        audience=audience,
-        endpoint="/rpc",
-    )
-    shared = server.token_file is not None or server.token_file_out is not None
-    if bearer is not None and shared:
-        raise _errors.UsageError(
-            "--token-file and --token-file-out are for one shared token, and JWT auth "
-            "(--auth-jwks, [auth] in config.toml) takes access tokens instead; give one "
-            "of them."
-        )
-    return bearer, grants
 
 
 @click.command("context")
