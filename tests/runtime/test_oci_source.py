@@ -5,13 +5,21 @@ and folders go once no server holds them."""
 from __future__ import annotations
 
 import logging
+import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from skillpack._errors import SkillIOError, UsageError
-from skillpack.runtime._oci_source import OciSource, SourceState, check_poll, open_oci_source
+from skillpack.runtime._oci_source import (
+    ABANDONED_PULL,
+    OciSource,
+    SourceState,
+    check_poll,
+    open_oci_source,
+)
 from skillpack.runtime._session import Session
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "install"))
@@ -156,6 +164,23 @@ def test_the_folder_a_swap_replaced_is_removed_at_the_next_check(
     assert source.check() == "unchanged"
     assert not old.exists()
     assert (base / f"sha256-{'2' * 64}").is_dir()  # the one served stays
+    source.close()
+
+
+def test_a_pull_folder_a_crash_left_is_removed_at_a_check_and_a_fresh_one_kept(
+    registry: FakeRegistry, tmp_path: Path
+) -> None:
+    base = tmp_path / "oci"
+    source = started(registry, base)
+    abandoned, running = base / ".pull-0123456789ab", base / ".pull-ba9876543210"
+    for folder in (abandoned, running):
+        (folder / "alpha").mkdir(parents=True)
+    long_ago = time.time() - ABANDONED_PULL - 60
+    for path in (abandoned / "alpha", abandoned):
+        os.utime(path, (long_ago, long_ago))
+    assert source.check() == "unchanged"
+    assert not abandoned.exists()
+    assert running.is_dir()  # another server may be pulling into it now
     source.close()
 
 

@@ -50,6 +50,11 @@ log = logging.getLogger("skillpack.oci")
 MIN_POLL = 1.0
 """Seconds: the shortest `--poll` (a registry asked more often gains nothing)."""
 
+ABANDONED_PULL = 3600.0
+"""Seconds after which a pull's temporary folder (`.pull-*`, last changed that long
+ago) is taken for one a crashed server left, and removed at a check: a pull that is
+still running writes into it far more often than that."""
+
 PollOutcome = Literal["unchanged", "swapped", "failed"]
 
 
@@ -329,9 +334,14 @@ class OciSource:
             kept = set(self._held)
         if not self._base.is_dir():
             return
+        now = time.time()
         for folder in sorted(self._base.iterdir()):
-            if folder.is_dir() and not folder.name.startswith(".") and folder not in kept:
+            if not folder.is_dir() or folder in kept:
+                continue
+            if not folder.name.startswith("."):
                 _remove_unused(folder)
+            elif folder.name.startswith(".pull-") and _changed_before(folder, now - ABANDONED_PULL):
+                shutil.rmtree(folder, ignore_errors=True)
 
     # -- polling --------------------------------------------------------------------
 
@@ -388,6 +398,17 @@ def _hold(folder: Path) -> int | None:
 def _release(fd: int | None) -> None:
     if fd is not None:
         os.close(fd)  # closing the descriptor drops its lock
+
+
+def _changed_before(folder: Path, moment: float) -> bool:
+    """Whether nothing in `folder` (the folder itself and its entries, one level
+    down) changed since `moment` (epoch seconds)."""
+    try:
+        times = [folder.stat().st_mtime]
+        times.extend(entry.stat().st_mtime for entry in folder.iterdir())
+    except OSError:
+        return False  # gone meanwhile, or unreadable: leave it
+    return max(times) < moment
 
 
 def _remove_unused(folder: Path) -> bool:
