@@ -34,77 +34,45 @@ import http.client
 import json
 import random
 import statistics
-import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from _common import Stats, ensure_corpus, format_table, isolated_env, machine_info, work_dir
 
+# The test suite's issuer (keys, JWKS, tokens), auth config and server start.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from auth_support import (  # noqa: E402
+    AUDIENCE,
+    ISSUER,
+    Issuer,
+    server_process,
+    write_auth_config,
+)
+
 TARGET_MS = 1.0
-ISSUER = "https://idp.example/realms/bench"
-AUDIENCE = "https://skills.example/mcp"
+EVERYONE = ("groups", "everyone", ["*"])
+"""The one grant of the bench: every skill, for a token whose `groups` hold "everyone"."""
 
 
 def keys_and_token(folder: Path) -> tuple[Path, str]:
-    """A JWKS file with a fresh RSA key, and a token it signed (valid for an hour)."""
-    import jwt
-    from cryptography.hazmat.primitives.asymmetric import rsa
-    from jwt.algorithms import RSAAlgorithm
-
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    public = json.loads(RSAAlgorithm.to_jwk(key.public_key()))
-    public.update(kid="bench-1", use="sig", alg="RS256")
-    jwks = folder / "jwks.json"
-    jwks.write_text(json.dumps({"keys": [public]}), encoding="utf-8")
+    """A JWKS file with a fresh issuer's keys, and a token it signed (RS256, valid for
+    an hour) that `EVERYONE` opens."""
+    issuer = Issuer()
+    jwks = issuer.write_jwks(folder / "jwks.json")
     now = int(time.time())
-    claims = {
-        "iss": ISSUER,
-        "aud": AUDIENCE,
-        "sub": "bench",
-        "exp": now + 3600,
-        "iat": now,
-        "groups": ["everyone"],
-    }
-    token = jwt.encode(claims, key, algorithm="RS256", headers={"kid": "bench-1"})
-    return jwks, token
+    return jwks, issuer.token(sub="bench", groups=["everyone"], exp=now + 3600)
 
 
 def write_project(folder: Path, jwks: Path | None) -> Path:
-    """A project folder; with `jwks`, its config turns JWT auth on with one grant."""
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / ".git").mkdir(exist_ok=True)
+    """A project folder; with `jwks`, its config turns JWT auth on with `EVERYONE`."""
+    (folder / ".git").mkdir(parents=True, exist_ok=True)
     if jwks is not None:
-        (folder / ".skillpack").mkdir(exist_ok=True)
-        (folder / ".skillpack" / "config.toml").write_text(
-            f'[auth]\njwks = "{jwks}"\nissuer = "{ISSUER}"\naudience = "{AUDIENCE}"\n'
-            '[[auth.grant]]\nclaim = "groups"\nvalue = "everyone"\nskills = ["*"]\n',
-            encoding="utf-8",
-        )
+        write_auth_config(folder, jwks=str(jwks), grants=[EVERYONE])
     return folder
-
-
-@contextmanager
-def server(argv: Sequence[str], env: dict[str, str], log: Path) -> Iterator[dict[str, Any]]:
-    """A server subprocess and the JSON line it prints once it listens."""
-    with (
-        log.open("w", encoding="utf-8") as stderr,
-        subprocess.Popen(
-            list(argv), stdout=subprocess.PIPE, stderr=stderr, text=True, env=env
-        ) as process,
-    ):
-        try:
-            assert process.stdout is not None
-            line = process.stdout.readline()
-            if not line:
-                raise SystemExit(f"the server did not start:\n{log.read_text('utf-8')}")
-            yield json.loads(line)
-        finally:
-            process.terminate()
-            process.wait(timeout=30)
 
 
 class Connection:
@@ -220,7 +188,8 @@ def in_process(
 
     verifier = JwtVerifier(AuthSettings(jwks=str(jwks), issuer=ISSUER, audience=AUDIENCE))
     verifier.keys.load()
-    grants = [Grant(claim="groups", value="everyone", skills=("*",))]
+    claim, value, skills = EVERYONE
+    grants = [Grant(claim=claim, value=value, skills=tuple(skills))]
     header = f"Bearer {token}"
     results: dict[str, tuple[Stats, Stats]] = {}
     roots = tuple(str(r) for r in corpus_roots)
@@ -389,11 +358,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             else:
                 start = [*command, "serve", "--transport", "http", "--port", "0", *common]
             with (
-                server(
-                    [*start, "--cwd", str(plain_project)], env, base / f"{name}-plain.log"
+                server_process(
+                    [*start, "--cwd", str(plain_project)],
+                    env=env,
+                    stderr_path=base / f"{name}-plain.log",
                 ) as plain_info,
-                server(
-                    [*start, "--cwd", str(auth_project)], env, base / f"{name}-auth.log"
+                server_process(
+                    [*start, "--cwd", str(auth_project)],
+                    env=env,
+                    stderr_path=base / f"{name}-auth.log",
                 ) as auth_info,
             ):
                 if name == "mcp":

@@ -619,7 +619,9 @@ class Hostile:
         self._every("bad_bodies", 1, one)
 
     def never_closed(self) -> None:
-        """HTTP: two sessions a second that are never closed (a refusal once full)."""
+        """HTTP: two sessions a second that are never closed (once the table is full,
+        each takes the least recently used idle one's place; refused only while every
+        session is busy)."""
 
         def one() -> None:
             try:
@@ -629,7 +631,7 @@ class Hostile:
                 else:
                     self.client("session.open", {})
                     wrong = None
-            except Exception as exc:  # noqa: BLE001 - a session-limit refusal is right
+            except Exception as exc:  # noqa: BLE001 - refused while all are busy is right
                 wrong = None if "session" in str(exc).lower() else repr(exc)
             self.tally.sent("session-never-closed", wrong)
 

@@ -66,8 +66,13 @@ RPC method and `notifications()` / `on_notification(callback)`.
   never renamed or removed.
 - Nothing a client sends stops the server; a client that disconnects mid-request does not
   disturb the others.
-- Sessions are capped (`--max-sessions`); one unused for `--session-idle` seconds may be
-  closed when a new one opens. A request naming a closed session gets `-32010`.
+- Sessions are capped (`--max-sessions`, 256); one unused for `--session-idle` seconds
+  may be closed when a new one opens. A full table never locks a new client out:
+  `session.open` takes the place of the session used least recently that has no request
+  in flight, and the server logs that once per episode; only while every session has a
+  request in flight is it refused with `-32011`. A request naming a closed session gets
+  `-32010`: end sessions with `session.close` when done. `skillpack mcp --transport
+  http` keeps the same rule.
 
 ## Tool-like methods
 

@@ -1,8 +1,11 @@
-"""Keys, tokens and a JWKS server for the auth tests (not a test file).
+"""Keys, tokens and a JWKS server for the auth tests and `bench/bench_auth.py` (not a
+test file; it imports nothing from the tests' conftest, so the bench can import it).
 
 `Issuer` makes an RSA and an EC key, publishes them as a JWK set and signs tokens
 with either; `bad_tokens` are the tokens every server must refuse with 401.
 `JwksServer` serves an issuer's set over plain http on 127.0.0.1 and counts fetches.
+`serve_team` runs `skillpack mcp` or `skillpack serve` over the team's skills with
+JWT auth on (`server_process`: any server printing its address as one JSON line).
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ import base64
 import hashlib
 import hmac
 import json
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -222,30 +227,12 @@ def team_token(issuer: Issuer, group: str) -> str:
     return issuer.token(sub="eve", algorithm="ES256", roles=["Skills.Eng"])
 
 
-def isolated_env(home: Path) -> dict[str, str]:
-    """The environment of a server subprocess whose user paths are under `home`."""
-    import os
-
-    env = dict(os.environ)
-    env.update(
-        SKILLPACK_HOME=str(home),
-        HOME=str(home),
-        XDG_CONFIG_HOME=str(home / ".config"),
-        XDG_CACHE_HOME=str(home / ".cache"),
-        SKILLPACK_CACHE_DIR=str(home / "cache"),
-        SKILLPACK_ADMIN_DIR=str(home / "admin-skills"),
-    )
-    return env
-
-
 @contextmanager
 def server_process(
     argv: Sequence[str], *, env: dict[str, str], stderr_path: Path
 ) -> Iterator[dict[str, Any]]:
     """Start a server printing one JSON line once it listens; yield that line's object
     (with the process under `process`), and stop it at the end."""
-    import subprocess
-
     with (
         stderr_path.open("w", encoding="utf-8") as stderr,
         subprocess.Popen(
@@ -260,3 +247,24 @@ def server_process(
         finally:
             process.terminate()
             process.wait(timeout=30)
+
+
+@contextmanager
+def serve_team(
+    command: str, base: Path, *, jwks: str, env: dict[str, str]
+) -> Iterator[dict[str, Any]]:
+    """`skillpack <command> --transport http` (`mcp` or `serve`) on a free port over the
+    team's skills (`write_team`), its project's config turning JWT auth on against
+    `jwks` with `GRANTS`; yields its start line (`server_process`) with `errors`, the
+    file its stderr goes to."""
+    tree = write_team(base / "skills")
+    project = base / "project"
+    write_auth_config(project, jwks=jwks, grants=GRANTS)
+    argv = [
+        *(sys.executable, "-c", "from skillpack.cli import main; main()", command),
+        *("--transport", "http", "--port", "0", "--json", "--root", str(tree)),
+        *("--no-system", "--cwd", str(project)),
+    ]
+    errors = base / "server.err"
+    with server_process(argv, env=env, stderr_path=errors) as info:
+        yield {**info, "errors": errors}

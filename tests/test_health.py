@@ -90,9 +90,42 @@ def test_server_allowed_hosts_are_read_from_the_config() -> None:
     assert problems == ()
     config = merge_layers([layer])
     assert config.server_allowed_hosts == ("lb.internal:8080",)
-    assert config.to_dict()["server"] == {"allowed_hosts": ["lb.internal:8080"]}
+    assert config.to_dict()["server"] == {
+        "allowed_hosts": ["lb.internal:8080"],
+        "from": None,
+        "poll": None,
+    }
     _layer, problems = parse_config('[server]\nallowed_hosts = "lb"\n', path="/p/c", base="/p")
     assert problems
+
+
+def test_the_oci_collection_a_server_serves_is_read_from_the_config() -> None:
+    text = '[server]\nfrom = "oci://ghcr.io/org/skills:stable"\npoll = 30\n'
+    layer, problems = parse_config(text, path="/p/c.toml", base="/p")
+    assert problems == ()
+    config = merge_layers([layer])
+    assert (config.server_from, config.server_poll) == ("oci://ghcr.io/org/skills:stable", 30)
+    _layer, problems = parse_config("[server]\npoll = 0\n", path="/p/c", base="/p")
+    assert [p.code for p in problems] and "at least 1" in problems[0].message
+
+
+def test_readyz_shows_its_details_beside_the_checks_and_they_never_fail_it() -> None:
+    def source() -> object:
+        return {"state": "stale", "error": "the registry cannot be reached"}
+
+    def broken() -> object:
+        raise OSError("gone")
+
+    health = Health({"catalog": lambda: None}).with_details({"source": source})
+    status, body = health.answer("/readyz")
+    assert status == 200
+    assert json.loads(body) == {
+        "status": "ready",
+        "checks": {"catalog": "ok"},
+        "source": {"state": "stale", "error": "the registry cannot be reached"},
+    }
+    status, body = health.with_details({"source": broken}).answer("/readyz")
+    assert status == 200 and "the detail failed" in json.loads(body)["source"]["error"]
 
 
 def test_the_index_is_ready_when_absent_or_readable_and_not_when_foreign(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from skillpack._httpguard import (
     HEADER_SECONDS,
     Deadlines,
     EpisodeLog,
+    Episodes,
     HostGuard,
     PendingConnections,
     deadline_seconds,
@@ -162,3 +163,14 @@ def test_one_line_per_episode_of_running_out_of_file_handles() -> None:
     assert all(r.exc_info is None for r in kept)
     other = _record("something else")
     assert log.filter(other) and other.getMessage() == "something else"
+
+
+def test_an_episode_begins_at_the_first_sighting_and_after_a_quiet_spell() -> None:
+    now = [0.0]
+    episodes = Episodes(quiet=30.0, clock=lambda: now[0])
+    seen = []
+    for second in (0, 10, 39, 70, 71):
+        now[0] = float(second)
+        seen.append(episodes.begins("x"))
+    assert seen == [True, False, False, True, False]
+    assert episodes.begins("y")  # each condition its own episodes

@@ -2,7 +2,9 @@
 
 A load balancer asks `/healthz` whether the process answers (always 200 while it
 does) and `/readyz` whether it can serve (200 when every readiness check passes, else
-503 with each failing check's reason in the JSON `checks`). Both are answered after
+503 with each failing check's reason in the JSON `checks`). Details are what a
+replica reports beside its checks without failing them (`source`: the OCI
+collection served and whether its last check failed, `runtime._oci_source`). Both are answered after
 the Host and Origin checks of `_httpguard.HostGuard` (a balancer's own `Host` is
 accepted once named with `--allowed-host`) and before any bearer token or JWT check:
 they reveal nothing about the skills.
@@ -22,6 +24,8 @@ HEALTH_PATHS: Final = (HEALTH_PATH, READY_PATH)
 
 Check = Callable[[], "str | None"]
 """A readiness check: None when it passes, else why not (one sentence)."""
+Detail = Callable[[], object]
+"""A readiness detail: a JSON value shown in `/readyz` that never fails it."""
 
 
 def is_health_path(path: str) -> bool:
@@ -32,8 +36,15 @@ def is_health_path(path: str) -> bool:
 class Health:
     """The health answers of one server, over its named readiness checks."""
 
-    def __init__(self, checks: Mapping[str, Check]) -> None:
+    def __init__(
+        self, checks: Mapping[str, Check], *, details: Mapping[str, Detail] | None = None
+    ) -> None:
         self.checks = dict(checks)
+        self.details = dict(details or {})
+
+    def with_details(self, details: Mapping[str, Detail]) -> Health:
+        """The same checks, with `details` added to what `/readyz` shows."""
+        return Health(self.checks, details={**self.details, **details})
 
     def readiness(self) -> dict[str, str]:
         """Each check's name and its result ("ok" or the reason it fails)."""
@@ -52,5 +63,10 @@ class Health:
             return 200, json.dumps({"status": "ok"}).encode()
         checks = self.readiness()
         ready = all(result == "ok" for result in checks.values())
-        body = {"status": "ready" if ready else "not ready", "checks": checks}
+        body: dict[str, object] = {"status": "ready" if ready else "not ready", "checks": checks}
+        for name, detail in self.details.items():
+            try:
+                body[name] = detail()
+            except Exception as exc:  # noqa: BLE001 - a detail never fails readiness
+                body[name] = {"error": f"the detail failed: {exc!r}"}
         return (200 if ready else 503), json.dumps(body).encode()

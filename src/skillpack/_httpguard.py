@@ -344,14 +344,35 @@ def out_of_handles(record: logging.LogRecord) -> bool:
     return "Too many open files" in record.getMessage()
 
 
+class Episodes:
+    """Which sightings of a repeated condition begin an episode (thread-safe): the
+    first, and any after the condition went unseen for `quiet` seconds."""
+
+    def __init__(
+        self, *, quiet: float = EPISODE_QUIET_SECONDS, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.quiet = quiet
+        self.clock = clock
+        self._seen: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def begins(self, kind: str) -> bool:
+        """Note that `kind` was seen now; whether this sighting begins an episode."""
+        now = self.clock()
+        with self._lock:
+            last = self._seen.get(kind)
+            self._seen[kind] = now
+        return last is None or now - last >= self.quiet
+
+
 class EpisodeLog(logging.Filter):
     """One log line per episode of each repeated condition, never a traceback storm.
 
     `kinds` maps a condition's name to (a test of a record, the line logged for it). A
     matching record passes, rewritten to that line without its traceback, only when the
-    condition was not seen in the last `quiet` seconds; the rest of the episode is
-    dropped. A condition whose line is None is never logged (a client that left
-    mid-request is not worth a line). Other records pass untouched.
+    condition was not seen in the last `quiet` seconds (`Episodes`); the rest of the
+    episode is dropped. A condition whose line is None is never logged (a client that
+    left mid-request is not worth a line). Other records pass untouched.
     """
 
     def __init__(
@@ -363,22 +384,13 @@ class EpisodeLog(logging.Filter):
     ) -> None:
         super().__init__()
         self.kinds = kinds
-        self.quiet = quiet
-        self.clock = clock
-        self._seen: dict[str, float] = {}
-        self._lock = threading.Lock()
+        self.episodes = Episodes(quiet=quiet, clock=clock)
 
     def filter(self, record: logging.LogRecord) -> bool:
         for kind, (matches, line) in self.kinds.items():
             if not matches(record):
                 continue
-            if line is None:
-                return False
-            now = self.clock()
-            with self._lock:
-                last = self._seen.get(kind)
-                self._seen[kind] = now
-            if last is not None and now - last < self.quiet:
+            if line is None or not self.episodes.begins(kind):
                 return False
             record.msg, record.args = line, ()
             record.exc_info, record.exc_text, record.stack_info = None, None, None

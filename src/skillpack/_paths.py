@@ -90,6 +90,13 @@ def cache_dir() -> Path:
     return _xdg("XDG_CACHE_HOME", ".cache") / "skillpack"
 
 
+def oci_skills_dir() -> Path:
+    """Where a server keeps the OCI collections it serves (`--from oci://`): one folder
+    per manifest digest, `<cache_dir()>/oci/sha256-<hex>`, shared by the servers of
+    one user and removed when none serves it any more."""
+    return cache_dir() / "oci"
+
+
 def admin_dir() -> str:
     """The admin scope's root: `$SKILLPACK_ADMIN_DIR`, else the system-wide folder."""
     configured = os.environ.get(ADMIN_ENV)

@@ -80,7 +80,7 @@ def test_a_token_file_and_jwt_auth_do_not_mix(tmp_path: Path) -> None:
         str(project),
     )
     assert code == 2
-    assert "give one of them" in output
+    assert "not both" in output  # the same refusal as mcp
 
 
 def test_grants_and_catalog_instructions_do_not_mix(tmp_path: Path) -> None:

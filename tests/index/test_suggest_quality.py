@@ -36,9 +36,11 @@ def test_held_out_requests_get_the_right_suggestion_and_no_fit_ones_stay_quiet()
     requests = module.load_requests()
     held_out = module.measure(module.real_catalog(REAL_SKILLS), requests, REAL_SKILLS)
     numbers = held_out["halves"]["held_out"]
-    # Measured at the 360 real skills: a right skill suggested for 0.848 of the 112
-    # held-out fit requests, no suggestion for 0.920 of the 50 that need none; pinned
-    # a little lower so an honest change has room and a regression does not.
+    # Measured at the 360 real skills: a right skill suggested for 0.884 of the 112
+    # held-out fit requests (visible, with the catalog's descriptions: 0.929), no
+    # suggestion for 0.880 of the 50 that need none; pinned a little lower so an
+    # honest change has room and a regression does not.
     assert numbers["quiet"] >= 0.85
-    assert numbers["suggested"] >= 0.80
+    assert numbers["suggested"] >= 0.85
+    assert numbers["visible"] >= 0.90
     assert numbers["recall@5"] >= 0.90

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 from test_search import make_skill
 
 from skillpack._model import Catalog, Root
-from skillpack.index._search import SearchResult
+from skillpack.index._search import SearchResult, SkillSearch
 from skillpack.index._suggest import (
+    MIN_CLAIM,
     MIN_FIT,
     MIN_FIT_MANY,
     Suggestion,
@@ -20,7 +23,13 @@ from skillpack.index._suggest import (
 
 
 def result(
-    name: str, *, relevance: float, coverage: float, held: int = 2, tier: int = 0
+    name: str,
+    *,
+    relevance: float,
+    coverage: float,
+    held: int = 2,
+    tier: int = 0,
+    claim: float = 0.0,
 ) -> SearchResult:
     return SearchResult(
         skill=make_skill(name, f"Does {name}."),
@@ -30,6 +39,7 @@ def result(
         relevance=relevance,
         coverage=coverage,
         held=held,
+        claim=claim,
     )
 
 
@@ -56,6 +66,32 @@ def test_more_words_in_the_frontmatter_let_a_lower_fit_through() -> None:
     assert fits(result("a", held=3, relevance=1.0, coverage=0.4))
     # one word, however well it matches, is not enough
     assert not fits(result("a", held=1, relevance=9.0, coverage=1.0))
+
+
+def test_distinctive_words_the_frontmatter_claims_let_a_low_fit_through() -> None:
+    # a long request dilutes coverage; two rare words the skill says it is for do not
+    def low(held: int, claim: float) -> SearchResult:
+        return result("a", relevance=1.0, coverage=0.2, held=held, claim=claim)
+
+    assert not fits(low(2, 0.0))
+    assert fits(low(2, MIN_CLAIM))
+    assert not fits(low(2, MIN_CLAIM - 0.01))
+    # one word, however rare, is not enough
+    assert not fits(low(1, 5.0))
+
+
+def test_claim_counts_rare_words_and_a_name_word_twice() -> None:
+    filler = [make_skill(f"filler-{i}", f"Handles case {i} of the build.") for i in range(30)]
+    named = make_skill("rebase-helper", "Finishes a stopped rebase with conflicts.")
+    plain = make_skill("conflict-fixer", "Finishes a stopped rebase with conflicts.")
+    catalog = Catalog(skills=(*filler, named, plain), roots=(Root(path="/", scope="extra"),))
+    search = SkillSearch(sqlite3.connect(":memory:"), read_body=lambda skill: "")
+    by_name = {r.skill.name: r for r in search.search(catalog, "rebase stopped", limit=5)}
+    # the same words in the frontmatter; "rebase" also names the first skill
+    assert by_name["rebase-helper"].held == by_name["conflict-fixer"].held == 2
+    assert by_name["rebase-helper"].claim > by_name["conflict-fixer"].claim > 1.0
+    common = {r.skill.name: r for r in search.search(catalog, "build case", limit=40)}
+    assert 0 < common["filler-1"].claim < 0.5  # words most skills hold claim little
 
 
 def test_a_name_or_path_rule_match_is_always_picked() -> None:

@@ -354,3 +354,25 @@ def bearer_proxy(
     """A registry front on 127.0.0.1 that demands a Bearer token from its own token
     service (Basic `user:password`) and passes reads to `upstream`; yields `host:port`."""
     return _script_server(_BEARER_PROXY, upstream.host, user, password)
+
+
+def key_pair(folder: Path, name: str) -> tuple[Path, Path, Any]:
+    """A cosign-style ECDSA P-256 key pair written as `<name>.key` and `<name>.pub`."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    private, public = folder / f"{name}.key", folder / f"{name}.pub"
+    private.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    public.write_bytes(
+        key.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+    )
+    return private, public, key

@@ -14,6 +14,7 @@ from install_support import skill_md, tree_files, write_skill
 from oci_support import (
     Registry,
     blob_path,
+    key_pair,
     misbehaving_registry,
     needs_registry,
     push_artifact,
@@ -279,27 +280,6 @@ def test_a_missing_tag_on_a_real_registry_is_refused(
 
 
 # --- signatures -------------------------------------------------------------------------
-
-
-def key_pair(folder: Path, name: str) -> tuple[Path, Path, Any]:
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    private, public = folder / f"{name}.key", folder / f"{name}.pub"
-    private.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    public.write_bytes(
-        key.public_key().public_bytes(
-            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-        )
-    )
-    return private, public, key
 
 
 def test_signed_publish_verifies_and_wrong_or_missing_signatures_are_refused(

@@ -71,6 +71,18 @@ class Fleet:
             payload = json.loads(text)
         return answer.status, replica, payload
 
+    def get(self, path: str) -> tuple[int, str, Any]:
+        """GET `path` (`/readyz`) through the balancer: (status, the replica, its JSON)."""
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        try:
+            conn.request("GET", path, headers={"Host": f"{LB_HOST}:{self.port}"})
+            answer = conn.getresponse()
+            text = answer.read().decode()
+            replica = answer.getheader("X-Replica") or ""
+        finally:
+            conn.close()
+        return answer.status, replica, json.loads(text) if text.strip() else None
+
 
 def initialize(client: str) -> dict[str, Any]:
     return {

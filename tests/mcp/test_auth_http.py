@@ -6,7 +6,6 @@ token may not see answers exactly like one that does not exist, on every view.""
 from __future__ import annotations
 
 import json
-import sys
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -23,19 +22,15 @@ from skill_client import all_resources, get_skill, list_skills, read_directory
 
 from auth_support import (
     AUDIENCE,
-    GRANTS,
     SEES,
     Issuer,
     JwksServer,
     bad_tokens,
-    isolated_env,
-    server_process,
+    serve_team,
     team_token,
-    write_auth_config,
-    write_team,
 )
+from conftest import isolated_env
 
-SERVE = [sys.executable, "-c", "from skillpack.cli import main; main()", "mcp"]
 METADATA = "https://skills.example/.well-known/oauth-protected-resource/mcp"
 
 
@@ -49,26 +44,12 @@ def team_server(
     issuer: Issuer, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[str, JwksServer, Path]]:
     base = tmp_path_factory.mktemp("team")
-    tree = write_team(base / "skills")
     jwks = JwksServer(issuer)
-    with jwks.running():
-        write_auth_config(base / "project", jwks=jwks.url, grants=GRANTS)
-        argv = [
-            *SERVE,
-            "--transport",
-            "http",
-            "--port",
-            "0",
-            "--json",
-            "--root",
-            str(tree),
-            "--no-system",
-            "--cwd",
-            str(base / "project"),
-        ]
-        errors = base / "server.err"
-        with server_process(argv, env=isolated_env(base / "home"), stderr_path=errors) as info:
-            yield info["url"], jwks, errors
+    with (
+        jwks.running(),
+        serve_team("mcp", base, jwks=jwks.url, env=isolated_env(base / "home")) as info,
+    ):
+        yield info["url"], jwks, info["errors"]
 
 
 def post(url: str, token: str | None, *, method: str = "POST") -> tuple[int, dict[str, str], bytes]:

@@ -461,11 +461,12 @@ class FakeManager:
 
 
 def test_make_room_closes_the_least_recently_used_idle_session_only_when_full() -> None:
-    from skillpack.mcp._http import evict_on_admit, make_room
+    from skillpack.mcp._http import evict_on_admit, make_room, session_room
 
     busy, old, recent = FakeTransport(1.0, in_flight=1), FakeTransport(5.0), FakeTransport(9.0)
     manager = FakeManager(3, {"busy": busy, "old": old, "recent": recent})
-    assert make_room(FakeManager(4, {"old": FakeTransport(5.0)})) is None  # room left
+    roomy = FakeManager(4, {"old": FakeTransport(5.0)})
+    assert make_room(roomy, session_room(4)) is None  # room left
 
     evict_on_admit(manager)
     assert manager._admit_session(None) == "new1"
@@ -474,8 +475,9 @@ def test_make_room_closes_the_least_recently_used_idle_session_only_when_full() 
     assert "old" not in manager._session_owners and old.idle_scope.cancel_called
     assert not busy.idle_scope.cancel_called and not recent.idle_scope.cancel_called
     all_busy = FakeManager(1, {"busy": FakeTransport(1.0, in_flight=2)})
-    assert make_room(all_busy) is None and len(all_busy._server_instances) == 1
-    assert make_room(object()) is None  # another SDK's shape: left to the SDK
+    assert make_room(all_busy, session_room(1)) is None
+    assert len(all_busy._server_instances) == 1
+    assert make_room(object(), session_room(1)) is None  # another SDK's shape: left to it
     evict_on_admit(object())  # nothing to wrap
 
 

@@ -6,7 +6,6 @@ as a missing one and a session of one grant unknown to another."""
 from __future__ import annotations
 
 import json
-import sys
 import threading
 import urllib.error
 import urllib.request
@@ -22,12 +21,11 @@ from auth_support import (
     SEES,
     Issuer,
     bad_tokens,
-    isolated_env,
-    server_process,
+    serve_team,
     team_token,
-    write_auth_config,
     write_team,
 )
+from conftest import isolated_env
 from skillpack._auth import AuthSettings, BearerAuth, JwtVerifier
 from skillpack.discovery._options import DiscoveryOptions
 from skillpack.rpc._dispatch import Hub
@@ -35,8 +33,6 @@ from skillpack.rpc._http import RpcHTTPServer
 from skillpack.rpc._live import Discovery
 from skillpack.rpc._server import ServeOptions, running
 from skillpack.select._grants import Grant, SkillGrant
-
-SERVE = [sys.executable, "-c", "from skillpack.cli import main; main()", "serve"]
 
 
 @pytest.fixture(scope="module")
@@ -47,26 +43,9 @@ def issuer() -> Issuer:
 @pytest.fixture(scope="module")
 def served(issuer: Issuer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     base = tmp_path_factory.mktemp("serve-team")
-    tree = write_team(base / "skills")
     jwks = issuer.write_jwks(base / "jwks.json")
-    project = base / "project"
-    write_auth_config(project, jwks=str(jwks), grants=GRANTS)
-    argv = [
-        *SERVE,
-        "--transport",
-        "http",
-        "--port",
-        "0",
-        "--json",
-        "--root",
-        str(tree),
-        "--no-system",
-        "--cwd",
-        str(project),
-    ]
-    errors = base / "server.err"
-    with server_process(argv, env=isolated_env(base / "home"), stderr_path=errors) as info:
-        yield {**info, "errors": errors}
+    with serve_team("serve", base, jwks=str(jwks), env=isolated_env(base / "home")) as info:
+        yield info
 
 
 def http(
@@ -290,5 +269,10 @@ def test_in_process_a_session_of_one_grant_is_missing_for_another(
     assert call(info, hr, "skills.load", name="hr-payroll", session=session)["ok"] is True
     hidden = call(info, finance, "skills.search", query="payroll", session=session)
     assert hidden["data"]["field"] == "session"
+    # Noting paths works on the caller's own session only, like every session method.
+    noted = call(info, hr, "session.note_paths", session=session, paths=["src/app.py"])
+    assert "opened" in noted, noted
+    refused = call(info, finance, "session.note_paths", session=session, paths=["src/app.py"])
+    assert refused["data"]["field"] == "session"
     assert call(info, finance, "session.close", session=session) == {"closed": False}
     assert call(info, hr, "session.close", session=session) == {"closed": True}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import http.client
 import json
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -15,8 +16,13 @@ from typing import IO, Any, cast
 import pytest
 from rpc_support import SERVER_ARGS, write_project
 
+from skillpack.install._oci_publish import publish_oci
 from skillpack.rpc._client import serve_command
 from skillpack.rpc._codes import RPC_CODES
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "install"))
+from install_support import write_skill  # noqa: E402
+from oci_support import needs_registry, run_registry  # noqa: E402
 
 
 @dataclass
@@ -147,3 +153,51 @@ def test_readiness_waits_for_the_servers_own_workspace_and_stateless_refuses_ses
     status, body = health.answer("/readyz")
     assert status == 503
     assert "cannot be built" in json.loads(body)["checks"]["catalog"]
+
+
+@needs_registry
+def test_serve_from_an_oci_tag_lists_its_skills_and_follows_the_tag(tmp_path: Path) -> None:
+    project = write_project(tmp_path, names=("alpha",))
+    source = tmp_path / "published"
+    write_skill(source, "beta")
+    write_skill(source, "gamma")
+    with run_registry(tmp_path / "registry") as registry:
+        repo = f"{registry.host}/team/skills"
+        publish_oci(str(source), repo, tags=["stable"])
+        process = subprocess.Popen(
+            [
+                *serve_command(),
+                *("--transport", "http", "--port", "0", "--json", "--cwd", str(project)),
+                *("--token-file-out", str(tmp_path / "token"), *SERVER_ARGS),
+                *("--from", f"oci://{repo}:stable", "--poll", "1"),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        stdout = cast(IO[bytes], process.stdout)
+        try:
+            info = json.loads(stdout.readline())
+            token = Path(info["token_file"]).read_text(encoding="utf-8").strip()
+            replica = Replica(process=process, port=int(info["url"].rsplit(":", 1)[1]), token=token)
+            listing = {"jsonrpc": "2.0", "id": 1, "method": "skills.list"}
+
+            def names() -> set[str]:
+                status, body = replica.request("POST", "/rpc", body=listing)
+                assert status == 200, body
+                return {s["name"] for s in json.loads(body)["result"]["data"][0]["skills"]}
+
+            assert names() == {"alpha", "beta", "gamma"}
+            write_skill(source, "delta")
+            moved = publish_oci(str(source), repo, tags=["stable"]).artifacts[-1].digest
+            deadline = time.monotonic() + 10
+            while "delta" not in names():
+                assert time.monotonic() < deadline, "serve did not follow the tag"
+                time.sleep(0.1)
+            status, body = replica.request("GET", "/readyz")
+            detail = json.loads(body)["source"]
+            assert status == 200 and detail["digest"] == moved and detail["state"] == "fresh"
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+            stdout.close()
+            cast(IO[bytes], process.stderr).close()

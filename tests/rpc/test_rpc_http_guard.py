@@ -1,5 +1,6 @@
 """The HTTP transport's guards: the token, Host and Origin checks, the size limit read
-from Content-Length, clients that leave mid-request, the token file's mode."""
+from Content-Length, clients that leave mid-request, the token file's mode, a full
+session table."""
 
 from __future__ import annotations
 
@@ -19,8 +20,9 @@ import pytest
 from rpc_support import SERVER_ARGS, write_project
 
 from conftest import QUICK_DEADLINES, QUICKLY_S, isolated_env
-from skillpack.rpc import Client
+from skillpack.rpc import Client, RpcError
 from skillpack.rpc._client import serve_command
+from skillpack.rpc._codes import RPC_CODES
 from skillpack.rpc._frame import MAX_MESSAGE_BYTES
 
 ALLOWED_ORIGIN = "http://localhost:5173"
@@ -385,3 +387,45 @@ def test_events_streams_skills_changed_to_every_listener(
     finally:
         for client in clients:
             client.close()
+
+
+def test_a_full_session_table_admits_a_new_client_in_the_least_recently_used_idle_place(
+    tmp_path: Path,
+) -> None:
+    """Clients that never close their sessions fill the table (`--max-sessions 3`): a
+    new client is admitted, the session idle the longest makes room (its id then
+    answers session-not-found), one in use keeps its place, and the server says so
+    once, however many clients come after."""
+    token_file = tmp_path / "private" / "token"
+    token_file.parent.mkdir()
+    server = start(
+        tmp_path,
+        "--transport",
+        "http",
+        "--max-sessions",
+        "3",
+        "--token-file-out",
+        str(token_file),
+    )
+    try:
+        with Client.http(server.info["url"], token=server.token) as client:
+            abandoned = [client.session_open()["session"] for _ in range(2)]
+            used = client.session_open()["session"]
+            client.turn_prepare(used, "hello")  # now `used` is the most recently used
+
+            newcomer = client.session_open()["session"]  # a fourth: `abandoned[0]` goes
+
+            assert client.turn_prepare(newcomer, "hello") and client.turn_prepare(used, "hi")
+            with pytest.raises(RpcError) as gone:
+                client.turn_prepare(abandoned[0], "hello")
+            assert gone.value.code == RPC_CODES["session-not-found"]
+            assert client.turn_prepare(abandoned[1], "hello")
+            for _ in range(500):  # a flood: every new client admitted
+                client.session_open()
+            with pytest.raises(RpcError):
+                client.turn_prepare(newcomer, "hello")
+    finally:
+        stderr = stop(server)
+    assert stderr.count("3 sessions are open (the most it keeps") == 1, stderr
+    assert "least recently used idle session" in stderr
+    assert "Traceback" not in stderr

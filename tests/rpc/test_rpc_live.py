@@ -16,7 +16,7 @@ from skillpack.discovery import DiscoveryOptions
 from skillpack.rpc._codes import ParamError, RpcFailure
 from skillpack.rpc._dispatch import Dispatcher, Hub
 from skillpack.rpc._http import RpcHTTPServer
-from skillpack.rpc._live import Discovery, Live
+from skillpack.rpc._live import Discovery, Live, OpenSession
 from skillpack.rpc._methods import Methods
 
 
@@ -131,21 +131,91 @@ def test_least_recently_used_workspaces_without_sessions_are_closed_past_the_cap
     live.close()
 
 
-def test_sessions_are_capped_and_idle_ones_make_room(project: Path) -> None:
-    clock = Clock()
+def full_table(project: Path, clock: Clock) -> tuple[Live, OpenSession, OpenSession]:
+    """A server keeping 2 sessions (closed after 60 s idle), holding two opened 30 s
+    apart."""
     live = make_live(project, [], max_sessions=2, session_idle=60, clock=clock)
     first = live.open_session(None)
     clock.now += 30
     second = live.open_session(None)
-    with pytest.raises(RpcFailure) as full:
+    clock.now += 1
+    return live, first, second
+
+
+def test_idle_sessions_expire_and_a_full_table_admits_in_the_least_recently_used_place(
+    project: Path,
+) -> None:
+    clock = Clock()
+    live, first, second = full_table(project, clock)
+    live.session(first.id)  # used: now `second` is the least recently used
+
+    third = live.open_session(None)
+
+    with pytest.raises(RpcFailure) as gone:
+        live.session(second.id)
+    assert gone.value.code == -32010
+    assert live.session(first.id) is first and live.session(third.id) is third
+    clock.now += 61  # both idle past `session_idle`: closed, whatever the cap
+    fourth = live.open_session(None)
+    assert [e.id for e in live.all_sessions()] == [fourth.id]
+    live.close()
+
+
+def test_a_session_with_a_request_in_flight_keeps_its_place(project: Path) -> None:
+    clock = Clock()
+    live, old, recent = full_table(project, clock)
+    with live.busy(old.id):
+        newcomer = live.open_session(None)  # `recent` goes: `old` is busy
+        with live.busy(newcomer.id), pytest.raises(RpcFailure) as full:
+            live.open_session(None)
+        clock.now += 100  # past `session_idle`: `newcomer` expires, `old` is in flight
         live.open_session(None)
     assert full.value.code == -32011
-    clock.now += 45  # the first is idle for 75 s now, the second for 45 s
-    third = live.open_session(None)
-    with pytest.raises(RpcFailure) as gone:
-        live.session(first.id)
-    assert gone.value.code == -32010
-    assert live.session(second.id) is second and live.session(third.id) is third
+    assert "each has a request in flight" in str(full.value)
+    assert old in live.all_sessions() and newcomer not in live.all_sessions()
+    assert recent not in live.all_sessions()
+    with live.busy("no-such-session"):  # nothing to hold: the request finds none
+        pass
+    live.close()
+
+
+def test_two_clients_arriving_at_once_do_not_both_take_the_one_place_made(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One place can be made (an idle session; the other is busy): both openers build
+    their sessions together, then exactly one is admitted, the other refused, and the
+    table never holds more than its cap."""
+    live = make_live(project, [], max_sessions=2)
+    idle = live.open_session(None)
+    busy = live.open_session(None)
+    together = threading.Barrier(2, timeout=30)
+    workspace = live.workspace()
+    conversation = workspace.live.conversation
+
+    def arrive_together(**kwargs: Any) -> Any:
+        together.wait()  # both openers past any early check before either is admitted
+        return conversation(**kwargs)
+
+    monkeypatch.setattr(workspace.live, "conversation", arrive_together)
+    admitted: list[str] = []
+    refused: list[int] = []
+
+    def open_one() -> None:
+        try:
+            admitted.append(live.open_session(None, held=True).id)  # answering: in flight
+        except RpcFailure as failure:
+            refused.append(failure.code)
+
+    with live.busy(busy.id):
+        openers = [threading.Thread(target=open_one) for _ in range(2)]
+        for opener in openers:
+            opener.start()
+        for opener in openers:
+            opener.join(30)
+
+    assert len(admitted) == 1 and refused == [-32011]
+    assert {e.id for e in live.all_sessions()} == {busy.id, admitted[0]}
+    assert idle not in live.all_sessions()
     live.close()
 
 

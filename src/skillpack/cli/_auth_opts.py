@@ -2,7 +2,9 @@
 
 The flags override `[auth]` of the config (read once, at start, from the server's
 working directory: the user file, then the project's); `[[auth.grant]]` comes from
-the config only. `server_auth` turns them into the server's `BearerAuth` and grants.
+the config only. `server_auth` turns them into the server's `BearerAuth` and grants;
+`checked_server_auth` also checks them against the transport and the token flags, the
+same way for both servers.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import click
 if TYPE_CHECKING:
     from .._auth import BearerAuth
     from ..select._grants import Grant
+    from ._options import CatalogOptions
+    from ._server_flags import ServerFlags
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -96,3 +100,45 @@ def server_auth(
     verifier.keys.load()
     log_audit_to_stderr()
     return BearerAuth(verifier, endpoint=endpoint), config.auth_grants
+
+
+def checked_server_auth(
+    server: ServerFlags,
+    catalog: CatalogOptions,
+    *,
+    jwks: str | None,
+    issuer: str | None,
+    audience: str | None,
+    endpoint: str,
+) -> tuple[BearerAuth | None, tuple[Grant, ...]]:
+    """`server_auth` for a server's flags, with the config of `catalog`'s folder: over
+    stdio there is nothing to check tokens against (no JWT auth, no grants), and JWT
+    auth does not go with a shared token.
+
+    Raises:
+        UsageError: an `--auth-*` flag over stdio, JWT auth beside `--token-file` or
+            `--token-file-out`, or what `server_auth` raises.
+    """
+    from .. import _errors
+
+    if server.transport != "http":
+        if jwks or issuer or audience:
+            raise _errors.UsageError(
+                "--auth-jwks, --auth-issuer and --auth-audience check tokens over HTTP; "
+                "add --transport http (a stdio server has one client, its parent)."
+            )
+        return None, ()
+    bearer, grants = server_auth(
+        cwd=catalog.cwd,
+        user=not catalog.no_user,
+        jwks=jwks,
+        issuer=issuer,
+        audience=audience,
+        endpoint=endpoint,
+    )
+    if bearer is not None and (server.token_file or server.token_file_out):
+        raise _errors.UsageError(
+            "Give either --token-file/--token-file-out (one shared token) or JWT auth "
+            "(--auth-jwks, [auth] in config.toml), not both."
+        )
+    return bearer, grants

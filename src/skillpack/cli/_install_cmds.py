@@ -19,6 +19,10 @@ import click
 
 from .. import _errors as errors
 from ._errors import error_fields
+from ._oci_opts import insecure_option as _insecure_option
+from ._oci_opts import oci_options as _oci_options
+from ._oci_opts import read_key
+from ._oci_opts import verify_key_option as _verify_key_option
 from ._output import console, emit_json, visible
 
 if TYPE_CHECKING:
@@ -42,20 +46,6 @@ _timeout_option = click.option(
     default=30.0,
     show_default=True,
     help="Seconds to wait for a server (connecting, or between bytes) before retrying.",
-)
-_insecure_option = click.option(
-    "--insecure",
-    "insecure",
-    multiple=True,
-    metavar="REGISTRY",
-    help="Reach this OCI registry (host[:port]) over plain http or unchecked TLS; repeatable. "
-    "Loopback registries may use http without it.",
-)
-_verify_key_option = click.option(
-    "--verify-key",
-    type=click.Path(exists=True, dir_okay=False, path_type=str),
-    default=None,
-    help="A cosign public key (PEM): refuse an oci:// artifact without a valid signature by it.",
 )
 _cwd_option = click.option(
     "--cwd",
@@ -319,7 +309,7 @@ def _publish_oci(
 ) -> None:
     from ..install._oci_publish import publish_oci
 
-    key = _read_key(sign_key)
+    key = read_key(sign_key)
     report = publish_oci(
         directory,
         target,
@@ -337,24 +327,6 @@ def _publish_oci(
             out_console.print(_clean(ref))
         for signature in artifact.signatures:
             out_console.print(f"  signed: {_clean(signature)}")
-
-
-def _read_key(path: str | None) -> bytes | None:
-    if path is None:
-        return None
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(64 * 1024)
-    except OSError as error:
-        raise errors.UsageError(f"Cannot read the key file {path} ({error.strerror}).") from None
-
-
-def _oci_options(insecure: tuple[str, ...], verify_key: str | None) -> Any:
-    from ..install._oci_resolve import OciOptions
-
-    return OciOptions(
-        insecure=frozenset(r.lower() for r in insecure), verify_key=_read_key(verify_key)
-    )
 
 
 @click.command("audit")

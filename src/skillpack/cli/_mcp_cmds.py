@@ -8,8 +8,15 @@ from typing import Any, Literal
 
 import click
 
-from ._auth_opts import auth_options, server_auth
-from ._fleet_opts import fleet_options, server_allowed_hosts
+from ._auth_opts import auth_options, checked_server_auth
+from ._fleet_opts import (
+    FromFlags,
+    check_from,
+    fleet_options,
+    from_options,
+    serve_from,
+    server_allowed_hosts,
+)
 from ._options import CatalogOptions, catalog_options
 from ._output import emit_json
 from ._server_flags import ServerFlags, server_options
@@ -46,6 +53,7 @@ from ._server_flags import ServerFlags, server_options
 )
 @auth_options
 @fleet_options
+@from_options
 @catalog_options
 def mcp_command(
     server: ServerFlags,
@@ -58,6 +66,7 @@ def mcp_command(
     auth_audience: str | None,
     allowed_hosts: tuple[str, ...],
     stateless: bool,
+    skills_from: FromFlags,
     catalog: CatalogOptions,
     as_json: bool,
 ) -> None:
@@ -85,7 +94,10 @@ def mcp_command(
     Behind a load balancer: GET /healthz (the process answers) and GET /readyz (the
     catalog is built and the index readable; 503 with a JSON reason until then) need
     no token; --allowed-host names the Host the balancer forwards; --stateless keeps
-    no session, so any replica answers any request.
+    no session, so any replica answers any request. --from oci://REGISTRY/REPO:TAG
+    serves a published collection (pulled and verified as `install` does, then
+    checked every --poll seconds and swapped whole when the tag moves; /readyz
+    says "stale" while checks fail and the last good one is served).
 
     What is left out (a root cut short by --max-dirs/--max-depth, an invalid
     SKILL.md, a shadowed name, a prompt-only skill, one the skills extension cannot
@@ -109,6 +121,13 @@ def mcp_command(
 
         configure_tracing()
     if check:
+        if skills_from.reference is not None or skills_from.poll is not None:
+            from .. import _errors
+
+            raise _errors.UsageError(
+                "--check builds the server from its folders and pulls nothing; run the "
+                "server with --from and read GET /readyz (its `source`) instead."
+            )
         require_mcp()
         _check(catalog, as_json=as_json)
         return
@@ -122,25 +141,24 @@ def mcp_command(
         transport=transport,
         stateless=stateless,
     )
-    if transport != "http" and (auth_jwks or auth_issuer or auth_audience):
-        from .. import _errors
-
-        raise _errors.UsageError(
-            "--auth-jwks, --auth-issuer and --auth-audience check tokens over HTTP; "
-            "add --transport http (a stdio server has one client, its parent)."
-        )
+    check_from(skills_from, transport=transport)
+    bearer, grants = checked_server_auth(
+        server,
+        catalog,
+        jwks=auth_jwks,
+        issuer=auth_issuer,
+        audience=auth_audience,
+        endpoint=_auth_endpoint(transport),
+    )
     if transport == "http":  # the HTTP modules stay out of a stdio start
         from .. import _errors
         from .._httpguard import is_loopback
-        from ..mcp._http import MCP_PATH
         from ._server_flags import chosen_token
 
-        auth = _mcp_auth(catalog, auth_jwks, auth_issuer, auth_audience, MCP_PATH)
-        if auth is not None and (server.token_file or server.token_file_out):
-            raise _errors.UsageError(
-                "Give either --token-file/--token-file-out (one shared token) or JWT auth "
-                "(--auth-jwks, [auth] in config.toml), not both."
-            )
+        if bearer is not None:
+            from ..mcp._auth import McpAuth
+
+            auth = McpAuth(bearer, grants)
         if auth is not None and auth.grants and catalog_instructions:
             raise _errors.UsageError(
                 "--catalog-instructions cannot be used with [[auth.grant]]: the "
@@ -173,7 +191,17 @@ def mcp_command(
     require_mcp()
     from ..mcp._server import SkillServer, run_stdio
 
-    session = catalog.session(refresh="watch")
+    oci = serve_from(skills_from, cwd=catalog.cwd, user=not catalog.no_user, transport=transport)
+    try:
+        session = catalog.session(
+            refresh="watch", extra_roots_from=None if oci is None else oci.roots
+        )
+    except BaseException:
+        if oci is not None:
+            oci.close()
+        raise
+    if oci is not None:
+        oci.subscribe(session.refresh)  # a new digest: the catalog moves now
     skills = None
     try:
         skills = SkillServer(
@@ -191,6 +219,8 @@ def mcp_command(
 
         sock = bind(host, port)
         health = server_health(skills, skills.prepare())
+        if oci is not None:
+            health = health.with_details({"source": oci.detail})
 
         def ready(url: str) -> None:
             if as_json:
@@ -216,32 +246,11 @@ def mcp_command(
         )
         serve(app, sock, on_ready=ready)
     finally:
+        if oci is not None:
+            oci.close()
         if skills is not None:
             skills.close()
         session.close()
-
-
-def _mcp_auth(
-    catalog: CatalogOptions,
-    jwks: str | None,
-    issuer: str | None,
-    audience: str | None,
-    endpoint: str,
-) -> Any:
-    """The server's `McpAuth`, or None without JWT auth."""
-    bearer, grants = server_auth(
-        cwd=catalog.cwd,
-        user=not catalog.no_user,
-        jwks=jwks,
-        issuer=issuer,
-        audience=audience,
-        endpoint=endpoint,
-    )
-    if bearer is None:
-        return None
-    from ..mcp._auth import McpAuth
-
-    return McpAuth(bearer, grants)
 
 
 def _check(catalog: CatalogOptions, *, as_json: bool) -> None:
@@ -279,3 +288,13 @@ def _print_check(report: dict[str, Any]) -> None:
     )
     kinds = ", ".join(f"{n} {kind}" for kind, n in report["counts"].items())
     echo(f"Left out: {kinds}.")
+
+
+def _auth_endpoint(transport: str) -> str:
+    """The path JWT auth guards (its RFC 9728 metadata names it); none over stdio,
+    whose start never imports the HTTP modules."""
+    if transport != "http":
+        return ""
+    from ..mcp._http import MCP_PATH
+
+    return MCP_PATH

@@ -5,15 +5,22 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
-from ._auth_opts import auth_options, server_auth
-from ._fleet_opts import fleet_options, server_allowed_hosts
+from ._auth_opts import auth_options, checked_server_auth
+from ._fleet_opts import FromFlags, fleet_options, from_options, serve_from, server_allowed_hosts
 from ._options import CatalogOptions, catalog_options
 from ._output import emit_json, print_table, visible, warn
 from ._server_flags import ServerFlags, server_options
+
+if TYPE_CHECKING:
+    from .._auth import BearerAuth
+    from ..runtime._oci_source import OciSource
+    from ..select._grants import Grant
+
+    ServeAuth = tuple[BearerAuth | None, tuple[Grant, ...]]
 
 
 @click.command("serve")
@@ -29,7 +36,10 @@ from ._server_flags import ServerFlags, server_options
     type=click.IntRange(min=1),
     default=256,
     show_default=True,
-    help="Sessions open at once.",
+    help=(
+        "Sessions open at once; past it, session.open takes the place of the least "
+        "recently used session with no request in flight."
+    ),
 )
 @click.option(
     "--session-idle",
@@ -40,6 +50,7 @@ from ._server_flags import ServerFlags, server_options
 )
 @auth_options
 @fleet_options
+@from_options
 @catalog_options
 def serve_command(
     server: ServerFlags,
@@ -51,6 +62,7 @@ def serve_command(
     auth_audience: str | None,
     allowed_hosts: tuple[str, ...],
     stateless: bool,
+    skills_from: FromFlags,
     catalog: CatalogOptions,
     as_json: bool,
 ) -> None:
@@ -67,13 +79,11 @@ def serve_command(
 
     Behind a load balancer: GET /healthz and GET /readyz need no token;
     --allowed-host names the Host the balancer forwards; --stateless keeps no
-    session (session.open, session.close and turn.prepare answer -32015).
+    session (session.open, session.close and turn.prepare answer -32015);
+    --from oci://REGISTRY/REPO:TAG serves a published collection, checked every
+    --poll seconds and swapped whole when the tag moves (/readyz shows it).
     """
-    from .._httpguard import is_loopback
-    from ..rpc._live import Discovery, default_refresh
-    from ..rpc._server import ServeOptions, serve_http, serve_stdio
     from ._process import settle_for_a_long_run
-    from ._server_flags import chosen_token
 
     settle_for_a_long_run()
     from ._otel import configure_tracing
@@ -87,14 +97,66 @@ def serve_command(
         transport=transport,
         stateless=stateless,
     )
+    # Every flag is checked before the first pull, which may take a while.
+    auth = checked_server_auth(
+        server,
+        catalog,
+        jwks=auth_jwks,
+        issuer=auth_issuer,
+        audience=auth_audience,
+        endpoint="/rpc",
+    )
+    oci = serve_from(skills_from, cwd=catalog.cwd, user=not catalog.no_user, transport=transport)
+    try:
+        _serve(
+            server,
+            oci,
+            allow_origins=allow_origins,
+            max_sessions=max_sessions,
+            session_idle=session_idle,
+            auth=auth,
+            forwarded=forwarded,
+            stateless=stateless,
+            catalog=catalog,
+            as_json=as_json,
+        )
+    finally:
+        if oci is not None:
+            oci.close()
+
+
+def _serve(
+    server: ServerFlags,
+    oci: OciSource | None,
+    *,
+    allow_origins: tuple[str, ...],
+    max_sessions: int,
+    session_idle: float,
+    auth: ServeAuth,
+    forwarded: tuple[str, ...],
+    stateless: bool,
+    catalog: CatalogOptions,
+    as_json: bool,
+) -> None:
+    """`serve` once its flags are checked and its OCI collection (if any) pulled;
+    `auth` is what `checked_server_auth` made of the auth flags."""
+    from .._httpguard import is_loopback
+    from ..rpc._live import Discovery, default_refresh
+    from ..rpc._server import ServeOptions, serve_http, serve_stdio
+    from ._server_flags import chosen_token
+
+    bearer, grants = auth
+    transport = server.transport
     options = ServeOptions(
         discovery=Discovery(
             cwd=os.path.abspath(catalog.cwd or os.getcwd()),
             options=catalog.discovery(),
             refresh=default_refresh(),
+            extra_roots_from=None if oci is None else oci.roots,
         ),
         max_sessions=max_sessions,
         session_idle=session_idle,
+        details={} if oci is None else {"source": oci.detail},
     )
     if options.discovery.refresh != "watch":
         warn(
@@ -103,32 +165,8 @@ def serve_command(
             "pip install 'skillpack[rpc]' to watch the roots."
         )
     if transport == "stdio":
-        if auth_jwks or auth_issuer or auth_audience:
-            from .. import _errors
-
-            raise _errors.UsageError(
-                "--auth-jwks, --auth-issuer and --auth-audience check tokens over HTTP; "
-                "add --transport http (over stdio the one client is the parent process)."
-            )
         serve_stdio(options, stdin=sys.stdin.buffer, stdout=sys.stdout.buffer)
         return
-    bearer, grants = server_auth(
-        cwd=catalog.cwd,
-        user=not catalog.no_user,
-        jwks=auth_jwks,
-        issuer=auth_issuer,
-        audience=auth_audience,
-        endpoint="/rpc",
-    )
-    shared = server.token_file is not None or server.token_file_out is not None
-    if bearer is not None and shared:
-        from .. import _errors
-
-        raise _errors.UsageError(
-            "--token-file and --token-file-out are for one shared token, and JWT auth "
-            "(--auth-jwks, [auth] in config.toml) takes access tokens instead; give one "
-            "of them."
-        )
     host = server.host
     if not is_loopback(host):
         warn(

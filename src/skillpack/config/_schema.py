@@ -40,6 +40,8 @@ Schema (every key optional)::
     skills = ["finance-*", "public-*"]
     [server]                           # both HTTP servers
     allowed_hosts = ["lb.internal:8080"]  # Host names a balancer or proxy forwards
+    from = "oci://ghcr.io/org/skills:stable"  # serve this OCI collection (`--from`)
+    poll = 30                          # seconds between checks of its tag (`--poll`)
 
 A file that is not TOML, a wrong type or an unknown key is a `Problem`, never a
 crash; the rest still applies (`parse_config`). Layers merge user first, then
@@ -196,6 +198,10 @@ class Config:
     server_allowed_hosts: tuple[str, ...] = ()
     """`[server] allowed_hosts`: `HOST[:PORT]` names a balancer or proxy forwards, which
     the HTTP servers accept beside loopback (`--allowed-host` adds to them)."""
+    server_from: str | None = None
+    """`[server] from`: the OCI collection the HTTP servers serve (`--from` wins)."""
+    server_poll: int | None = None
+    """`[server] poll`: seconds between checks of its tag (`--poll` wins)."""
     sources: tuple[str, ...] = ()
     """The config files that were read, in merge order."""
     path_aliases: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
@@ -279,7 +285,11 @@ class Config:
                     for g in self.auth_grants
                 ],
             },
-            "server": {"allowed_hosts": list(self.server_allowed_hosts)},
+            "server": {
+                "allowed_hosts": list(self.server_allowed_hosts),
+                "from": self.server_from,
+                "poll": self.server_poll,
+            },
             "sources": list(self.sources),
         }
 
@@ -382,6 +392,8 @@ _SCHEMA: Mapping[tuple[str, str], tuple[str, Check]] = {
     ("auth", "required_scopes"): ("auth_required_scopes", string_list),
     ("auth", "grant"): ("auth_grants", grant_list),
     ("server", "allowed_hosts"): ("server_allowed_hosts", string_list),
+    ("server", "from"): ("server_from", non_empty_string),
+    ("server", "poll"): ("server_poll", int_at_least(1)),
 }
 _TABLES = frozenset(table for table, _ in _SCHEMA if table)
 _SCALARS = (
@@ -404,6 +416,8 @@ _SCALARS = (
     "auth_required_scopes",
     "auth_grants",
     "server_allowed_hosts",
+    "server_from",
+    "server_poll",
 )
 _HEADER = re.compile(r"^\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$")
 

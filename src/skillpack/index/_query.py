@@ -47,6 +47,10 @@ is in words some skill holds. A word no skill holds weighs the most (highest IDF
 so a request made largely of them (a recipe, a tool no skill covers) is one no
 skill fits, however well its remaining words match."""
 
+NAME_CLAIM = 2.0
+"""In `SearchResult.claim`, a query word the skill's name holds counts this many
+times: a skill named for a word says most plainly that it is for it."""
+
 TIER_EXACT_PATH = 3
 TIER_EXACT_NAME = 2
 TIER_NAME_PREFIX = 1

@@ -50,6 +50,7 @@ from ._query import (
     COLUMN_WEIGHTS,
     COLUMNS,
     HEAD_COLUMNS,
+    NAME_CLAIM,
     TEXT_COLUMNS,
     TIER_EXACT_NAME,
     TIER_EXACT_PATH,
@@ -107,6 +108,12 @@ class SearchResult:
     mentions many words its skill is not about)."""
     held: int = 0
     """How many of the query's distinct informative words (stems) those fields hold."""
+    claim: float = 0.0
+    """How much of the request the skill's frontmatter claims in distinctive words:
+    the IDF mass of the query words its name, description or when_to_use hold, a
+    word of its name counting `NAME_CLAIM` times, over the IDF of a word no skill
+    holds. About 1 per rare word the skill says it is for; common words add little.
+    Unlike `coverage`, a long request does not dilute it."""
     known: float = 1.0
     """The share of the query's IDF mass in words some skill holds (one value per
     query): low for a request made of words no skill uses."""
@@ -134,6 +141,8 @@ class _Text:
     """`SearchResult.coverage`."""
     held: int
     """`SearchResult.held`."""
+    claim: float
+    """`SearchResult.claim`."""
     skill: Skill
     columns: tuple[str, ...]
 
@@ -348,7 +357,7 @@ class SkillSearch:
         for key in tiers.keys() | texts.keys():
             tier, skill, reasons = tiers.get(key) or (TIER_TEXT, texts[key].skill, [])
             text = texts.get(key) or _Text(
-                relevance=0.0, coverage=0.0, held=0, skill=skill, columns=()
+                relevance=0.0, coverage=0.0, held=0, claim=0.0, skill=skill, columns=()
             )
             shadowed = skill.shadowed_by is not None
             order = (-tier, shadowed, -text.relevance, SCOPE_RANK[skill.scope], skill.path)
@@ -365,6 +374,7 @@ class SkillSearch:
                 relevance=text.relevance,
                 coverage=text.coverage,
                 held=text.held,
+                claim=text.claim,
                 known=known,
             )
             for _order, tier, reasons, text in ranked[:limit]
@@ -461,11 +471,13 @@ class SkillSearch:
         skills = [skill for _, skill in found.values()]
         columns = self._matched_columns(state, terms, skills)
         held = _held(terms, idfs, skills)
+        rare = idf(state.vocab.total, 0)
         matches = {
             key: _Text(
                 relevance=rel,
-                coverage=held[key][0] / mass,
-                held=held[key][1],
+                coverage=held[key].mass / mass,
+                held=held[key].count,
+                claim=held[key].claimed / rare,
                 skill=skill,
                 columns=columns.get(key, ()),
             )
@@ -554,18 +566,30 @@ def _prefixes(term: Term) -> set[str]:
     return {term.word, *term.forms, stem[:-1] if stem.endswith("i") and len(stem) > 2 else stem}
 
 
-def _held(
-    terms: list[Term], idfs: list[float], skills: list[Skill]
-) -> dict[str, tuple[float, int]]:
-    """Per skill key, the IDF mass and the number of the query terms its name,
-    description or when_to_use hold (`coverage` before dividing by the whole mass,
-    and `held`)."""
+@dataclass(frozen=True, slots=True)
+class _Held:
+    mass: float
+    """IDF mass of the query terms the frontmatter holds."""
+    count: int
+    """How many of them it holds."""
+    claimed: float
+    """`mass` with a term of the name counted `NAME_CLAIM` times."""
+
+
+def _held(terms: list[Term], idfs: list[float], skills: list[Skill]) -> dict[str, _Held]:
+    """Per skill key, which of the query terms its name, description or when_to_use
+    hold (`coverage` and `claim` before dividing, and `held`)."""
     wanted = [(sorted(_prefixes(term)), weight) for term, weight in zip(terms, idfs, strict=True)]
-    out: dict[str, tuple[float, int]] = {}
+    out: dict[str, _Held] = {}
     for skill in skills:
-        text = folded(
-            f"{skill.name.replace('-', ' ')} {skill.description} {skill.when_to_use or ''}"
-        )
-        weights = [weight for prefixes, weight in wanted if starts_word(text, prefixes)]
-        out[skill.key] = (sum(weights), len(weights))
+        name = folded(skill.name.replace("-", " "))
+        text = folded(f"{name} {skill.description} {skill.when_to_use or ''}")
+        mass = claimed = 0.0
+        count = 0
+        for prefixes, weight in wanted:
+            if starts_word(text, prefixes):
+                mass += weight
+                count += 1
+                claimed += weight * (NAME_CLAIM if starts_word(name, prefixes) else 1.0)
+        out[skill.key] = _Held(mass=mass, count=count, claimed=claimed)
     return out

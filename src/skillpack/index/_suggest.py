@@ -2,11 +2,14 @@
 
 One rule over `SkillSearch`'s ranking (`pick_suggestions`), pure: the first `limit`
 results, each kept when a name or path rule matched it, or when the skill's own
-statement of purpose (name, description, when_to_use) holds enough of the request:
-at least `MANY_WORDS` of its words with a fit (`fit_of`: coverage × √relevance) of
-`MIN_FIT_MANY`, or `FEW_WORDS` with `MIN_FIT`. A request that needs no skill
-("rename this variable", "which port does PostgreSQL use") shares words with skill
-bodies, but few with what any skill says it is for, so the turn suggests nothing.
+statement of purpose (name, description, when_to_use) holds enough of the request,
+in one of two ways: it covers much of it (at least `MANY_WORDS` of its words with a
+fit (`fit_of`: coverage × √relevance) of `MIN_FIT_MANY`, or `FEW_WORDS` with
+`MIN_FIT`), or it claims distinctive words of it (`FEW_WORDS` of them, with a
+`SearchResult.claim` of `MIN_CLAIM`: rare words, or words of its name). A request
+that needs no skill ("rename this variable", "which port does PostgreSQL use")
+shares words with skill bodies, but few with what any skill says it is for, and
+those few are common ones, so the turn suggests nothing.
 Suggestions are hints the host shows the model, never instructions:
 `suggestion_note` says so.
 
@@ -38,6 +41,12 @@ MIN_FIT_MANY = 0.30
 All four were chosen on the tuning half of the eval at the real corpus (360
 skills): a right skill among the suggestions for 0.804 of the requests some skill
 fits, none for 0.980 of those none does (see `docs/design.md` for the others tried)."""
+
+MIN_CLAIM = 1.10
+"""Least `SearchResult.claim` of a text match whose frontmatter holds `FEW_WORDS` of
+the request's words: a little more than one word no other skill says it is for (a
+word of its name counts twice). Chosen with the other rules in place, on the tuning
+half only, at 40, 360 and 4,000 skills (`docs/design.md` has the numbers)."""
 
 NOTE_DESCRIPTION_CHARS = 160
 """Each suggestion's description in the note is cut to this many characters."""
@@ -76,12 +85,17 @@ def fit_of(result: SearchResult) -> float:
 
 def fits(result: SearchResult) -> bool:
     """Whether `result` may be suggested: a name or path rule matched it, or its
-    frontmatter holds enough of the request's words with enough fit."""
+    frontmatter holds enough of the request's words with enough fit, or claims
+    enough distinctive ones."""
     if result.score >= TIER_NAME_PREFIX:
         return True
+    if result.held < FEW_WORDS:
+        return False
     fit = fit_of(result)
-    return (result.held >= MANY_WORDS and fit >= MIN_FIT_MANY) or (
-        result.held >= FEW_WORDS and fit >= MIN_FIT
+    return (
+        (result.held >= MANY_WORDS and fit >= MIN_FIT_MANY)
+        or fit >= MIN_FIT
+        or result.claim >= MIN_CLAIM
     )
 
 

@@ -12,9 +12,9 @@ limit), and so are the client sessions (`MAX_SESSIONS`, closed after
 `SESSION_IDLE_SECONDS` idle or on DELETE). A full session table does not lock new
 clients out: the least recently used session with no request in flight is closed to
 admit the new one (`make_room`, run inside the SDK's admission: `evict_on_admit`);
-only when every session is busy is a new client refused (503). Running out of file
-handles, evicting sessions and refusing them are each one log line per episode
-(`_httpguard.EpisodeLog`).
+only when every session is busy is a new client refused (503). That rule, and its one
+log line per episode, is `_room.SessionRoom`, which `skillpack serve` keeps too.
+Running out of file handles is one log line per episode (`_httpguard.EpisodeLog`).
 
 The SDK's own transport security (the same host and origin lists) and its request
 body limit stay on behind these. A request nested deeper than `MAX_FRAME_DEPTH` is
@@ -42,6 +42,7 @@ from .._httpguard import (
     deadline_seconds,
     out_of_handles,
 )
+from .._room import SessionRoom
 from ..runtime._tool_args import clip_request
 from ._stdio import MAX_LINE_BYTES
 
@@ -58,7 +59,6 @@ server near 30 MB over its start."""
 MAX_SESSIONS_ENV: Final = "SKILLPACK_MCP_MAX_SESSIONS"
 """A positive integer here lowers (or raises) `MAX_SESSIONS` for one server (tests)."""
 _log = logging.getLogger("skillpack.mcp")
-_EVICTED: Final = "Closing the least recently used idle session"
 SESSION_IDLE_SECONDS: Final = 600.0
 """A session with no request in flight and no open event stream for this long is
 closed (a client that vanished without DELETE, or whose connection dropped); its id
@@ -92,21 +92,41 @@ def evict_on_admit(manager: Any) -> None:
     clients arriving together cannot both find the one place made. A manager of
     another shape is left as it is (a full table then refuses with 503)."""
     admit = getattr(manager, "_admit_session", None)
-    if admit is None:
+    cap = getattr(manager, "max_sessions", None)
+    if admit is None or not isinstance(cap, int):
         return
+    room = session_room(cap)
 
     def admit_making_room(*args: Any, **kwargs: Any) -> Any:
-        make_room(manager)
+        make_room(manager, room)
         return admit(*args, **kwargs)
 
     manager._admit_session = admit_making_room
 
 
-def make_room(manager: Any) -> str | None:
+def session_room(cap: int) -> SessionRoom:
+    """The rule of this server's full session table (`_room`), in its words."""
+    return SessionRoom(
+        cap=cap,
+        log=_log,
+        evicting=(
+            f"skillpack mcp: {cap} client sessions are open (the most it keeps); each new "
+            "client takes the place of the least recently used idle session, whose id then "
+            "answers 404. Clients that end their sessions with DELETE avoid this."
+        ),
+        refusing=(
+            f"skillpack mcp: {cap} client sessions are open, each with a request in flight; "
+            "new ones are refused with 503 until one is idle or ends."
+        ),
+    )
+
+
+def make_room(manager: Any, room: SessionRoom) -> str | None:
     """When the SDK's session table (`manager`, its `StreamableHTTPSessionManager`) is
-    full, close its least recently used session with no request in flight (an open
-    event stream counts as one) and return its id; None when there is room, or when
-    every session is busy (the SDK then refuses the new client with 503).
+    full, close the session `room` chooses, the least recently used one with no
+    request in flight (an open event stream counts as one), and return its id; None
+    when there is room, or when every session is busy (the SDK then refuses the new
+    client with 503).
 
     The session leaves the table at once, so the new client is admitted; its server
     task ends as an idle timeout would end it (its id then answers 404). Uses the
@@ -115,30 +135,25 @@ def make_room(manager: Any) -> str | None:
     """
     try:
         table: dict[str, Any] = manager._server_instances
-        cap = manager.max_sessions
-        if cap is None or len(table) < cap:
-            return None
-        idle = [
-            (transport.idle_scope.deadline, session_id, transport)
-            for session_id, transport in table.items()
-            if transport._requests_in_flight == 0
-            and transport.idle_scope is not None
-            and not transport.idle_scope.cancel_called
-        ]
-        if not idle:
-            return None
         # The idle deadline is the end of the last request plus the idle timeout:
         # the earliest is the session used least recently.
-        _, session_id, transport = min(idle, key=lambda entry: entry[0])
-        table.pop(session_id, None)
+        session_id = room.choose(
+            table, last_used=lambda transport: transport.idle_scope.deadline, busy=_busy
+        )
+        if session_id is None:
+            return None
+        transport = table.pop(session_id)
         manager._session_owners.pop(session_id, None)
         transport.idle_scope.cancel()
     except (AttributeError, TypeError):
         return None
-    _log.warning(
-        "%s (%s…) to admit a new client: %d sessions are open.", _EVICTED, session_id[:8], cap
-    )
     return session_id
+
+
+def _busy(transport: Any) -> bool:
+    """A request (or an event stream) in flight, or no idle deadline to end it by."""
+    scope = transport.idle_scope
+    return bool(transport._requests_in_flight) or scope is None or scope.cancel_called
 
 
 class GuardedApp:
@@ -363,10 +378,9 @@ the SDK's session manager, skillpack's handlers."""
 
 
 def episode_log() -> EpisodeLog:
-    """The server's log filter: one line per episode of file-handle exhaustion and of
-    a full session table (sessions evicted, or refused); none for a client that left
-    mid-request."""
-    cap = session_cap()
+    """The server's log filter: one line per episode of file-handle exhaustion; none
+    for a client that left mid-request, nor for the SDK's refusal of a new session
+    (the session table's own lines are `session_room`'s)."""
     return EpisodeLog(
         {
             "no-handles": (
@@ -376,18 +390,9 @@ def episode_log() -> EpisodeLog:
                 "repeats. (Logged once per episode.)",
             ),
             "client-left": (client_left, None),
-            "sessions-evicted": (
-                lambda record: record.getMessage().startswith(_EVICTED),
-                f"skillpack mcp: {cap} client sessions are open (the most it keeps); each "
-                "new client takes the place of the least recently used idle session, whose "
-                "id then answers 404. Clients that end their sessions with DELETE avoid "
-                "this. (Logged once per episode.)",
-            ),
             "sessions-full": (
                 lambda record: record.getMessage().startswith("Refusing to open a new session"),
-                f"skillpack mcp: {cap} client sessions are open, each with a request in "
-                "flight; new ones are refused with 503 until one is idle or ends. "
-                "(Logged once per episode.)",
+                None,
             ),
         }
     )

@@ -187,7 +187,7 @@ class Dispatcher:
                 (checked[k] for k in ("name", "skill", "ref", "path") if k in checked), None
             )
             audit("serve", caller.principal, method=method, skill=skill)
-        return handler(checked)
+        return self.methods.run(handler, checked)
 
 
 def invalid_request(problem: str) -> RpcFailure:

@@ -5,9 +5,12 @@ system roots and the configured ones, discovered once and kept current by the li
 catalog (`Session(refresh="watch")`, which watches the roots and swaps the catalog).
 Its changes go to every session opened over it (`Session.refresh(catalog)`) and out as
 `skills/changed`. Workspaces and sessions are bounded: the least recently used
-workspace without sessions is closed past `max_workspaces`; `session.open` past
-`max_sessions` is refused after idle sessions (unused for `session_idle` seconds)
-are closed. Every method is safe to call from the server's worker threads.
+workspace without sessions is closed past `max_workspaces`; sessions unused for
+`session_idle` seconds are closed, and a `session.open` that finds `max_sessions`
+open takes the place of the least recently used session with no request in flight
+(`_room.SessionRoom`, the rule `skillpack mcp` keeps too), chosen and replaced under
+one lock; it is refused (`session-limit`) only while every session has a request in
+flight (`Live.busy`). Every method is safe to call from the server's worker threads.
 
 With grants (JWT auth), a caller sees a workspace through its grant (`Live.view`): a
 session of the workspace restricted to it (`Session(grant=...)`, kept per grant by
@@ -18,14 +21,17 @@ listener's grant may see.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from .._model import Catalog, Skill
+from .._room import SessionRoom
 from ..config._schema import Config
 from ..discovery._options import DiscoveryOptions
 from ..runtime._granted import Granted
@@ -62,6 +68,9 @@ class Discovery:
     workspace's own extra roots are added after its `extra_roots`."""
     refresh: RefreshMode = "watch"
     """How workspaces stay current: `watch` (files watched), else `on_call`."""
+    extra_roots_from: Callable[[], Sequence[str]] | None = None
+    """More `extra` roots asked at each discovery of every workspace (`--from`: the
+    folder of the OCI collection served; `Session.open(extra_roots_from=)`)."""
 
 
 @dataclass(kw_only=True, eq=False)
@@ -113,6 +122,8 @@ class OpenSession:
     used: float = 0.0
     grant: SkillGrant | None = None
     """The grant of the caller that opened it: only that grant finds it."""
+    in_flight: int = 0
+    """Requests naming it that have not finished (`Live.busy`)."""
 
 
 class Live:
@@ -131,7 +142,7 @@ class Live:
         self.discovery = discovery
         self._notify = notify
         self._max_workspaces = max_workspaces
-        self._max_sessions = max_sessions
+        self._room = session_room(max_sessions)
         self._session_idle = session_idle
         self._clock = clock
         self._lock = threading.Lock()
@@ -210,7 +221,9 @@ class Live:
         options = d.options
         if extra_roots:
             options = replace(options, extra_roots=(*options.extra_roots, *extra_roots))
-        live = Session.open(cwd=cwd, options=options, refresh=d.refresh)
+        live = Session.open(
+            cwd=cwd, options=options, refresh=d.refresh, extra_roots_from=d.extra_roots_from
+        )
         workspace = Workspace(
             cwd=cwd,
             extra_roots=extra_roots,
@@ -279,20 +292,18 @@ class Live:
         extra_roots: Sequence[str] = (),
         *,
         grant: SkillGrant | None = None,
+        held: bool = False,
     ) -> OpenSession:
-        """A new session over the live catalog of `cwd`, as `grant` sees it.
+        """A new session over the live catalog of `cwd`, as `grant` sees it; when
+        `max_sessions` are open, in the place of the least recently used one with no
+        request in flight (module docstring). `held`: the session is busy from its
+        admission (the request opening it is in flight) until `release(entry)`.
 
         Raises:
-            RpcFailure: `session-limit` when `max_sessions` are open and none is idle.
+            RpcFailure: `session-limit` when `max_sessions` are open, each with a
+                request in flight.
         """
         self._close_idle()
-        with self._lock:
-            if len(self._sessions) >= self._max_sessions:
-                raise RpcFailure(
-                    RPC_CODES["session-limit"],
-                    f"{len(self._sessions)} sessions are open, the most this server keeps "
-                    "(--max-sessions); close finished ones with session.close.",
-                )
         workspace = self.workspace(cwd, extra_roots)
         session = workspace.live.conversation(grant=grant)
         entry = OpenSession(
@@ -302,8 +313,21 @@ class Live:
             workspace=workspace,
             used=self._clock(),
             grant=grant,
+            in_flight=1 if held else 0,
         )
-        with self._lock:
+        with self._lock:  # the place chosen and taken at once: no two openers share one
+            evicted = self._room.choose(
+                self._sessions, last_used=lambda s: s.used, busy=lambda s: s.in_flight > 0
+            )
+            if evicted is not None:
+                self._forget(evicted)
+            elif self._room.full(self._sessions):
+                raise RpcFailure(
+                    RPC_CODES["session-limit"],
+                    f"{len(self._sessions)} sessions are open, the most this server keeps "
+                    "(--max-sessions), and each has a request in flight; retry when one "
+                    "finishes, and close finished sessions with session.close.",
+                )
             self._sessions[entry.id] = entry
             workspace.sessions.add(entry.id)
         return entry
@@ -326,15 +350,45 @@ class Live:
             data={"field": "session"},
         )
 
+    @contextmanager
+    def busy(self, session_id: str, grant: SkillGrant | None = None) -> Iterator[None]:
+        """Hold the session `grant` opened as busy (a request in flight) for the
+        block: a full table never closes it meanwhile. Nothing is held when there is
+        no such session (the request then finds none)."""
+        with self._lock:
+            entry = self._sessions.get(session_id)
+            if entry is not None and entry.grant != grant:
+                entry = None
+            if entry is not None:
+                entry.in_flight += 1
+                entry.used = self._clock()
+        try:
+            yield
+        finally:
+            if entry is not None:
+                self.release(entry)
+
+    def release(self, entry: OpenSession) -> None:
+        """End a request in flight on `entry` (`busy`, `open_session(held=True)`): it
+        was last used now."""
+        with self._lock:
+            entry.in_flight -= 1
+            entry.used = self._clock()
+
     def close_session(self, session_id: str, grant: SkillGrant | None = None) -> bool:
         """Close a session `grant` opened; False when there is none."""
         with self._lock:
             entry = self._sessions.get(session_id)
             if entry is None or entry.grant != grant:
                 return False
-            del self._sessions[session_id]
-            entry.workspace.sessions.discard(session_id)
+            self._forget(session_id)
         return True
+
+    def _forget(self, session_id: str) -> None:
+        """Take a session out of the table (the caller holds the lock)."""
+        entry = self._sessions.pop(session_id, None)
+        if entry is not None:
+            entry.workspace.sessions.discard(session_id)
 
     def all_sessions(self) -> list[OpenSession]:
         with self._lock:
@@ -343,11 +397,13 @@ class Live:
     def _close_idle(self) -> None:
         cutoff = self._clock() - self._session_idle
         with self._lock:
-            idle = [s for s, entry in self._sessions.items() if entry.used < cutoff]
+            idle = [
+                s
+                for s, entry in self._sessions.items()
+                if entry.used < cutoff and not entry.in_flight
+            ]
             for session_id in idle:
-                entry = self._sessions.pop(session_id, None)
-                if entry is not None:
-                    entry.workspace.sessions.discard(session_id)
+                self._forget(session_id)
 
     # -- shutdown -----------------------------------------------------------------
 
@@ -362,6 +418,24 @@ class Live:
             self._sessions.clear()
         for workspace in workspaces:
             _close_workspace(workspace)
+
+
+def session_room(cap: int) -> SessionRoom:
+    """The rule of the server's full session table (`_room`), in its words."""
+    return SessionRoom(
+        cap=cap,
+        log=logging.getLogger("skillpack.rpc"),
+        evicting=(
+            f"skillpack serve: {cap} sessions are open (the most it keeps, --max-sessions); "
+            "each session.open takes the place of the least recently used idle session, "
+            "whose id then answers session-not-found. Clients that close finished sessions "
+            "with session.close avoid this."
+        ),
+        refusing=(
+            f"skillpack serve: {cap} sessions are open, each with a request in flight; "
+            "session.open is refused (session-limit) until one finishes."
+        ),
+    )
 
 
 def _close_workspace(workspace: Workspace) -> None:

@@ -51,6 +51,15 @@ class Methods:
             "rpc.discover": self.rpc_discover,
         }
 
+    def run(self, handler: Handler, params: Params) -> Any:
+        """`handler(params)`; the session the params name, when the caller opened one,
+        counts as busy until it returns, so a full table never closes it meanwhile."""
+        session_id = params.get("session")
+        if session_id is None:
+            return handler(params)
+        with self.live.busy(session_id, _grant()):
+            return handler(params)
+
     # -- the caller's view ----------------------------------------------------------
 
     def _view(self, workspace: Workspace) -> Workspace | GrantView:
@@ -145,20 +154,24 @@ class Methods:
     # -- sessions ---------------------------------------------------------------------
 
     def session_open(self, params: Params) -> Any:
+        # Held until answered: a client arriving meanwhile cannot take its place.
         entry = self.live.open_session(
-            params.get("cwd"), params.get("extra_roots", ()), grant=_grant()
+            params.get("cwd"), params.get("extra_roots", ()), grant=_grant(), held=True
         )
-        return {
-            "session": entry.id,
-            "cwd": entry.workspace.cwd,
-            "skills": len(entry.session.skills.model_skills()),
-        }
+        try:
+            return {
+                "session": entry.id,
+                "cwd": entry.workspace.cwd,
+                "skills": len(entry.session.skills.model_skills()),
+            }
+        finally:
+            self.live.release(entry)
 
     def session_close(self, params: Params) -> Any:
         return {"closed": self.live.close_session(params["session"], _grant())}
 
     def session_note_paths(self, params: Params) -> Any:
-        entry = self.live.session(params["session"])
+        entry = self._session(params["session"])
         return note_paths(entry.session, params["paths"], opened_from=entry.workspace.live)
 
     def turn_prepare(self, params: Params) -> Any:

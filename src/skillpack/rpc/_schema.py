@@ -536,8 +536,11 @@ METHODS: dict[str, Method] = {
         Method(
             name="session.open",
             summary="Open a conversation: its own loaded versions, leading skills and "
-            "enable overrides over the live catalog of `cwd`. Sessions are capped; an idle "
-            "one is closed after `--session-idle` seconds.",
+            "enable overrides over the live catalog of `cwd`. Sessions are capped "
+            "(`--max-sessions`): at the cap a new one takes the place of the least recently "
+            "used session with no request in flight, and is refused (session-limit) only "
+            "while every session has one; an idle one is closed after `--session-idle` "
+            "seconds.",
             params=_params({"cwd": _CWD, "extra_roots": _EXTRA_ROOTS}),
             result=_obj(
                 {

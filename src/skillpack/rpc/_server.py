@@ -10,12 +10,13 @@ from __future__ import annotations
 import gc
 import signal
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
+from .._health import Detail
 from ._dispatch import Dispatcher, Hub
 from ._live import Discovery, Live
 from ._methods import Methods
@@ -30,13 +31,16 @@ class ServeOptions:
 
     discovery: Discovery
     max_sessions: int = 256
-    """Sessions open at once; `session.open` past it is refused."""
+    """Sessions open at once; `session.open` past it takes the place of the least
+    recently used one with no request in flight (refused only when all are busy)."""
     session_idle: float = 3600.0
     """Seconds after which an unused session may be closed."""
     max_workspaces: int = 32
     """Workspaces (cwd + extra roots) watched at once, sessions' own excepted."""
     workers: int = 8
     """Threads that run requests (either transport)."""
+    details: Mapping[str, Detail] = field(default_factory=dict)
+    """What `/readyz` shows beside its checks (`source`: the OCI collection served)."""
 
 
 @contextmanager
@@ -106,7 +110,7 @@ def serve_http(
                 auth=auth,
                 grants=grants,
                 allowed_hosts=allowed_hosts,
-                health=server_health(dispatcher.methods.live),
+                health=server_health(dispatcher.methods.live).with_details(options.details),
                 workers=options.workers,
                 heartbeat=heartbeat or HEARTBEAT_SECONDS,
             )

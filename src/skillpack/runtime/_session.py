@@ -229,6 +229,7 @@ class Session:
         max_dirs: int | None = None,
         load_helper: bool | None = None,
         options: DiscoveryOptions | None = None,
+        extra_roots_from: Callable[[], Sequence[str]] | None = None,
         reader: SkillReader | None = None,
         session_id: str | None = None,
         ask: AskCallback | None = None,
@@ -274,6 +275,11 @@ class Session:
                 at its default, and one that differs from a field it sets raises
                 `UsageError`. Roots in it are not checked: a missing one is a
                 `root-missing` problem, discovered once it exists.
+            extra_roots_from: Asked at each discovery for more `extra` roots,
+                after `extra_roots`: folders that move while the session lives (a
+                server's OCI collection, one folder per digest). A live session
+                notices a new answer as it notices a new root, and swaps its
+                catalog whole.
             reader: Where bodies and files are read (default: the workspace's reader,
                 which also reads `[[mcp_servers]]` skills).
             session_id: As `Session(session_id=)`.
@@ -310,7 +316,11 @@ class Session:
             max_dirs=max_dirs,
             load_helper=load_helper,
         )
-        source = WorkspaceSource(options=chosen, cwd=os.path.abspath(cwd or os.getcwd()))
+        source = WorkspaceSource(
+            options=chosen,
+            cwd=os.path.abspath(cwd or os.getcwd()),
+            extra_roots_from=extra_roots_from,
+        )
         ws = source.open()
         return cls(
             ws.catalog,

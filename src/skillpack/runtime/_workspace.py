@@ -229,6 +229,10 @@ class WorkspaceSource:
     cwd: str | None = None
     noted: tuple[str, ...] = ()
     """Folders the host's paths (`note_paths`) brought in, in the order first seen."""
+    extra_roots_from: Callable[[], Sequence[str]] | None = None
+    """Asked at each discovery for more `extra` roots, after `options.extra_roots`
+    (a folder that moves, as an OCI collection's does at each new digest); what it
+    answers is part of `probe`, so a live session notices a move as a new root."""
     _config: Config = field(default_factory=Config, init=False, repr=False)
     _last: Workspace | None = field(default=None, init=False, repr=False)
     """The workspace the last `open` returned: the next one starts from its discovery."""
@@ -255,8 +259,11 @@ class WorkspaceSource:
         listed again every time)."""
         with self._lock:
             last = self._last
+        options = replace(self.options, note_paths=self.noted)
+        if self.extra_roots_from is not None:
+            options = replace(options, extra_roots=(*options.extra_roots, *self.extra_roots_from()))
         ws = open_workspace(
-            replace(self.options, note_paths=self.noted),
+            options,
             cwd=self.cwd,
             previous=None if last is None else last.discovered,
             touched=touched,
@@ -386,6 +393,7 @@ class WorkspaceSource:
             tuple(root.path for root in defaults),
             tuple(_signature(str(path)) for path in files),
             existing_roots(catalog),
+            () if self.extra_roots_from is None else tuple(self.extra_roots_from()),
         )
 
 
