@@ -234,10 +234,11 @@ def test_2000_sessions_that_never_close_hold_rss_and_open_files_bounded(
 
 
 def test_a_deeply_nested_tool_argument_over_http_gets_the_invalid_param_result(
-    server: Server,
+    token_server: Server,
 ) -> None:
     """A `limit` nested 300 (past the SDK's parser), 1,000 and 100,000 arrays deep: the
     body is read with its nesting cut, so the tool's own check answers the call."""
+    server = token_server
     session = server.open_session()
     for depth in (300, 1_000, 100_000):
         deep = "[" * depth + "3" + "]" * depth
