@@ -11,6 +11,7 @@ from auth_support import GRANTS, Issuer, write_auth_config
 from skillpack._errors import UsageError
 from skillpack.cli._app import cli
 from skillpack.cli._auth_opts import server_auth
+from skillpack.config._files import load_config
 
 
 def invoke(*args: str) -> tuple[int, str]:
@@ -54,9 +55,8 @@ def test_an_issuer_without_keys_and_grants_without_auth_are_refused(tmp_path: Pa
         '[[auth.grant]]\nclaim = "groups"\nvalue = "x"\nskills = ["*"]\n', "utf-8"
     )
     with pytest.raises(UsageError, match=r"\[\[auth.grant\]\] is set but \[auth\] has no `jwks`"):
-        server_auth(
-            cwd=str(project), user=False, jwks=None, issuer=None, audience=None, endpoint="/mcp"
-        )
+        config = load_config(cwd=str(project), user=False)[0]
+        server_auth(config=config, jwks=None, issuer=None, audience=None, endpoint="/mcp")
 
 
 def test_a_token_file_and_jwt_auth_do_not_mix(tmp_path: Path) -> None:

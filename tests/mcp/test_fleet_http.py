@@ -250,16 +250,21 @@ def test_the_guarded_app_answers_health_before_the_token_in_process(tmp_path: Pa
 
 def test_allowed_hosts_come_from_the_config_then_the_flags(tmp_path: Path) -> None:
     from skillpack._errors import UsageError
-    from skillpack.cli._fleet_opts import server_allowed_hosts
+    from skillpack.cli._fleet_opts import server_allowed_hosts, server_config
+    from skillpack.cli._options import CatalogOptions
 
     (tmp_path / ".skillpack").mkdir()
     (tmp_path / ".skillpack" / "config.toml").write_text(
         '[server]\nallowed_hosts = ["lb.internal:8080"]\n', encoding="utf-8"
     )
-    hosts = server_allowed_hosts(("proxy",), cwd=str(tmp_path), user=False, transport="http")
+    flags = CatalogOptions(
+        roots=(), cwd=str(tmp_path), no_user=True, no_system=False, no_cache=False
+    )
+    config = server_config(flags)
+    hosts = server_allowed_hosts(("proxy",), config=config, transport="http")
     assert hosts == ("lb.internal:8080", "proxy")
-    assert server_allowed_hosts((), cwd=str(tmp_path), user=False, transport="stdio") == ()
+    assert server_allowed_hosts((), config=config, transport="stdio") == ()
     with pytest.raises(UsageError, match="is not HOST or HOST:PORT"):
-        server_allowed_hosts(("a b",), cwd=str(tmp_path), user=False, transport="http")
+        server_allowed_hosts(("a b",), config=config, transport="http")
     with pytest.raises(UsageError, match="HTTP"):
-        server_allowed_hosts(("lb",), cwd=str(tmp_path), user=False, transport="stdio")
+        server_allowed_hosts(("lb",), config=config, transport="stdio")

@@ -16,8 +16,8 @@ import click
 
 if TYPE_CHECKING:
     from .._auth import BearerAuth
+    from ..config._schema import Config
     from ..select._grants import Grant
-    from ._options import CatalogOptions
     from ._server_flags import ServerFlags
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -49,8 +49,7 @@ def auth_options(func: F) -> F:
 
 def server_auth(
     *,
-    cwd: str | None,
-    user: bool,
+    config: Config,
     jwks: str | None,
     issuer: str | None,
     audience: str | None,
@@ -63,9 +62,7 @@ def server_auth(
         UsageError: a setting is missing or unusable, or the `auth` extra is absent.
     """
     from .. import _errors
-    from ..config._files import load_config
 
-    config, _problems = load_config(cwd=cwd, user=user)
     jwks = jwks or config.auth_jwks
     issuer = issuer or config.auth_issuer
     audience = audience or config.auth_audience
@@ -104,14 +101,14 @@ def server_auth(
 
 def checked_server_auth(
     server: ServerFlags,
-    catalog: CatalogOptions,
+    config: Callable[[], Config],
     *,
     jwks: str | None,
     issuer: str | None,
     audience: str | None,
     endpoint: str,
 ) -> tuple[BearerAuth | None, tuple[Grant, ...]]:
-    """`server_auth` for a server's flags, with the config of `catalog`'s folder: over
+    """`server_auth` for a server's flags and `config` (asked only over HTTP): over
     stdio there is nothing to check tokens against (no JWT auth, no grants), and JWT
     auth does not go with a shared token.
 
@@ -129,8 +126,7 @@ def checked_server_auth(
             )
         return None, ()
     bearer, grants = server_auth(
-        cwd=catalog.cwd,
-        user=not catalog.no_user,
+        config=config(),
         jwks=jwks,
         issuer=issuer,
         audience=audience,

@@ -20,8 +20,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from ._oci_opts import insecure_option, oci_options, verify_key_option
+from ._options import CatalogOptions
 
 if TYPE_CHECKING:
+    from ..config._schema import Config
     from ..runtime._oci_source import OciSource
 
 F = TypeVar("F", bound=Callable[..., object])
@@ -49,14 +51,13 @@ def fleet_options(func: F) -> F:
 def server_allowed_hosts(
     given: tuple[str, ...],
     *,
-    cwd: str | None,
-    user: bool,
+    config: Callable[[], Config],
     transport: str,
     stateless: bool = False,
 ) -> tuple[str, ...]:
     """The config's `[server] allowed_hosts` and then `given`, each checked; the one
     check of a server's fleet flags (`--allowed-host`, `--stateless`) against its
-    transport.
+    transport. `config` is asked only over HTTP (`ServerConfig`).
 
     Raises:
         UsageError: a value is not HOST[:PORT], or `given` or `stateless` on a server
@@ -77,16 +78,19 @@ def server_allowed_hosts(
                 "transport (a stdio server has one client, its parent)."
             )
         return ()
-    from ..config._files import load_config
-
-    config, _problems = load_config(cwd=cwd, user=user)
-    hosts = (*config.server_allowed_hosts, *given)
+    hosts = (*config().server_allowed_hosts, *given)
     for value in hosts:
         try:
             parse_allowed_host(value)
         except ValueError as exc:
             raise _errors.UsageError(str(exc)) from exc
     return hosts
+
+
+def server_config(catalog: CatalogOptions) -> Callable[[], Config]:
+    """The config a server's start checks its flags against, read once when first
+    asked (only an HTTP server asks), the same for each check."""
+    return functools.cache(catalog.config)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -160,10 +164,11 @@ def check_from(flags: FromFlags, *, transport: str) -> None:
 
 
 def serve_from(
-    flags: FromFlags, *, cwd: str | None, user: bool, transport: str
+    flags: FromFlags, *, config: Callable[[], Config], transport: str
 ) -> OciSource | None:
     """The OCI collection `flags` (else the config's `[server] from`/`poll`) ask the
-    server to serve, pulled and polling; None when none is asked for.
+    server to serve, pulled and polling; None when none is asked for. `config` is
+    asked only over HTTP.
 
     Raises:
         UsageError: `--from` without HTTP, `--poll`/`--insecure`/`--verify-key`
@@ -175,11 +180,9 @@ def serve_from(
     check_from(flags, transport=transport)
     if transport != "http":
         return None
-    from ..config._files import load_config
-
-    config, _problems = load_config(cwd=cwd, user=user)
-    reference = flags.reference or config.server_from
-    poll = flags.poll if flags.poll is not None else config.server_poll
+    settings = config()
+    reference = flags.reference or settings.server_from
+    poll = flags.poll if flags.poll is not None else settings.server_poll
     if reference is None:
         if flags.poll is not None or flags.insecure or flags.verify_key is not None:
             raise _errors.UsageError(

@@ -16,6 +16,7 @@ from ._fleet_opts import (
     from_options,
     serve_from,
     server_allowed_hosts,
+    server_config,
 )
 from ._options import CatalogOptions, catalog_options
 from ._output import emit_json
@@ -134,17 +135,17 @@ def mcp_command(
     transport, host, port = server.transport, server.host, server.port
     token = None
     auth: Any = None
+    config = server_config(catalog)
     forwarded = server_allowed_hosts(
         allowed_hosts,
-        cwd=catalog.cwd,
-        user=not catalog.no_user,
+        config=config,
         transport=transport,
         stateless=stateless,
     )
     check_from(skills_from, transport=transport)
     bearer, grants = checked_server_auth(
         server,
-        catalog,
+        config,
         jwks=auth_jwks,
         issuer=auth_issuer,
         audience=auth_audience,
@@ -191,7 +192,7 @@ def mcp_command(
     require_mcp()
     from ..mcp._server import SkillServer, run_stdio
 
-    oci = serve_from(skills_from, cwd=catalog.cwd, user=not catalog.no_user, transport=transport)
+    oci = serve_from(skills_from, config=config, transport=transport)
     try:
         session = catalog.session(
             refresh="watch", extra_roots_from=None if oci is None else oci.roots

@@ -15,6 +15,7 @@ from ._output import warn
 
 if TYPE_CHECKING:
     from .._model import Problem
+    from ..config._schema import Config
     from ..discovery._options import DiscoveryOptions
     from ..runtime._session import Session
     from ..runtime._workspace import Workspace
@@ -47,6 +48,13 @@ class CatalogOptions:
             max_depth=self.max_depth,
             max_dirs=self.max_dirs,
         )
+
+    def config(self) -> Config:
+        """The config these flags read (the user file unless `--no-user`, then the
+        project's of `--cwd`), as a server reads it once at start."""
+        from ..config._files import load_config
+
+        return load_config(cwd=self.cwd, user=not self.no_user)[0]
 
     def workspace(self, *, warn_missing_roots: bool = True) -> Workspace:
         """The discovered workspace. A `--root` that is not a folder is warned about

@@ -10,7 +10,14 @@ from typing import TYPE_CHECKING, Any, Literal
 import click
 
 from ._auth_opts import auth_options, checked_server_auth
-from ._fleet_opts import FromFlags, fleet_options, from_options, serve_from, server_allowed_hosts
+from ._fleet_opts import (
+    FromFlags,
+    fleet_options,
+    from_options,
+    serve_from,
+    server_allowed_hosts,
+    server_config,
+)
 from ._options import CatalogOptions, catalog_options
 from ._output import emit_json, print_table, visible, warn
 from ._server_flags import ServerFlags, server_options
@@ -90,23 +97,23 @@ def serve_command(
 
     configure_tracing()
     transport = server.transport
+    config = server_config(catalog)
     forwarded = server_allowed_hosts(
         allowed_hosts,
-        cwd=catalog.cwd,
-        user=not catalog.no_user,
+        config=config,
         transport=transport,
         stateless=stateless,
     )
     # Every flag is checked before the first pull, which may take a while.
     auth = checked_server_auth(
         server,
-        catalog,
+        config,
         jwks=auth_jwks,
         issuer=auth_issuer,
         audience=auth_audience,
         endpoint="/rpc",
     )
-    oci = serve_from(skills_from, cwd=catalog.cwd, user=not catalog.no_user, transport=transport)
+    oci = serve_from(skills_from, config=config, transport=transport)
     try:
         _serve(
             server,
