@@ -154,7 +154,8 @@ class Methods:
     # -- sessions ---------------------------------------------------------------------
 
     def session_open(self, params: Params) -> Any:
-        # Held until answered: a client arriving meanwhile cannot take its place.
+        # Held while its answer is built, then released as used now: a client arriving
+        # meanwhile cannot take its place, and an eviction would choose it last.
         entry = self.live.open_session(
             params.get("cwd"), params.get("extra_roots", ()), grant=_grant(), held=True
         )
