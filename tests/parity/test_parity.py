@@ -115,6 +115,10 @@ class Surface:
     def search(self, query: str) -> Outcome | object:
         raise NotImplementedError
 
+    def suggest(self, text: str) -> list[dict[str, Any]] | object:
+        """The suggestions a user turn of `text` gets (`Suggestion.to_dict` each)."""
+        raise NotImplementedError
+
     def disable_for_user(self, ref: str) -> tuple[bool, str | None] | object:
         """Disable `ref` in the user config: (the resulting state, the deciding file)."""
         raise NotImplementedError
@@ -136,6 +140,10 @@ class Library(Surface):
 
     def search(self, query: str) -> Outcome:
         return _envelope(self.tools.call("skill_search", {"query": query}))
+
+    def suggest(self, text: str) -> list[dict[str, Any]]:
+        turn = self.session.conversation().prepare_turn(text)
+        return [suggestion.to_dict() for suggestion in turn.suggestions]
 
     def disable_for_user(self, ref: str) -> tuple[bool, str | None]:
         toggled = write_enabled(
@@ -176,6 +184,11 @@ class Cli(Surface):
     def search(self, query: str) -> Outcome:
         return self.outcome("search", query)
 
+    def suggest(self, text: str) -> list[dict[str, Any]]:
+        code, data = self.run("resolve", text)
+        assert code == 0, data
+        return list(data["suggestions"])
+
     def disable_for_user(self, ref: str) -> tuple[bool, str | None]:
         code, data = self.run("disable", ref)
         state = data if code == 0 else data["error"]
@@ -203,6 +216,9 @@ class Rpc(Surface):
 
     def search(self, query: str) -> Outcome:
         return _envelope(dict(self.client.skills_search(query)))
+
+    def suggest(self, text: str) -> list[dict[str, Any]]:
+        return [dict(s) for s in self.client.turn_prepare(self.session, text)["suggestions"]]
 
     def disable_for_user(self, ref: str) -> tuple[bool, str | None]:
         written = self.client.skills_config_write(ref, enabled=False, target="user")
@@ -246,6 +262,9 @@ class Mcp(Surface):
 
     def search(self, query: str) -> Outcome:
         return self.call("skill_search", {"query": query})
+
+    def suggest(self, text: str) -> object:
+        return NOT_THERE  # MCP has no turn: the host's model searches with skill_search
 
     def disable_for_user(self, ref: str) -> object:
         return NOT_THERE
@@ -362,6 +381,19 @@ def test_an_over_long_query_is_an_invalid_param(surface: Surface) -> None:
     assert (refused.ok, refused.code) == (False, "INVALID_PARAM")
     found = answer(surface.search("alpha work"))
     assert found.ok, found
+
+
+def test_a_turn_gets_the_same_suggestions_and_a_no_fit_one_none(
+    surface: Surface, request: pytest.FixtureRequest
+) -> None:
+    text = "help me with the alpha work for this week"
+    suggested = surface.suggest(text)
+    if suggested is NOT_THERE:
+        pytest.skip("this surface has no turn")
+    assert isinstance(suggested, list)
+    assert [s["id"] for s in suggested] == ["alpha"]
+    assert suggested == Library(request.getfixturevalue("live_session")).suggest(text)
+    assert surface.suggest("which port does ssh use by default") == []
 
 
 def test_a_toggle_decided_elsewhere_keeps_the_resulting_state(
