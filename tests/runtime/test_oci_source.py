@@ -353,3 +353,57 @@ def test_a_source_over_a_real_registry_pulls_into_the_cache_and_follows_the_tag(
             ]
         finally:
             served.close()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="folders are shared with flock on POSIX")
+def test_a_removed_folder_takes_its_lock_file_along_and_an_orphan_lock_goes_too(
+    registry: FakeRegistry, tmp_path: Path
+) -> None:
+    base = tmp_path / "oci"
+    source = started(registry, base)
+    orphan = base / f"sha256-{'9' * 64}.lock"  # a pull that never finished left it
+    orphan.touch()
+    registry.tag = TWO
+    assert source.check() == "swapped"
+    assert source.check() == "unchanged"
+    assert sorted(p.name for p in base.iterdir()) == [
+        f"sha256-{'2' * 64}",
+        f"sha256-{'2' * 64}.lock",
+    ]
+    source.close()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="folders are shared with flock on POSIX")
+def test_a_server_waiting_while_a_folder_is_removed_locks_the_lock_file_there_now(
+    tmp_path: Path,
+) -> None:
+    import fcntl
+    import threading
+
+    from skillpack.runtime import _oci_source
+
+    folder = tmp_path / f"sha256-{'1' * 64}"
+    folder.mkdir()
+    lock = tmp_path / f"{folder.name}.lock"
+    remover = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(remover, fcntl.LOCK_EX)  # another server is removing the folder
+    held: list[int | None] = []
+    waiter = threading.Thread(target=lambda: held.append(_oci_source._hold(folder)))
+    waiter.start()
+    time.sleep(0.2)  # the waiter has opened the old lock file and waits on it
+    assert not held
+    folder.rmdir()
+    lock.unlink()
+    os.close(remover)
+    waiter.join(timeout=10)
+    (fd,) = held
+    assert fd is not None
+    try:
+        # Its lock is on the file at the path now, which the next remover opens.
+        assert os.fstat(fd).st_ino == lock.stat().st_ino
+        assert not _oci_source._remove_unused(folder)
+        assert lock.exists()
+    finally:
+        _oci_source._release(fd)
+    assert _oci_source._remove_unused(folder)
+    assert not lock.exists()

@@ -20,8 +20,8 @@ folder to the server's session as an extra root (`roots`, given to `Session.open
 Folders are shared by the servers of one cache (one per digest): each server holds
 a shared lock on the folders it serves (the current one, and after a swap the one
 before it until the next check, while a request may still be reading it), and a
-folder is removed only when an exclusive lock on it can be taken, i.e. when no server
-serves it.
+folder is removed, with its lock file, only when an exclusive lock on it can be
+taken, i.e. when no server serves it.
 """
 
 from __future__ import annotations
@@ -336,7 +336,14 @@ class OciSource:
             return
         now = time.time()
         for folder in sorted(self._base.iterdir()):
-            if not folder.is_dir() or folder in kept:
+            if folder in kept:
+                continue
+            if folder.name.endswith(".lock") and not folder.name.startswith("."):
+                orphan = folder.with_name(folder.name.removesuffix(".lock"))
+                if orphan not in kept and not orphan.exists():
+                    _remove_unused(orphan)
+                continue
+            if not folder.is_dir():
                 continue
             if not folder.name.startswith("."):
                 _remove_unused(folder)
@@ -381,18 +388,36 @@ def _lock_path(folder: Path) -> Path:
 
 
 def _hold(folder: Path) -> int | None:
-    """A shared lock on `folder` (waits while a server removes it); its descriptor."""
+    """A shared lock on `folder` (waits while a server removes it); its descriptor.
+
+    The remover deletes the lock file with the folder, so a lock won on a file no
+    longer at its path guards nothing: the lock is taken again on the one there now.
+    """
     if sys.platform == "win32":
         return None
     import fcntl
 
-    fd = os.open(_lock_path(folder), os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH)
-    except BaseException:
+    path = _lock_path(folder)
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH)
+            if _still_at(fd, path):
+                return fd
+        except BaseException:
+            os.close(fd)
+            raise
         os.close(fd)
-        raise
-    return fd
+
+
+def _still_at(fd: int, path: Path) -> bool:
+    """Whether the file open as `fd` is still the one at `path`."""
+    try:
+        there = path.stat()
+    except FileNotFoundError:
+        return False
+    held = os.fstat(fd)
+    return (held.st_dev, held.st_ino) == (there.st_dev, there.st_ino)
 
 
 def _release(fd: int | None) -> None:
@@ -412,13 +437,16 @@ def _changed_before(folder: Path, moment: float) -> bool:
 
 
 def _remove_unused(folder: Path) -> bool:
-    """Remove `folder` when no server holds it; whether it was removed."""
+    """Remove `folder`, and its lock file, when no server holds it; whether the
+    folder is gone. A lock file whose folder is gone and that nobody holds (a pull
+    that never finished) is removed the same way."""
     if sys.platform == "win32":
         return False
     import fcntl
 
+    path = _lock_path(folder)
     try:
-        fd = os.open(_lock_path(folder), os.O_RDWR | os.O_CREAT, 0o600)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     except OSError:
         return False
     try:
@@ -426,9 +454,17 @@ def _remove_unused(folder: Path) -> bool:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             return False  # a server serves it
+        if not _still_at(fd, path):
+            return False  # another server removed it meanwhile
         with contextlib.suppress(OSError):
             shutil.rmtree(folder)
-        return not folder.exists()
+        gone = not folder.exists()
+        if gone:
+            # Under the exclusive lock: a server waiting to hold the folder wakes on
+            # the deleted file, finds it gone from its path and locks the new one.
+            with contextlib.suppress(OSError):
+                path.unlink()
+        return gone
     finally:
         os.close(fd)
 
