@@ -193,12 +193,14 @@ def test_a_folder_another_server_serves_is_kept(registry: FakeRegistry, tmp_path
     assert first.check() == "swapped"
     assert first.check() == "unchanged"
     assert (base / f"sha256-{'1' * 64}").is_dir()  # `second` still serves it
+    assert (base / f"sha256-{'1' * 64}.lock").is_file()  # and holds its lock there
     second.close()
     registry.tag = THREE
     registry.collections[THREE] = ("delta",)
     assert first.check() == "swapped"
     assert first.check() == "unchanged"
-    assert sorted(p.name for p in base.iterdir() if p.is_dir()) == [f"sha256-{'3' * 64}"]
+    three = f"sha256-{'3' * 64}"
+    assert sorted(p.name for p in base.iterdir()) == [three, f"{three}.lock"]
     first.close()
 
 
