@@ -335,20 +335,20 @@ class OciSource:
         if not self._base.is_dir():
             return
         now = time.time()
-        for folder in sorted(self._base.iterdir()):
-            if folder in kept:
+        for entry in sorted(self._base.iterdir()):
+            if entry in kept:
                 continue
-            if folder.name.endswith(".lock") and not folder.name.startswith("."):
-                orphan = folder.with_name(folder.name.removesuffix(".lock"))
-                if orphan not in kept and not orphan.exists():
-                    _remove_unused(orphan)
+            if entry.name.endswith(".lock") and not entry.name.startswith("."):
+                folder = entry.with_name(entry.name.removesuffix(".lock"))
+                if folder not in kept and not folder.exists():
+                    _remove_unused(folder)  # the lock file of a pull that never finished
                 continue
-            if not folder.is_dir():
+            if not entry.is_dir():
                 continue
-            if not folder.name.startswith("."):
-                _remove_unused(folder)
-            elif folder.name.startswith(".pull-") and _changed_before(folder, now - ABANDONED_PULL):
-                shutil.rmtree(folder, ignore_errors=True)
+            if not entry.name.startswith("."):
+                _remove_unused(entry)
+            elif entry.name.startswith(".pull-") and _changed_before(entry, now - ABANDONED_PULL):
+                shutil.rmtree(entry, ignore_errors=True)
 
     # -- polling --------------------------------------------------------------------
 
