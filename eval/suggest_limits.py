@@ -46,12 +46,13 @@ sys.path.insert(0, str(HERE))
 import search_semantic  # noqa: E402 - eval/search_semantic.py
 import suggest_eval  # noqa: E402 - eval/suggest_eval.py
 
+from skillpack._limits import SUGGESTIONS  # noqa: E402
 from skillpack._model import Catalog  # noqa: E402
 from skillpack.discovery._discover import read_body  # noqa: E402
 from skillpack.index._search import SearchResult, SkillSearch  # noqa: E402
-from skillpack.index._suggest import fits  # noqa: E402
+from skillpack.index._suggest import fits, pick_suggestions  # noqa: E402
 
-LIMIT = 3
+LIMIT = SUGGESTIONS
 """Suggestions per turn (the default of `Session.prepare_turn`)."""
 GATE_FEATURES = ("score", "relevance", "coverage", "held", "claim")
 """The numbers of a `SearchResult` the gate reads."""
@@ -118,23 +119,22 @@ def limits(
     visible = ceiling = 0
     misses: list[Miss] = []
     for query, in_catalog, results, expect in fit_rows:
-        right = [i for i, r in enumerate(results) if suggest_eval.rel(r.skill, corpus) in expect]
-        first = right[0] if right else None
-        shown = in_catalog or any(i < LIMIT and fits(results[i]) for i in right)
+        suggested = pick_suggestions(results, limit=LIMIT)
+        shown = in_catalog or any(suggest_eval.rel(r.skill, corpus) in expect for r in suggested)
+        ranks = [i for i, r in enumerate(results) if suggest_eval.rel(r.skill, corpus) in expect]
+        near = bool(ranks) and ranks[0] < LIMIT
         visible += shown
-        ceiling += in_catalog or (first is not None and first < LIMIT)
-        if shown:
-            continue
-        near = first is not None and first < LIMIT
-        misses.append(
-            Miss(
-                query=query,
-                rank=None if first is None else first + 1,
-                dominated_by=dominated_by(Features.of(results[first]), no_fit_tops)
-                if near and first is not None
-                else None,
+        ceiling += in_catalog or near
+        if not shown:
+            misses.append(
+                Miss(
+                    query=query,
+                    rank=ranks[0] + 1 if ranks else None,
+                    dominated_by=dominated_by(Features.of(results[ranks[0]]), no_fit_tops)
+                    if near
+                    else None,
+                )
             )
-        )
     n = len(fit_rows)
     return {
         "skills": len(catalog.skills),
